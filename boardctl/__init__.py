@@ -1,0 +1,1 @@
+"""The hands of the board: the ``boardctl`` command line and the service loop."""

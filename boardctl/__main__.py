@@ -1,0 +1,5 @@
+import sys
+
+from boardctl.cli import main
+
+sys.exit(main())

@@ -1,0 +1,50 @@
+"""``boardctl``: one command line for the board, on the Pi and on any PC.
+
+Each group of subcommands lives in ``boardctl.commands.<name>`` and exposes
+``register(subparsers)``; the subcommand's handler takes the parsed arguments and returns the
+exit code. Heavy imports happen inside handlers, so ``boardctl --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from firmware.errors import BoardError
+
+#: Modules under boardctl.commands, in the order their subcommands are listed in --help.
+COMMAND_MODULES = ("rules", "replay", "clock", "hwtest", "service", "relay", "control")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="boardctl",
+        description="Sensor draughts board: play, referee, clock, broadcast, rules tools.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"boardctl.commands.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except BoardError as exc:
+        print(f"boardctl: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"boardctl: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
