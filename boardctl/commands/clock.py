@@ -1,9 +1,408 @@
-"""Subcommands: placeholder until its owner fills it in."""
+"""``boardctl clock``: the game clock alone, for an arbiter without a board.
+
+Modes:
+
+- ``--script FILE`` (non-interactive, for tests and for checking a timeline by hand): a file
+  of timed actions, one a line, prints the timeline with both times after each action and
+  every flag at the exact time it fell. Lines are ``SECONDS ACTION [ARGS]``::
+
+      # seconds from the start of the script
+      0       start                 # White's clock runs (start black: Black's)
+      12.5    press white           # White ends his move
+      40      pause                 # the arbiter stops the clocks
+      50      resume
+      60      set white 1:30:00     # arbiter: White's face (H:MM:SS, M:SS or seconds)
+      70      moves black 40        # arbiter: Black's move count
+      80      adjourn [4:00:00]     # sealed move; with a session time, 004 §34
+      90      resume-adjourned      # the sealed move is played, the opponent's clock starts
+      95      show                  # print the times
+
+  A JSON Lines event log (CONTRACT.md) is read as well: ``start``, ``press``, ``pause``,
+  ``resume``, ``clock-set``, ``moves-set``, ``adjourn``, ``resume-adjourned``; the board's
+  other events are skipped.
+- interactive, in the terminal (default): keys press the buttons; see ``KEYS``.
+- ``--sim``: the same keys drive gpiozero mock pins under the real button code, and the real
+  HT16K33 driver writes to simulated faces, whose contents are shown.
+- ``--hw``: the real faces and buttons from the board's config file.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Iterable
+from typing import IO, TYPE_CHECKING, Any
+
+from firmware.errors import BoardError
+
+if TYPE_CHECKING:
+    from firmware.clock import GameClock
+    from firmware.rules import Side
+
+NS = 1_000_000_000
+
+KEYS = """keys: z = White presses   m = Black presses   space = pause/resume   s = start
+      1/2 = White -/+ 1 min   9/0 = Black -/+ 1 min
+      [/] = White moves -/+1  ,/. = Black moves -/+1
+      j = adjourn   r = resume adjourned   q = quit"""
+
+
+class ScriptError(BoardError, ValueError):
+    """A clock script line that cannot be read; the message names the line."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this module's subcommands to sub."""
+    """Add ``clock``."""
+    parser = sub.add_parser(
+        "clock",
+        help="run the game clock alone (terminal, simulated or real faces and buttons)",
+        description="The game clock alone, for an arbiter without a board. Time controls: "
+        "300 (sudden death), 4800+60 (Fischer), B300+5 / D300+5 (Bronstein / simple delay), "
+        "50/7200:25/3600 (moves per period, the last repeats), 40/5400+30:1800+30 (stages), "
+        "*180 (hourglass), - (count up), or a preset name (--list-presets).",
+        epilog=KEYS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--time-control", "-t", metavar="TC", default="fmjd-classical",
+                        help="time control or preset name (default: fmjd-classical, 4800+60)")
+    parser.add_argument("--list-presets", action="store_true",
+                        help="list the preset time controls and exit")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--script", metavar="FILE",
+                      help="run a file of timed actions (or a JSONL event log) and print the "
+                      "timeline; '-' reads standard input")
+    mode.add_argument("--sim", action="store_true",
+                      help="simulated faces and buttons driven by the keyboard")
+    mode.add_argument("--hw", action="store_true",
+                      help="the real faces and buttons (pins and addresses from --config)")
+    parser.add_argument("--config", metavar="PATH",
+                        help="board config file for --hw (default /etc/boardctl/config.toml)")
+    parser.add_argument("--until", metavar="SECONDS", type=_seconds_arg,
+                        help="with --script: also show the times at this moment")
+    parser.set_defaults(func=run_clock)
+
+
+def _seconds_arg(text: str) -> float:
+    try:
+        return parse_duration(text) / NS
+    except ScriptError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def parse_duration(text: str) -> int:
+    """``1:30:00``, ``5:00``, ``90`` or ``2.5`` (seconds) -> ns; :class:`ScriptError` if bad."""
+    parts = text.strip().split(":")
+    try:
+        if len(parts) > 3 or not all(parts):
+            raise ValueError
+        values = [float(part) for part in parts]
+    except ValueError:
+        raise ScriptError(f"bad time {text!r}: write H:MM:SS, M:SS or seconds") from None
+    if any(v < 0 or v != v or v == float("inf") for v in values):
+        raise ScriptError(f"bad time {text!r}: must be 0 or more")
+    seconds = 0.0
+    for value in values:
+        seconds = seconds * 60 + value
+    if seconds > 1000 * 3600:
+        raise ScriptError(f"bad time {text!r}: over 1000 hours")
+    return round(seconds * NS)
+
+
+def run_clock(args: argparse.Namespace) -> int:
+    from firmware.timecontrol import PRESETS, TimeControl
+
+    if args.list_presets:
+        for name, control in PRESETS.items():
+            print(f"{name:28} {str(control):18} {control.describe()}")
+        return 0
+    control = TimeControl.parse(args.time_control)
+    if args.script:
+        if args.script == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(args.script, encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+        until = None if args.until is None else round(args.until * NS)
+        run_script(lines, str(control), sys.stdout, until=until, source=args.script)
+        return 0
+    return _interactive(args, control)
+
+
+# -- script mode ---------------------------------------------------------------------------
+
+
+def run_script(
+    lines: Iterable[str],
+    control: str,
+    out: IO[str],
+    until: int | None = None,
+    source: str = "script",
+) -> None:
+    """Play ``lines`` on a clock with ``control`` and write the timeline to ``out``."""
+    from firmware.clock import GameClock
+    from firmware.clockface import terminal_line
+    from firmware.timecontrol import TimeControl
+
+    tc = TimeControl.parse(control)
+    clock = GameClock(tc)
+    out.write(f"time control {tc} ({tc.describe()})\n")
+    reported: set[Any] = set()
+    last = 0
+    for lineno, raw in enumerate(lines, start=1):
+        action = _script_action(raw, lineno, source)
+        if action is None:
+            continue
+        at, verb, words = action
+        where = f"{source} line {lineno}"
+        if at < last:
+            raise ScriptError(f"{where}: time {at / NS:g} s is before the previous line's")
+        _report_flags(clock, at, out, reported)
+        try:
+            note = _apply(clock, at, verb, words, where)
+        except BoardError as exc:
+            if str(exc).startswith(where):
+                raise
+            raise ScriptError(f"{where}: {exc}") from None
+        last = at
+        out.write(f"{at / NS:10.3f}  {note:<34} {terminal_line(clock, at)}\n")
+    if until is not None and until >= last:
+        _report_flags(clock, until, out, reported)
+        out.write(f"{until / NS:10.3f}  {'(until)':<34} {terminal_line(clock, until)}\n")
+
+
+def _script_action(raw: str, lineno: int, source: str) -> tuple[int, str, list[str]] | None:
+    where = f"{source} line {lineno}"
+    text = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("{") else raw.strip()
+    if not text:
+        return None
+    if text.startswith("{"):
+        from firmware.events import parse_event_line
+
+        event = parse_event_line(text, lineno, source)
+        fields = event.fields()
+        verb = event.type
+        words: list[str] = []
+        if verb == "press":
+            words = [str(fields["side"])]
+        elif verb == "clock-set":
+            verb, words = "set", [str(fields["side"]), str(fields["seconds"])]
+        elif verb == "moves-set":
+            verb, words = "moves", [str(fields["side"]), str(fields["moves"])]
+        elif verb not in ("start", "pause", "resume", "adjourn", "resume-adjourned"):
+            return None
+        return event.at, verb, words
+    parts = text.split()
+    if len(parts) < 2:
+        raise ScriptError(f"{where}: expected 'SECONDS ACTION', got {text!r}")
+    try:
+        at = parse_duration(parts[0])
+    except ScriptError as exc:
+        raise ScriptError(f"{where}: {exc}") from None
+    return at, parts[1].lower(), parts[2:]
+
+
+def _side(word: str, where: str) -> Side:
+    from firmware.rules import Side
+
+    names = {"white": Side.WHITE, "w": Side.WHITE, "black": Side.BLACK, "b": Side.BLACK}
+    side = names.get(word.lower())
+    if side is None:
+        raise ScriptError(f"{where}: side must be white or black, not {word!r}")
+    return side
+
+
+def _apply(clock: GameClock, at: int, verb: str, words: list[str], where: str) -> str:
+    from firmware.rules import Side
+
+    def need(count: int, usage: str) -> None:
+        if len(words) != count:
+            raise ScriptError(f"{where}: usage: SECONDS {usage}")
+
+    if verb == "start":
+        if len(words) > 1:
+            raise ScriptError(f"{where}: usage: SECONDS start [white|black]")
+        side = _side(words[0], where) if words else Side.WHITE
+        clock.start(at, side)
+        return f"start, {side.value} to move"
+    if verb == "press":
+        need(1, "press white|black")
+        press = clock.press(_side(words[0], where), at)
+        if not press.accepted:
+            return f"press {press.side.value}: ignored ({press.reason})"
+        note = f"press {press.side.value} #{press.moves} ({press.used_ns / NS:g} s"
+        if press.credited_ns:
+            note += f", +{press.credited_ns / NS:g}"
+        note += ")"
+        if press.control:
+            note += " control"
+        if press.overstep:
+            note += " OVERSTEP"
+        return note
+    if verb in ("pause", "resume"):
+        need(0, verb)
+        changed = clock.pause(at) if verb == "pause" else clock.resume(at)
+        return verb if changed else f"{verb}: no change"
+    if verb == "set":
+        need(2, "set white|black TIME")
+        side = _side(words[0], where)
+        clock.set_remaining(side, parse_duration(words[1]), at)
+        return f"arbiter: {side.value} time {words[1]}"
+    if verb == "moves":
+        need(2, "moves white|black N")
+        side = _side(words[0], where)
+        if not words[1].isdigit():
+            raise ScriptError(f"{where}: move count must be a whole number, not {words[1]!r}")
+        clock.set_moves(side, int(words[1]))
+        return f"arbiter: {side.value} moves {words[1]}"
+    if verb == "adjourn":
+        if len(words) > 1:
+            raise ScriptError(f"{where}: usage: SECONDS adjourn [SESSION-TIME]")
+        session = parse_duration(words[0]) if words else None
+        record = clock.adjourn(at, session)
+        note = f"adjourn, {record.sealer.value} sealed"
+        if record.charged_ns:
+            note += f" (+{record.charged_ns / NS:g} s, 004 §34)"
+        return note
+    if verb == "resume-adjourned":
+        need(0, verb)
+        press = clock.resume_adjourned(at)
+        return f"resume, sealed move #{press.moves} of {press.side.value}"
+    if verb == "show":
+        need(0, "show")
+        return "show"
+    raise ScriptError(
+        f"{where}: unknown action {verb!r} (start, press, pause, resume, set, moves, adjourn, "
+        "resume-adjourned, show)"
+    )
+
+
+def _report_flags(clock: GameClock, at: int, out: IO[str], reported: set[Any]) -> None:
+    from firmware.clockface import terminal_line
+
+    for flag in clock.flags(at):
+        key = (flag.side, flag.at)
+        if key in reported:
+            continue
+        reported.add(key)
+        line = terminal_line(clock, max(flag.at, clock.last_at or 0))
+        out.write(f"{flag.at / NS:10.3f}  {'flag ' + flag.side.value:<34} {line}\n")
+
+
+# -- interactive modes ---------------------------------------------------------------------
+
+
+def _interactive(args: argparse.Namespace, control: Any) -> int:
+    import os
+    import select
+    import termios
+    import time
+    import tty
+
+    from firmware.clock import GameClock
+    from firmware.clockface import terminal_line
+    from firmware.rules import Side
+
+    if not sys.stdin.isatty():
+        raise ScriptError("the interactive clock needs a terminal; use --script FILE")
+    clock = GameClock(control)
+    faces: Any = None
+    buttons: Any = None
+    factory: Any = None
+    pins = {"white": 14, "black": 15, "pause": 25}
+    if args.sim or args.hw:
+        from hw.buttons import ClockButtons
+        from hw.faces import ClockFaces
+
+        if args.sim:
+            from gpiozero.pins.mock import MockFactory
+
+            factory = MockFactory()
+            faces = ClockFaces.simulated()
+            buttons = ClockButtons(pins, pin_factory=factory)
+        else:
+            from hw.config import load_config
+
+            config = load_config(args.config)
+            pins = {"white": config.buttons.white, "black": config.buttons.black,
+                    "pause": config.buttons.pause}
+            faces = ClockFaces.real(config.faces.i2c_bus, config.faces.white_address,
+                                    config.faces.black_address, config.faces.brightness)
+            buttons = ClockButtons(pins, pull_up=config.buttons.pull_up)
+    origin = time.monotonic_ns()
+    print(f"time control {clock.control} ({clock.control.describe()})")
+    print(KEYS)
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    minute = 60 * NS
+
+    def act(name: str, at: int) -> None:
+        if name == "white" or name == "black":
+            clock.press(Side(name), at)
+        elif name == "pause":
+            if not clock.started:
+                clock.start(at)
+            elif clock.running is not None:
+                clock.pause(at)
+            elif clock.adjournment is None:
+                clock.resume(at)
+
+    try:
+        tty.setcbreak(fd)
+        while True:
+            now = time.monotonic_ns()
+            if buttons is not None:
+                for press in buttons.poll():
+                    act(press.name, press.at)
+            line = terminal_line(clock, now, origin)
+            if faces is not None:
+                faces.update(clock, now)
+                if args.sim:
+                    chips = faces.i2c.chips
+                    line = (f"[{chips[0x70].text():>6}] [{chips[0x71].text():>6}]  " + line)
+            sys.stdout.write("\r" + line[:200].ljust(110))
+            sys.stdout.flush()
+            ready, _, _ = select.select([sys.stdin], [], [], 0.05)
+            if not ready:
+                continue
+            key = os.read(fd, 1).decode(errors="replace")
+            at = time.monotonic_ns()
+            try:
+                if key == "q":
+                    break
+                button = {"z": "white", "m": "black", " ": "pause"}.get(key)
+                if button is not None and factory is not None:
+                    pin = factory.pin(pins[button])
+                    pin.drive_low()
+                    pin.drive_high()
+                elif button is not None:
+                    act(button, at)
+                elif key == "s" and not clock.started:
+                    clock.start(at)
+                elif key in "12" and key:
+                    delta = minute if key == "2" else -minute
+                    clock.set_remaining(Side.WHITE,
+                                        max(0, clock.remaining(Side.WHITE, at) + delta), at)
+                elif key in "90" and key:
+                    delta = minute if key == "0" else -minute
+                    clock.set_remaining(Side.BLACK,
+                                        max(0, clock.remaining(Side.BLACK, at) + delta), at)
+                elif key in "[]" and key:
+                    count = clock.moves_made(Side.WHITE) + (1 if key == "]" else -1)
+                    clock.set_moves(Side.WHITE, max(0, count))
+                elif key in ",." and key:
+                    count = clock.moves_made(Side.BLACK) + (1 if key == "." else -1)
+                    clock.set_moves(Side.BLACK, max(0, count))
+                elif key == "j" and clock.started and clock.adjournment is None:
+                    clock.adjourn(at)
+                elif key == "r" and clock.adjournment is not None:
+                    clock.resume_adjourned(at)
+            except BoardError as exc:
+                sys.stdout.write(f"\r\n{exc}\r\n")
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        print()
+        if buttons is not None:
+            buttons.close()
+        if faces is not None:
+            faces.close()
+    return 0

@@ -1,9 +1,164 @@
-"""Subcommands: placeholder until its owner fills it in."""
+"""The arbiter's commands to a running board service, over its Unix socket.
+
+``boardctl new|start|status|pause|resume|clock-set|moves-set|accept|adjourn|resume-adjourned|
+result|pdn``; each sends one request (boardctl.control) and prints the answer. When the
+service is not running, a one-line error says so (exit 2).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+TAGS = ("event", "site", "date", "round", "board", "white", "black")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--socket", type=Path, help="the service's control socket "
+                   "(default $BOARDCTL_SOCKET, else /run/boardctl/control.sock)")
+    p.add_argument("--state-dir", type=Path,
+                   help="the service's state directory (its socket is STATE_DIR/control.sock)")
+    p.add_argument("--json", action="store_true", help="print the service's whole answer")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this module's subcommands to sub."""
+    """Add the control commands."""
+    p = sub.add_parser("new", help="set up a new game on the running board")
+    p.add_argument("--rules", help="rule set (default: the current game's)")
+    p.add_argument("--time-control", help="time control, 'none' for no clock")
+    p.add_argument("--fen", help="start position")
+    for tag in TAGS:
+        p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag")
+    p.add_argument("--force", action="store_true",
+                   help="abandon a game in play (its journal is kept)")
+    _common(p)
+    p.set_defaults(func=run_control, cmd="new")
+
+    simple = {
+        "start": "start the game (the set-up is checked first; White's clock runs)",
+        "status": "show the game, the clocks and the board",
+        "pause": "stop the clocks",
+        "resume": "restart the clocks",
+        "accept": "let an irregularity stand: play on from the board as it is",
+        "resume-adjourned": "resume an adjourned game: the sealed move is played",
+        "pdn": "print the game so far as PDN",
+    }
+    for name, text in simple.items():
+        p = sub.add_parser(name, help=text)
+        _common(p)
+        p.set_defaults(func=run_control, cmd=name)
+
+    p = sub.add_parser("clock-set", help="correct a player's remaining time")
+    p.add_argument("side", choices=("white", "black"))
+    p.add_argument("time", help="remaining time: seconds, M:SS or H:MM:SS")
+    _common(p)
+    p.set_defaults(func=run_control, cmd="clock-set")
+
+    p = sub.add_parser("moves-set", help="correct a player's move count")
+    p.add_argument("side", choices=("white", "black"))
+    p.add_argument("moves", type=int)
+    _common(p)
+    p.set_defaults(func=run_control, cmd="moves-set")
+
+    p = sub.add_parser("adjourn", help="adjourn the game with a sealed move (kept secret)")
+    p.add_argument("sealed", help="the sealed move, in the game's notation")
+    _common(p)
+    p.set_defaults(func=run_control, cmd="adjourn")
+
+    p = sub.add_parser("result", help="record a result by agreement, resignation or arbiter")
+    p.add_argument("result", help="PDN result: 2-0 1-1 0-2 (100 squares) or 1-0 1/2-1/2 0-1")
+    p.add_argument("--reason", default="agreement",
+                   choices=("agreement", "resignation", "arbiter", "forfeit", "time forfeit"))
+    _common(p)
+    p.set_defaults(func=run_control, cmd="result")
+
+
+def parse_time(text: str) -> float:
+    """``90``, ``1:30``, ``1:02:03`` or ``90.5`` -> seconds."""
+    from firmware.errors import BoardError
+
+    parts = text.strip().split(":")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise BoardError(f"time {text!r}: expected seconds, M:SS or H:MM:SS") from None
+    if len(values) > 3 or any(v < 0 for v in values) or any(v >= 60 for v in values[1:]):
+        raise BoardError(f"time {text!r}: expected seconds, M:SS or H:MM:SS")
+    seconds = 0.0
+    for v in values:
+        seconds = seconds * 60 + v
+    return seconds
+
+
+def _request_args(args: argparse.Namespace) -> dict[str, Any]:
+    cmd = args.cmd
+    if cmd == "new":
+        tags = {t.capitalize(): getattr(args, t) for t in TAGS if getattr(args, t)}
+        return {"rules": args.rules, "time_control": args.time_control, "fen": args.fen,
+                "tags": tags or None, "force": args.force or None}
+    if cmd == "clock-set":
+        return {"side": args.side, "seconds": parse_time(args.time)}
+    if cmd == "moves-set":
+        return {"side": args.side, "moves": args.moves}
+    if cmd == "adjourn":
+        return {"sealed": args.sealed}
+    if cmd == "result":
+        return {"result": args.result, "reason": args.reason}
+    return {}
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    s = int(seconds)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def describe(answer: dict[str, Any]) -> str:
+    """A status answer as a few lines for a terminal."""
+    lines = [f"game {answer.get('game')} on board {answer.get('board')}: {answer.get('rules')}"
+             + (f", {answer['time_control']}" if answer.get("time_control") else "")]
+    tags = answer.get("tags") or {}
+    if tags.get("White") or tags.get("Black"):
+        lines.append(f"{tags.get('White', '?')} - {tags.get('Black', '?')}")
+    state = "over" if answer.get("result") else (
+        "adjourned" if answer.get("adjourned") else (
+            "in play" if answer.get("started") else "waiting for the start"))
+    lines.append(f"ply {answer.get('ply')}, {answer.get('turn')} to move, {state}")
+    clock = answer.get("clock")
+    if isinstance(clock, dict):
+        running = answer.get("running")
+        lines.append(f"clock: white {_clock(clock.get('white'))}"
+                     f"{' (running)' if running == 'white' else ''}, "
+                     f"black {_clock(clock.get('black'))}"
+                     f"{' (running)' if running == 'black' else ''}"
+                     f"{'' if running else ', stopped'}")
+    if answer.get("irregularity"):
+        lines.append(f"irregularity: {answer['irregularity']}")
+    if answer.get("leds"):
+        lines.append("LEDs: " + ", ".join(f"{sq} {m}" for sq, m in sorted(answer["leds"].items())))
+    if answer.get("result"):
+        lines.append(f"result: {answer['result']} ({answer.get('reason')})")
+    moves = answer.get("moves") or []
+    if moves:
+        tail = moves[-6:]
+        lines.append("last moves: " + " ".join(tail))
+    lines.append(f"fen: {answer.get('fen')}")
+    return "\n".join(lines)
+
+
+def run_control(args: argparse.Namespace) -> int:
+    from boardctl.control import default_socket, request
+
+    path = args.socket or default_socket(args.state_dir)
+    answer = request(path, args.cmd, **_request_args(args))
+    if args.json:
+        print(json.dumps(answer, indent=2, sort_keys=True))
+    elif args.cmd == "pdn":
+        sys.stdout.write(str(answer.get("pdn", "")))
+    else:
+        print(describe(answer))
+    return 0

@@ -1,9 +1,207 @@
-"""Subcommands: placeholder until its owner fills it in."""
+"""``boardctl hwtest``: check a board as it is built or repaired.
+
+In order: the sensor matrix is scanned with the board still and every stuck, shorted or
+flickering sensor is named (by square, and by GPIO for a shorted line); the LEDs light each
+square in turn; both clock faces show ``88:88`` and their side; then a live view of the
+matrix runs, printing each debounced lift and place and each button press, until Ctrl-C, for
+``--seconds``, or just once (``--once``). ``--sim`` runs it all on the simulated board (with
+``--sim-stuck``/``--sim-short-column`` to see what faults look like). Exit 0 when no fault was
+found, 1 when one was.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
+from typing import Any
+
+NS = 1_000_000_000
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this module's subcommands to sub."""
+    """Add ``hwtest`` to the subcommands."""
+    p = sub.add_parser(
+        "hwtest",
+        help="test the board's sensors, LEDs, clock faces and buttons",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    p.add_argument("--config", help="configuration file (default /etc/boardctl/config.toml)")
+    p.add_argument("--sim", action="store_true", help="run on the simulated board")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--once", action="store_true", help="one pass, no live view")
+    mode.add_argument("--seconds", type=float, help="live view for this long, then stop")
+    p.add_argument("--expect", choices=("empty", "start", "any"), default="empty",
+                   help="what stands on the board during the check (default: empty)")
+    p.add_argument("--skip", action="append", default=[],
+                   choices=("leds", "faces", "buttons"), help="leave out a part (repeatable)")
+    p.add_argument("--led-step", type=float, default=0.15, metavar="SECONDS",
+                   help="time each square stays lit in the LED walk (default 0.15)")
+    p.add_argument("--sim-stuck", action="append", default=[], metavar="SQUARE",
+                   help="simulated board: this square's switch is stuck closed")
+    p.add_argument("--sim-short-column", type=int, action="append", default=[],
+                   metavar="N", help="simulated board: column N is shorted to ground")
+    p.set_defaults(func=run)
+
+
+def _start_squares(size: int) -> set[str]:
+    from firmware.geometry import geometry
+
+    g = geometry(size)
+    rows = 4 if size == 10 else 3
+    black = range(1, g.half * rows + 1)
+    white = range(g.count - g.half * rows + 1, g.count + 1)
+    return {g.algebraic(n) for n in (*black, *white)}
+
+
+def render(layout: Any, occupied: set[str]) -> str:
+    """The board from White's side: ``o`` a closed sensor, ``.`` an open one."""
+    size = layout.size
+    lines = []
+    for rank in range(size, 0, -1):
+        cells = []
+        for f in range(size):
+            name = f"{chr(ord('a') + f)}{rank}"
+            cells.append(" " if (f + rank - 1) % 2 else ("o" if name in occupied else "."))
+        lines.append(f"{rank:>2} {' '.join(cells)}")
+    lines.append("   " + " ".join(chr(ord("a") + f) for f in range(size)))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from firmware.errors import BoardError, ConfigError
+    from hw.config import load_config
+    from hw.debounce import Debouncer
+    from hw.diagnose import find_faults
+    from hw.matrix import open_matrix
+
+    config = load_config(args.config)
+    out = sys.stdout
+    m = config.matrix
+    print(f"board {config.size}x{config.size}, {m.wiring} wiring: rows (rank 1 up) GPIO "
+          f"{', '.join(map(str, m.rows))}; columns GPIO {', '.join(map(str, m.columns))}",
+          file=out)
+    expected = {"empty": set(), "start": _start_squares(config.size), "any": None}[args.expect]
+    matrix, board = open_matrix(config, sim=args.sim)
+    factory = matrix.pin_factory
+    if board is not None:
+        board.set_pieces(expected or set())
+        for sq in args.sim_stuck:
+            try:
+                board.stick(sq, True)
+            except BoardError as exc:
+                raise ConfigError(f"--sim-stuck: {exc}") from None
+        for c in args.sim_short_column:
+            if not 0 <= c < matrix.layout.columns:
+                raise ConfigError(f"--sim-short-column: no column {c} "
+                                  f"(0..{matrix.layout.columns - 1})")
+            board.short_column(c)
+    faults_found = 0
+    closers: list[Any] = [matrix]
+    try:
+        period = 1.0 / m.scan_hz
+        faults = find_faults(matrix, expected, samples=max(20, m.debounce_samples * 4),
+                             on_scan=None if args.sim else (lambda: time.sleep(period)))
+        for fault in faults:
+            print(f"FAULT {fault.kind}: {fault.message}", file=out)
+        faults_found = len(faults)
+        if not faults:
+            sensors = sum(sq is not None for sq in matrix.layout.squares)
+            print(f"sensors: no faults ({sensors} sensors, board {args.expect})", file=out)
+        if "leds" not in args.skip:
+            _led_walk(config, args, out)
+        faces = None if "faces" in args.skip else _face_test(config, args, out)
+        if faces is not None:
+            closers.append(faces)
+        buttons = None
+        if "buttons" not in args.skip:
+            from hw.buttons import ClockButtons
+
+            pins = {"white": config.buttons.white, "black": config.buttons.black,
+                    "pause": config.buttons.pause}
+            buttons = ClockButtons(pins, pull_up=config.buttons.pull_up, pin_factory=factory)
+            closers.append(buttons)
+            print("buttons: " + ", ".join(f"{n} GPIO{p}" for n, p in pins.items() if p)
+                  + (" (press each one)" if not args.once else ""), file=out)
+        debouncer = Debouncer(matrix.layout.squares, m.debounce_samples)
+        for _ in range(m.debounce_samples):
+            debouncer.feed(matrix.scan(), time.monotonic_ns())
+        print(render(matrix.layout, debouncer.occupied()), file=out)
+        if not args.once:
+            _live(matrix, debouncer, buttons, args.seconds, m.scan_hz, out)
+    finally:
+        for c in reversed(closers):
+            c.close()
+    return 1 if faults_found else 0
+
+
+def _led_walk(config: Any, args: argparse.Namespace, out: Any) -> None:
+    from dataclasses import replace
+
+    from hw.leds import open_strip
+
+    leds = config.leds
+    if leds.backend == "none" and not args.sim:
+        print("leds: none configured", file=out)
+        return
+    if args.sim:
+        leds = replace(leds, backend="sim")
+    strip = open_strip(config.size, leds)
+    try:
+        count = 0
+        for _square in strip.walk():
+            count += 1
+            if not args.sim and not args.once:
+                time.sleep(args.led_step)
+        print(f"leds: walked {count} squares on {strip.map.count} pixels ({leds.backend})",
+              file=out)
+    finally:
+        strip.close()
+
+
+def _face_test(config: Any, args: argparse.Namespace, out: Any) -> Any:
+    from firmware.clockface import FaceText
+    from firmware.rules import Side
+    from hw.faces import ClockFaces
+
+    f = config.faces
+    if not f.enabled and not args.sim:
+        print("faces: disabled in the configuration", file=out)
+        return None
+    if args.sim:
+        faces = ClockFaces.simulated(f.white_address, f.black_address, f.brightness)
+    else:
+        faces = ClockFaces.real(f.i2c_bus, f.white_address, f.black_address, f.brightness)
+    for side in (Side.WHITE, Side.BLACK):
+        faces.show(side, FaceText("88:88"))
+    shown = [f"{side.value} 0x{faces.addresses[side]:02x} {faces.shown(side).text}"
+             for side in (Side.WHITE, Side.BLACK)]
+    print(f"faces: {'; '.join(shown)} (all segments lit?)", file=out)
+    return faces
+
+
+def _live(matrix: Any, debouncer: Any, buttons: Any, seconds: float | None, hz: float,
+          out: Any) -> None:
+    start = time.monotonic_ns()
+    end = None if seconds is None else start + int(seconds * NS)
+    period = int(NS / hz)
+    next_at = start
+    print("live view: lift and put down pieces" + (", Ctrl-C to stop" if end is None else ""),
+          file=out)
+    try:
+        while end is None or time.monotonic_ns() < end:
+            now = time.monotonic_ns()
+            for e in debouncer.feed(matrix.scan(), now):
+                print(f"{(e.at - start) / NS:8.3f}s {e.kind:5} {e.square}", file=out)
+            if buttons is not None:
+                for press in buttons.poll():
+                    print(f"{(press.at - start) / NS:8.3f}s press {press.name}", file=out)
+            next_at += period
+            delay = next_at - time.monotonic_ns()
+            if delay > 0:
+                time.sleep(delay / NS)
+            else:
+                next_at = time.monotonic_ns()
+    except KeyboardInterrupt:
+        pass
+    print(render(matrix.layout, debouncer.occupied()), file=out)

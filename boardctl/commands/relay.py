@@ -1,9 +1,90 @@
-"""Subcommands: placeholder until its owner fills it in."""
+"""``boardctl relay``: serial feeds in, a live multi-game PDN out (file and HTTP)."""
 
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from firmware.errors import BoardError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this module's subcommands to sub."""
+    """Add ``relay`` to the command line."""
+    p = sub.add_parser(
+        "relay",
+        help="read board feeds from serial ports; keep a live PDN in a file and over HTTP",
+        description=(
+            "Read one or more boards' broadcast feeds (serial devices, ptys or pySerial URLs "
+            "such as loop:// or rfc2217://host:port), keep every game in one PDN with "
+            "[%%clock] comments and Round \"r.b\" tags, write it atomically to --out and serve "
+            "it over HTTP (the whole PDN at every path) for lidraughts-style polling."
+        ),
+    )
+    p.add_argument("ports", nargs="+", metavar="PORT", help="serial device or pySerial URL")
+    p.add_argument("--out", type=Path, help="PDN file to keep up to date (written atomically)")
+    p.add_argument(
+        "--http",
+        default="127.0.0.1:8080",
+        metavar="HOST:PORT",
+        help="where to serve the PDN (default 127.0.0.1:8080; 'off' for none; port 0 picks one)",
+    )
+    p.add_argument("--poll", type=float, default=0.05, help="seconds between port reads")
+    p.set_defaults(func=run_relay)
+
+
+def parse_address(text: str) -> tuple[str, int] | None:
+    """``host:port`` -> (host, port); ``off`` -> None."""
+    if text.strip().lower() == "off":
+        return None
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise BoardError(f"--http: expected HOST:PORT or off, not {text!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def run_relay(args: argparse.Namespace) -> int:
+    from boardctl.relay import PdnServer, Relay
+
+    if args.poll <= 0:
+        raise BoardError("--poll must be a positive number of seconds")
+    if args.out is not None and not args.out.parent.resolve().is_dir():
+        raise BoardError(f"--out: directory {args.out.parent} does not exist")
+    address = parse_address(args.http)
+    server = None
+    if address is not None:
+        try:
+            server = PdnServer(address)
+        except OSError as exc:
+            raise BoardError(f"--http {args.http}: cannot listen: {exc.strerror or exc}") from None
+    relay = Relay(args.ports, out=args.out, server=server)
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    if server is not None:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        host, port = str(server.server_address[0]), int(server.server_address[1])
+        print(f"relay: serving PDN at http://{host}:{port}/", file=sys.stderr, flush=True)
+    errors: dict[str, str | None] = {}
+    try:
+        while not stop.is_set():
+            relay.poll()
+            for feed in relay.feeds:
+                if feed.last_error != errors.get(feed.url):
+                    errors[feed.url] = feed.last_error
+                    if feed.last_error:
+                        print(f"relay: {feed.last_error} (retrying)", file=sys.stderr, flush=True)
+            relay.wait(args.poll)
+            stop.wait(0.005)  # a port that keeps signalling EOF must not spin the CPU
+    finally:
+        relay.close()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+    return 0

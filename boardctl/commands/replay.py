@@ -1,9 +1,158 @@
-"""Subcommands: placeholder until its owner fills it in."""
+"""``boardctl replay``: an event log (or a service journal) through the board's own code.
+
+``boardctl replay --rules R [--fen FEN] [--time-control TC] [--format pdn|feed] [--settle S]
+EVENTS.jsonl`` (CONTRACT.md "Commands"). The events go through ``firmware.session.BoardSession``,
+the composition the service runs, so the game printed is the game the board would have seen.
+
+A journal written by the service (``firmware.journal``: a leading ``game`` record) is read too;
+its rules, start position, time control, tags and settle time are used unless given on the
+command line, its ``decision`` and ``note`` records are skipped, and a torn last line (a power
+cut) is tolerated. A plain event log must be readable to its last line.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this module's subcommands to sub."""
+    """Add ``replay`` to the subcommands."""
+    p = sub.add_parser(
+        "replay",
+        help="replay an event log or a journal and print the game (PDN or feed lines)",
+        description=(
+            "Replay an event log (JSON Lines, CONTRACT.md) or a service journal through the "
+            "same inference, clock and rules code the board runs, and print the game."
+        ),
+    )
+    p.add_argument("--rules", help="rule set (international, russian, brazilian, ...)")
+    p.add_argument("--fen", help="start position (default: the rule set's start)")
+    p.add_argument("--time-control", dest="time_control", help="PDN TimeControl, e.g. 4800+60")
+    p.add_argument("--format", choices=("pdn", "feed"), default="pdn", help="output (pdn)")
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=None,
+        help="seconds a board must rest on a move without a clock (default 1.5)",
+    )
+    p.add_argument("events", metavar="EVENTS.jsonl", help="the event log or journal ('-': stdin)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from firmware.errors import EventLogError
+
+    if args.events == "-":
+        lines = sys.stdin.buffer.read().splitlines(keepends=True)
+        source = "<stdin>"
+    else:
+        with open(args.events, "rb") as f:
+            lines = f.read().splitlines(keepends=True)
+        source = args.events
+    if args.settle is not None and not (0 < args.settle < 3600):
+        raise EventLogError(f"--settle must be between 0 and 3600 seconds, not {args.settle}")
+    out = replay_lines(
+        lines,
+        source,
+        rules=args.rules,
+        fen=args.fen,
+        time_control=args.time_control,
+        fmt=args.format,
+        settle=args.settle,
+        warn=lambda text: print(f"boardctl: warning: {text}", file=sys.stderr),
+    )
+    sys.stdout.write(out)
+    return 0
+
+
+def _first_record(lines: list[bytes]) -> dict[str, Any] | None:
+    for raw in lines:
+        text = raw.decode("utf-8", "replace").strip("\x00 \t\r\n")
+        if not text:
+            continue
+        try:
+            rec = json.loads(text)
+        except ValueError:
+            return None
+        return rec if isinstance(rec, dict) else None
+    return None
+
+
+def replay_lines(
+    lines: list[bytes],
+    source: str,
+    *,
+    rules: str | None = None,
+    fen: str | None = None,
+    time_control: str | None = None,
+    fmt: str = "pdn",
+    settle: float | None = None,
+    warn: Any = None,
+) -> str:
+    """Replay the lines of an event log or journal; the PDN text or the feed lines."""
+    from firmware.errors import BoardError, EventLogError
+    from firmware.events import NS, Event, Start, event_from_record, read_events
+    from firmware.feed import encode_line, header_record
+    from firmware.journal import read_journal
+    from firmware.rules import find_rules
+    from firmware.session import BoardSession
+
+    tags: dict[str, str] = {}
+    first = _first_record(lines)
+    where: list[str] = []
+    if first is not None and first.get("type") == "game":
+        journal = read_journal(lines, source)
+        header = journal.header
+        rules = rules or header.rules
+        fen = fen or header.fen
+        time_control = time_control or header.time_control
+        tags = dict(header.tags)
+        if settle is None and header.settle is not None:
+            settle = header.settle
+        events: list[Event] = []
+        for rec, lineno in zip(journal.events, journal.lines, strict=True):
+            events.append(event_from_record(rec, f"{source}: line {lineno}"))
+            where.append(f"{source}: line {lineno}")
+        if journal.torn and warn is not None:
+            warn(f"{source}: a torn last record was dropped (power cut)")
+    else:
+        events = read_events(lines, source)
+        where = [source] * len(events)
+    if not rules:
+        raise EventLogError(f"{source}: give --rules (the log does not say which rule set)")
+    rule_set = find_rules(rules)
+    size = rule_set.size
+    cells = set(rule_set.geometry.all_cells())
+    for event, w in zip(events, where, strict=True):
+        square = getattr(event, "square", None)
+        if square is not None and square not in cells:
+            raise EventLogError(f"{w}: square {square!r} is not on a {size}x{size} board")
+
+    has_start = any(isinstance(e, Start) for e in events)
+    settle_ns = round((settle if settle is not None else 1.5) * NS)
+    session = BoardSession(
+        rule_set,
+        time_control,
+        fen,
+        settle_ns,
+        clocked=(time_control is not None) or any(e.type == "press" for e in events),
+        started=not has_start,
+        tags=tags,
+    )
+    records: list[dict[str, Any]] = []
+    for event, w in zip(events, where, strict=True):
+        try:
+            records += session.handle(event)
+        except BoardError as exc:  # an arbiter event the game could not take: say so, go on
+            if warn is not None:
+                warn(f"{w}: {event.type} ignored: {exc}")
+    records += session.finish()
+    if fmt == "feed":
+        head = header_record("replay", "replay", rule_set.name)
+        lines_out = [encode_line(head, 0)]
+        lines_out += [encode_line(rec, seq) for seq, rec in enumerate(records, 1)]
+        return "".join(lines_out)
+    return session.pdn()

@@ -1,9 +1,208 @@
-"""Subcommands: placeholder until its owner fills it in."""
+"""``boardctl run``, ``boardctl demo`` and ``boardctl export``: the service and its journal."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import BoardError
+
+TAG_OPTIONS = ("event", "site", "date", "round", "board", "white", "black")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this module's subcommands to sub."""
+    """Add ``run``, ``demo`` and ``export`` to the command line."""
+    p = sub.add_parser(
+        "run",
+        help="run the board service (on the Pi, or --sim on simulated hardware)",
+        description=(
+            "Run the board: scan the sensors, referee the game, run the clock, light the LEDs, "
+            "send the broadcast feed and journal everything in --state-dir. Started again on "
+            "the same state directory after any stop (kill -9 and power cuts included), it "
+            "resumes the game where it stood, clocks paused. Stops on SIGTERM or SIGINT."
+        ),
+    )
+    p.add_argument("--sim", action="store_true", help="run on simulated hardware (no Pi needed)")
+    p.add_argument("--config", type=Path, help="board configuration (TOML)")
+    p.add_argument("--rules", help="rule set of a new game (default international)")
+    p.add_argument("--time-control", help="time control of a new game (PDN TimeControl)")
+    p.add_argument("--fen", help="start position of a new game")
+    p.add_argument("--state-dir", type=Path,
+                   help="journal directory (default $STATE_DIRECTORY or the config's state_dir)")
+    p.add_argument("--events", type=Path,
+                   help="with --sim: act out this event log (JSON Lines) on the simulated board")
+    p.add_argument("--feed", help="feed port: a serial device, pty, pySerial URL or file")
+    p.add_argument("--socket", type=Path, help="control socket (default: runtime directory, "
+                   "else STATE_DIR/control.sock)")
+    p.add_argument("--group", help="group allowed to use the control socket")
+    p.add_argument("--name", default=None, help="board name in the feed (default: hostname)")
+    p.add_argument("--settle", type=float, help="seconds a board at rest commits a move "
+                   "without a clock (default 1.5)")
+    p.add_argument("--snapshot-every", type=float, default=10.0,
+                   help="seconds between full snapshots on the feed (default 10)")
+    for tag in TAG_OPTIONS:
+        p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag of a new game")
+    p.set_defaults(func=run_service)
+
+    d = sub.add_parser(
+        "demo",
+        help="play a real game through the simulated board, feed and relay (no Pi needed)",
+        description=(
+            "Play a game from a PDN file through the whole system on simulated hardware: "
+            "human-handled sensor events (bounce, slides, captures taken off in any order) on "
+            "the simulated reed matrix, the real scanner, debouncer, referee, clock, journal "
+            "and feed, and the relay's PDN at the end."
+        ),
+    )
+    d.add_argument("--pdn", type=Path, help="PDN file (default: the bundled WK 2003 games)")
+    d.add_argument("--game", type=int, default=None, help="game number in the file (1-based)")
+    d.add_argument("--speed", type=float, default=0.0,
+                   help="game seconds per real second (default 0: as fast as the CPU goes)")
+    d.add_argument("--time-control", default="5400+30", help="clock (default 5400+30)")
+    d.add_argument("--seed", type=int, default=1, help="seed of the handling noise")
+    d.add_argument("--moves", type=int, default=None, help="play only the first N moves (plies)")
+    d.add_argument("--state-dir", type=Path, help="keep the journal here (default: temporary)")
+    d.add_argument("--quiet", action="store_true", help="do not print the feed lines")
+    d.set_defaults(func=run_demo)
+
+    e = sub.add_parser(
+        "export",
+        help="print the game held in a state directory's journal (PDN or feed)",
+        description="Print the current game of a journal, whether or not the service runs.",
+    )
+    e.add_argument("--state-dir", type=Path, required=True)
+    e.add_argument("--format", choices=("pdn", "feed"), default="pdn")
+    e.add_argument("--journal", type=Path, help="a journal file instead of the current game")
+    e.set_defaults(func=run_export)
+
+
+def _tags(args: argparse.Namespace) -> dict[str, str]:
+    return {tag.capitalize(): str(getattr(args, tag)) for tag in TAG_OPTIONS
+            if getattr(args, tag, None)}
+
+
+def _state_dir(args: argparse.Namespace, config: Any) -> Path:
+    if args.state_dir is not None:
+        return Path(args.state_dir)
+    env = os.environ.get("STATE_DIRECTORY")
+    if env:
+        return Path(env.split(":")[0])
+    return Path(config.state_dir)
+
+
+def run_service(args: argparse.Namespace) -> int:
+    from boardctl.notify import Notifier
+    from boardctl.service import EventScript, GameSetup, Service, pi_hardware, sim_hardware, log
+    from firmware.events import read_events
+    from firmware.rules import find_rules
+    from firmware.timecontrol import TimeControl
+    from hw.config import default_config, load_config
+
+    rules = find_rules(args.rules or "international")
+    if args.time_control:
+        TimeControl.parse(args.time_control)  # a clear error before anything starts
+    if args.config is not None:
+        config = load_config(args.config)
+    elif args.sim:
+        config = default_config(rules.size)
+    else:
+        config = load_config(None)
+    if args.sim and config.size != rules.size:
+        raise BoardError(
+            f"{config.source}: a {config.size}x{config.size} board cannot play {rules.name}"
+        )
+    script = None
+    if args.events is not None:
+        if not args.sim:
+            raise BoardError("--events needs --sim (a real board is played by hand)")
+        try:
+            with open(args.events, "rb") as f:
+                script = EventScript(read_events(f, str(args.events)))
+        except FileNotFoundError:
+            raise BoardError(f"{args.events}: no such event log") from None
+    state_dir = _state_dir(args, config)
+    socket_path = args.socket
+    if socket_path is None:
+        runtime = os.environ.get("RUNTIME_DIRECTORY")
+        socket_path = (Path(runtime.split(":")[0]) / "control.sock" if runtime
+                       else state_dir / "control.sock")
+    setup = GameSetup(rules.name, args.time_control, args.fen, _tags(args),
+                      started=script is not None and not script.has_start, settle=args.settle)
+    name = args.name or os.uname().nodename or "board"
+    notifier = Notifier()
+    service: Service | None = None
+
+    def on_connect() -> None:
+        if service is not None:
+            service.port_connected()
+
+    if args.sim:
+        hardware = sim_hardware(rules.size, config, feed_url=args.feed, on_connect=on_connect)
+    else:
+        hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
+    service = Service(state_dir, setup, hardware, board=name, notifier=notifier,
+                      socket_path=socket_path, group=args.group, script=script,
+                      snapshot_every=args.snapshot_every)
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    service.run(stop)
+    log("stopped")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from boardctl.journal_file import current_path, load_journal
+    from boardctl.service import rebuild, snapshot_of
+    from firmware.feed import encode_line, header_record
+
+    path = args.journal
+    if path is None:
+        if not args.state_dir.is_dir():
+            raise BoardError(f"{args.state_dir}: no such state directory")
+        path = current_path(args.state_dir)
+        if path is None:
+            raise BoardError(f"{args.state_dir}: no game journal here")
+    try:
+        journal = load_journal(path)
+    except FileNotFoundError:
+        raise BoardError(f"{path}: no such journal") from None
+    rebuilt = rebuild(journal, str(path))
+    if args.format == "pdn":
+        sys.stdout.write(rebuilt.session.pdn())
+        return 0
+    header = journal.header
+    records: list[dict[str, Any]] = [
+        header_record(header.board, "export", header.rules, game=header.id),
+        {"type": "game", "game": header.id, "rules": header.rules, "fen": header.fen,
+         "time_control": header.time_control, "tags": dict(header.tags)},
+    ]
+    records += [{**r, "game": header.id} for r in rebuilt.records]
+    records.append(snapshot_of(rebuilt.session, header, rebuilt.at))
+    for seq, rec in enumerate(records):
+        sys.stdout.write(encode_line(rec, seq))
+    return 0
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from boardctl.demo import Demo
+
+    return Demo(
+        pdn=args.pdn,
+        game=args.game,
+        speed=args.speed,
+        time_control=args.time_control,
+        seed=args.seed,
+        plies=args.moves,
+        state_dir=args.state_dir,
+        quiet=args.quiet,
+    ).run()

@@ -1,0 +1,38 @@
+"""The referee: move inference from sensor events, irregularities and their LED picture
+(issue 3). ``Referee`` is pure: feed it events with their monotonic nanosecond times."""
+
+from __future__ import annotations
+
+from firmware.referee.decisions import (
+    KINDS,
+    MUST_MOVE,
+    REMOVE,
+    RESTORE,
+    WRONG,
+    Accepted,
+    Cleared,
+    Decision,
+    Irregularity,
+    LedMark,
+    MoveCommitted,
+    PressRefused,
+)
+from firmware.referee.referee import SETTLE_NS, TOUCH_NS, Referee
+
+__all__ = [
+    "KINDS",
+    "MUST_MOVE",
+    "REMOVE",
+    "RESTORE",
+    "WRONG",
+    "Accepted",
+    "Cleared",
+    "Decision",
+    "Irregularity",
+    "LedMark",
+    "MoveCommitted",
+    "PressRefused",
+    "Referee",
+    "SETTLE_NS",
+    "TOUCH_NS",
+]

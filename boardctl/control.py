@@ -1,0 +1,395 @@
+"""Control of the running service over a Unix socket: the arbiter's ``boardctl`` commands.
+
+No network listener: the socket lives in the service's runtime directory
+(``/run/boardctl/control.sock`` under systemd, ``STATE_DIR/control.sock`` otherwise), mode
+0660, owned by the service's group (``--group``, default the service user's primary group),
+so only members of that group can talk to the board.
+
+Protocol: line-based JSON, one request a line, one response a line, in order, on a stream
+connection that the client may keep open::
+
+    -> {"cmd": "pause"}
+    <- {"ok": true, "paused": true, ...}
+    -> {"cmd": "clock-set", "side": "black", "seconds": 1500}
+    <- {"ok": true, ...}
+    -> garbage
+    <- {"ok": false, "error": "not JSON: ..."}
+
+A request is checked against :data:`COMMANDS` before the service sees it; anything wrong
+(bad JSON, an unknown command, a missing or ill-typed argument, a line over 64 KiB) gets an
+``ok: false`` response naming the problem, never a crash and never a dropped connection.
+The server is polled from the service loop (no thread of its own): the data path stays one.
+"""
+
+from __future__ import annotations
+
+import errno
+import grp
+import json
+import math
+import os
+import selectors
+import socket
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import BoardError
+
+#: One request line at most (a PDN or a tag set fits comfortably).
+MAX_REQUEST = 64 * 1024
+SOCKET_NAME = "control.sock"
+
+SIDES = ("white", "black")
+
+
+class ControlError(BoardError, RuntimeError):
+    """The service could not be reached, or refused a request (the message says why)."""
+
+
+def _side(v: Any) -> str | None:
+    return v if v in SIDES else None
+
+
+def _seconds(v: Any) -> float | None:
+    ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+    return float(v) if ok else None
+
+
+def _count(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10_000 else None
+
+
+def _text(v: Any) -> str | None:
+    return v.strip() if isinstance(v, str) and v.strip() and len(v) <= 1000 else None
+
+
+def _tags(v: Any) -> dict[str, str] | None:
+    if not isinstance(v, dict):
+        return None
+    out: dict[str, str] = {}
+    for key, value in v.items():
+        if not (isinstance(key, str) and key.isidentifier() and isinstance(value, str | int)):
+            return None
+        out[key] = str(value)
+    return out
+
+
+#: Each command: its arguments, as (checker, required, what the checker wants).
+_Arg = tuple[Callable[[Any], Any], bool, str]
+COMMANDS: dict[str, dict[str, _Arg]] = {
+    "status": {},
+    "pdn": {},
+    "feed": {},
+    "new": {
+        "rules": (_text, False, "a rule set name"),
+        "time_control": (_text, False, "a PDN TimeControl"),
+        "fen": (_text, False, "a FEN"),
+        "tags": (_tags, False, "an object of PDN tags (names to text)"),
+        "force": (lambda v: v if isinstance(v, bool) else None, False, "true or false"),
+    },
+    "start": {},
+    "pause": {},
+    "resume": {},
+    "clock-set": {
+        "side": (_side, True, "white or black"),
+        "seconds": (_seconds, True, "seconds, a number >= 0"),
+    },
+    "moves-set": {
+        "side": (_side, True, "white or black"),
+        "moves": (_count, True, "a whole number of moves"),
+    },
+    "accept": {},
+    "adjourn": {"sealed": (_text, True, "the sealed move's text")},
+    "resume-adjourned": {},
+    "result": {
+        "result": (_text, True, "a PDN result such as 2-0, 1-1, 0-2, 1-0, 1/2-1/2, 0-1"),
+        "reason": (_text, False, "agreement, resignation, arbiter ..."),
+    },
+}
+
+
+@dataclass
+class Request:
+    cmd: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_request(line: str | bytes) -> Request:
+    """One request line -> Request; ControlError with a one-line reason otherwise."""
+    if isinstance(line, bytes | bytearray):
+        try:
+            line = bytes(line).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ControlError("a request must be UTF-8 text") from None
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise ControlError(f"not JSON: {str(exc)[:80]}") from None
+    if not isinstance(obj, dict):
+        raise ControlError('a request is a JSON object such as {"cmd": "status"}')
+    cmd = obj.get("cmd")
+    if not isinstance(cmd, str) or cmd not in COMMANDS:
+        known = ", ".join(COMMANDS)
+        raise ControlError(f"unknown command {str(cmd)[:40]!r} (known: {known})")
+    spec = COMMANDS[cmd]
+    extra = set(obj) - set(spec) - {"cmd"}
+    if extra:
+        raise ControlError(f"{cmd}: unexpected argument {sorted(extra)[0]!r}")
+    args: dict[str, Any] = {}
+    for name, (check, required, what) in spec.items():
+        if name not in obj or obj[name] is None:
+            if required:
+                raise ControlError(f"{cmd}: missing '{name}' ({what})")
+            continue
+        value = check(obj[name])
+        if value is None:
+            raise ControlError(f"{cmd}: '{name}' must be {what}, not {str(obj[name])[:40]!r}")
+        args[name] = value
+    return Request(cmd, args)
+
+
+def encode(obj: Mapping[str, Any]) -> bytes:
+    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=str) + "\n").encode()
+
+
+Handler = Callable[[Request], Mapping[str, Any]]
+
+
+class _Conn:
+    __slots__ = ("sock", "inbuf", "outbuf", "skipping")
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.inbuf = bytearray()
+        self.outbuf = bytearray()
+        self.skipping = False
+
+
+class ControlServer:
+    """The service's end: a listening Unix socket, polled with :meth:`poll` from the loop.
+
+    ``handler`` gets each valid request and returns the response's members; a BoardError it
+    raises becomes ``{"ok": false, "error": ...}``. Responses to a client that does not read
+    are buffered up to 1 MiB, then that client is dropped (the service never waits on it).
+    """
+
+    def __init__(self, path: Path, handler: Handler, group: str | None = None) -> None:
+        self.path = Path(path)
+        self.handler = handler
+        self.requests = 0
+        self.errors = 0
+        if len(os.fsencode(self.path)) >= 104:
+            raise ControlError(f"{self.path}: socket path too long for a Unix socket")
+        if self.path.is_socket():
+            self._remove_stale()
+        gid = -1
+        if group is not None:
+            try:
+                gid = grp.getgrnam(group).gr_gid
+            except KeyError:
+                raise ControlError(f"--group: no group named {group!r}") from None
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o117)
+        try:
+            self._sock.bind(str(self.path))
+        except OSError as exc:
+            self._sock.close()
+            raise ControlError(f"{self.path}: cannot listen: {exc.strerror or exc}") from None
+        finally:
+            os.umask(old)
+        os.chmod(self.path, 0o660)
+        if gid >= 0:
+            os.chown(self.path, -1, gid)
+        self._sock.listen(8)
+        self._sock.setblocking(False)
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self._sock, selectors.EVENT_READ, None)
+
+    def _remove_stale(self) -> None:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(self.path))
+        except OSError:
+            self.path.unlink()  # nobody listens: left over by a crash
+            return
+        finally:
+            probe.close()
+        raise ControlError(f"{self.path}: another service is running on this socket")
+
+    def fileno(self) -> int:
+        return self._sel.fileno()
+
+    def poll(self, timeout: float = 0.0) -> int:
+        """Accept, read, answer whatever is ready (waiting at most ``timeout`` seconds for
+        something to happen). Returns the number of requests answered."""
+        answered = 0
+        for key, mask in self._sel.select(timeout):
+            if key.data is None:
+                self._accept()
+                continue
+            conn: _Conn = key.data
+            if mask & selectors.EVENT_READ:
+                answered += self._read(conn)
+            if mask & selectors.EVENT_WRITE and conn.sock.fileno() >= 0:
+                self._flush(conn)
+        return answered
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self._sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            sock.setblocking(False)
+            self._sel.register(sock, selectors.EVENT_READ, _Conn(sock))
+
+    def _drop(self, conn: _Conn) -> None:
+        try:
+            self._sel.unregister(conn.sock)
+        except (KeyError, ValueError):
+            pass
+        conn.sock.close()
+
+    def _read(self, conn: _Conn) -> int:
+        try:
+            data = conn.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return 0
+        except OSError:
+            self._drop(conn)
+            return 0
+        if not data:
+            self._drop(conn)
+            return 0
+        conn.inbuf += data
+        answered = 0
+        while True:
+            i = conn.inbuf.find(b"\n")
+            if i < 0:
+                break
+            line = bytes(conn.inbuf[:i])
+            del conn.inbuf[: i + 1]
+            if conn.skipping:
+                conn.skipping = False
+                continue
+            if len(line) > MAX_REQUEST:
+                self.errors += 1
+                conn.outbuf += encode({"ok": False, "error": "request line too long"})
+            elif line.strip():
+                conn.outbuf += encode(self.answer(line))
+                answered += 1
+        if len(conn.inbuf) > MAX_REQUEST:
+            conn.inbuf.clear()
+            conn.skipping = True
+            self.errors += 1
+            conn.outbuf += encode({"ok": False, "error": "request line too long"})
+        self._flush(conn)
+        return answered
+
+    def _flush(self, conn: _Conn) -> None:
+        if conn.outbuf:
+            try:
+                n = conn.sock.send(conn.outbuf)
+                del conn.outbuf[:n]
+            except (BlockingIOError, InterruptedError):
+                pass
+            except OSError:
+                self._drop(conn)
+                return
+        if len(conn.outbuf) > 1 << 20:
+            self._drop(conn)
+            return
+        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.outbuf else 0)
+        self._sel.modify(conn.sock, events, conn)
+
+    def answer(self, line: str | bytes) -> dict[str, Any]:
+        """The response to one request line (also used by tests without a socket)."""
+        self.requests += 1
+        try:
+            request = parse_request(line)
+            response = dict(self.handler(request))
+        except BoardError as exc:
+            self.errors += 1
+            return {"ok": False, "error": str(exc)}
+        response.setdefault("ok", True)
+        return response
+
+    def close(self) -> None:
+        for key in list(self._sel.get_map().values()):
+            if key.data is not None:
+                self._drop(key.data)
+        self._sel.close()
+        self._sock.close()
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def default_socket(state_dir: Path | None = None) -> Path:
+    """Where the socket is: ``STATE_DIR/control.sock`` when a state directory is given, else
+    ``$BOARDCTL_SOCKET``, else the systemd runtime directory's, else
+    ``/run/boardctl/control.sock``."""
+    if state_dir is not None:
+        return Path(state_dir) / SOCKET_NAME
+    env = os.environ.get("BOARDCTL_SOCKET")
+    if env:
+        return Path(env)
+    runtime = os.environ.get("RUNTIME_DIRECTORY")
+    if runtime:
+        return Path(runtime.split(":")[0]) / SOCKET_NAME
+    return Path("/run/boardctl") / SOCKET_NAME
+
+
+def request(path: Path, cmd: str, timeout: float = 5.0, **args: Any) -> dict[str, Any]:
+    """Send one request to the service at ``path`` and return its response.
+
+    Raises ControlError with a clear reason when the service is not running, refuses the
+    request (``ok: false``) or does not answer in ``timeout`` seconds."""
+    payload = {"cmd": cmd, **{k: v for k, v in args.items() if v is not None}}
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        try:
+            sock.connect(str(path))
+        except FileNotFoundError:
+            raise ControlError(
+                f"the board service is not running (no control socket at {path})"
+            ) from None
+        except ConnectionRefusedError:
+            raise ControlError(
+                f"the board service is not running (nobody listens on {path})"
+            ) from None
+        except PermissionError:
+            raise ControlError(
+                f"{path}: permission denied (join the service's group to control the board)"
+            ) from None
+        sock.sendall(encode(payload))
+        buf = bytearray()
+        while b"\n" not in buf:
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                raise ControlError(f"the board service did not answer in {timeout:g} s") from None
+            if not chunk:
+                raise ControlError("the board service closed the connection without answering")
+            buf += chunk
+    except OSError as exc:
+        if exc.errno in (errno.ECONNRESET, errno.EPIPE):
+            raise ControlError("the board service closed the connection") from None
+        raise
+    finally:
+        sock.close()
+    try:
+        response = json.loads(buf[: buf.index(b"\n")])
+    except ValueError:
+        raise ControlError("the board service sent an unreadable answer") from None
+    if not isinstance(response, dict):
+        raise ControlError("the board service sent an unreadable answer")
+    if not response.get("ok"):
+        raise ControlError(str(response.get("error") or "the board service refused the request"))
+    return response

@@ -1,0 +1,457 @@
+"""The relay on the broadcast PC: serial feeds in, one live multi-game PDN out.
+
+Each board's feed (``firmware.feed`` lines) arrives on a serial port: a USB gadget port, a
+UART adapter, a pty, or any pySerial URL. :class:`RelayState` (pure: records in, PDN out) keeps
+every game it has heard of, with ``[%clock]`` comments and a ``Round "r.b"`` tag (round, then
+board); :class:`Relay` reads the ports, writes the PDN to a file atomically when it changes and
+serves it over HTTP for lidraughts-style polling (the whole PDN each time).
+
+Nothing is lost when a board is unplugged and plugged back in, or when lines are damaged:
+damaged lines are dropped (their checksum fails); moves carry their ply, so a move that does
+not follow the last one known is held back as a gap, which the next ``snapshot`` (sent by the
+board on every (re)connection and every few seconds) fills; a ``header`` with a new ``run``
+tells that the board restarted and its ``seq`` starts again.
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import select
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware.feed import decode_line
+from firmware.pdn import ClockReading, write_game
+
+#: A longer line is noise: dropped, and the reader resynchronises at the next newline.
+MAX_LINE = 64 * 1024
+
+GameKey = tuple[str, str]
+
+
+@dataclass
+class RelayGame:
+    """One game as the relay knows it."""
+
+    board: str
+    game: str
+    rules: str | None = None
+    start_fen: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    time_control: str | None = None
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    result: str | None = None
+    reason: str | None = None
+    running: str | None = None
+    #: A move arrived that does not follow the last one: waiting for a snapshot.
+    gap: bool = False
+
+    def round_tag(self) -> str:
+        """``r.b``: the game's round and its board number (PDN ``Round`` for broadcasts)."""
+        rnd = self.tags.get("Round", "").strip() or "?"
+        if "." in rnd:
+            return rnd
+        board = self.tags.get("Board", "").strip() or self.board
+        return f"{rnd}.{board}"
+
+    def pdn(self) -> str:
+        from firmware.rules import find_rules
+
+        tags = dict(self.tags)
+        tags.pop("Board", None)
+        tags["Round"] = self.round_tag()
+        if self.time_control:
+            tags.setdefault("TimeControl", self.time_control)
+        game_type = None
+        start_fen = self.start_fen
+        if self.rules:
+            try:
+                rules = find_rules(self.rules)
+            except Exception:  # an unknown rule set on the wire: keep the game, drop the type
+                rules = None
+            if rules is not None:
+                game_type = rules.game_type
+                if start_fen is not None and start_fen == rules.start_position().fen():
+                    start_fen = None
+        clocks: list[ClockReading | None] = []
+        for m in self.moves:
+            c = m.get("clock")
+            if isinstance(c, dict):
+                mover = m.get("side")
+                running = "black" if mover == "white" else "white"
+                clocks.append(ClockReading(_num(c.get("white")), _num(c.get("black")), running))
+            else:
+                clocks.append(None)
+        return write_game(
+            tags,
+            [str(m.get("move")) for m in self.moves],
+            start_fen=start_fen,
+            clocks=clocks if any(clocks) else None,
+            result=self.result or "*",
+            game_type=game_type,
+        )
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+@dataclass
+class _Source:
+    board: str
+    run: str | None = None
+    seq: int | None = None
+    game: str | None = None
+    lost: int = 0
+
+
+class RelayState:
+    """Every game heard of, built from decoded feed records. Pure: no I/O, no clock."""
+
+    def __init__(self) -> None:
+        self.games: dict[GameKey, RelayGame] = {}
+        self._sources: dict[str, _Source] = {}
+        self.dropped = 0
+
+    def source(self, name: str) -> _Source:
+        return self._sources.setdefault(name, _Source(board=name))
+
+    def feed_line(self, source: str, line: str | bytes) -> bool:
+        """Take one raw line from ``source``; True when the PDN changed."""
+        record = decode_line(line)
+        if record is None:
+            if line.strip() if isinstance(line, str) else bytes(line).strip():
+                self.dropped += 1
+            return False
+        return self.feed_record(source, record)
+
+    def feed_record(self, source: str, record: Mapping[str, Any]) -> bool:
+        """Take one decoded record from ``source``; True when the PDN changed."""
+        src = self.source(source)
+        kind = record.get("type")
+        seq = record.get("seq")
+        if kind == "header":
+            board, run = record.get("board"), record.get("run")
+            if isinstance(board, str) and board:
+                src.board = board
+            src.run = run if isinstance(run, str) else None
+            src.seq = seq if isinstance(seq, int) else None
+            return False
+        if isinstance(seq, int):
+            if src.seq is not None and seq != src.seq + 1:
+                src.lost += 1  # lines lost: the next snapshot puts things right
+            src.seq = seq
+        game_id = record.get("game")
+        if isinstance(game_id, str | int) and not isinstance(game_id, bool):
+            src.game = str(game_id)
+        if src.game is None:
+            return False  # nothing to attach the record to until a game or snapshot line
+        key = (src.board, src.game)
+        game = self.games.get(key)
+        if game is None:
+            if kind not in ("game", "snapshot", "move"):
+                return False
+            game = self.games[key] = RelayGame(board=src.board, game=src.game)
+            if kind == "move":
+                game.gap = record.get("ply") != 1
+        if kind == "game":
+            return self._game(game, record)
+        if kind == "snapshot":
+            return self._snapshot(game, record)
+        if kind == "move":
+            return self._move(game, record)
+        if kind == "result":
+            result = record.get("result")
+            if isinstance(result, str) and result != game.result:
+                game.result = result
+                game.reason = str(record.get("reason") or "")
+                return True
+        return False
+
+    @staticmethod
+    def _game(game: RelayGame, record: Mapping[str, Any]) -> bool:
+        before = game.pdn()
+        _setup(game, record)
+        return game.pdn() != before
+
+    @staticmethod
+    def _snapshot(game: RelayGame, record: Mapping[str, Any]) -> bool:
+        before = game.pdn()
+        _setup(game, record)
+        moves = record.get("moves")
+        if isinstance(moves, list) and all(_good_move(m) for m in moves):
+            game.moves = [dict(m) for m in moves]
+            game.gap = False
+        result = record.get("result")
+        game.result = result if isinstance(result, str) else None
+        game.reason = str(record.get("reason") or "") if game.result else None
+        return game.pdn() != before
+
+    @staticmethod
+    def _move(game: RelayGame, record: Mapping[str, Any]) -> bool:
+        if not _good_move(record):
+            return False
+        ply = record["ply"]
+        if ply == len(game.moves) + 1 and not game.gap:
+            keep = ("ply", "side", "move", "clock")
+            game.moves.append({k: record[k] for k in keep if k in record})
+            return True
+        if ply > len(game.moves) + 1:
+            game.gap = True  # lines were lost: wait for the next snapshot
+        return False
+
+    def pdn(self) -> str:
+        """All the games, in the order first heard of, as one PDN text."""
+        return "".join(game.pdn() for game in self.games.values())
+
+
+def _setup(game: RelayGame, record: Mapping[str, Any]) -> None:
+    rules = record.get("rules")
+    if isinstance(rules, str):
+        game.rules = rules
+    fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
+    if isinstance(fen, str) and fen:
+        game.start_fen = fen
+    tc = record.get("time_control")
+    if isinstance(tc, str) and tc:
+        game.time_control = tc
+    tags = record.get("tags")
+    if isinstance(tags, dict):
+        game.tags = {str(k): str(v) for k, v in tags.items() if isinstance(v, str | int)}
+
+
+def _good_move(m: Any) -> bool:
+    return (
+        isinstance(m, dict)
+        and isinstance(m.get("ply"), int)
+        and not isinstance(m.get("ply"), bool)
+        and m["ply"] >= 1
+        and isinstance(m.get("move"), str)
+        and m.get("side") in ("white", "black")
+    )
+
+
+class LineSplitter:
+    """Bytes from a port in, complete lines out; an overlong line is cut and dropped."""
+
+    def __init__(self, limit: int = MAX_LINE) -> None:
+        self._buf = bytearray()
+        self._limit = limit
+        self._skipping = False
+
+    def feed(self, data: bytes) -> list[bytes]:
+        self._buf += data
+        lines: list[bytes] = []
+        while True:
+            i = self._buf.find(b"\n")
+            if i < 0:
+                break
+            line = bytes(self._buf[: i + 1])
+            del self._buf[: i + 1]
+            if self._skipping:
+                self._skipping = False
+                continue
+            lines.append(line)
+        if len(self._buf) > self._limit:
+            self._buf.clear()
+            self._skipping = True
+        return lines
+
+    def reset(self) -> None:
+        """Forget a partial line (the port was closed: its rest will never come)."""
+        self._buf.clear()
+        self._skipping = False
+
+
+class SerialFeed:
+    """One board's serial port, reopened with backoff whenever it vanishes."""
+
+    def __init__(self, url: str, now: Callable[[], float] = time.monotonic,
+                 backoff: tuple[float, float] = (0.2, 5.0), baudrate: int = 115200) -> None:
+        self.url = url
+        self.name = url
+        self._now = now
+        self._backoff_min, self._backoff_max = backoff
+        self._backoff = self._backoff_min
+        self._retry_at = 0.0
+        self._baudrate = baudrate
+        self._port: Any = None
+        self._lines = LineSplitter()
+        self.opens = 0
+        self.last_error: str | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self._port is not None
+
+    def fileno(self) -> int | None:
+        """The open port's descriptor, to wait on with select; None for URLs without one."""
+        try:
+            return int(self._port.fileno()) if self._port is not None else None
+        except (AttributeError, OSError, ValueError, TypeError):
+            return None
+
+    def _open(self) -> None:
+        import serial
+
+        self._port = serial.serial_for_url(self.url, baudrate=self._baudrate, timeout=0)
+        self.opens += 1
+        self._backoff = self._backoff_min
+        self.last_error = None
+        self._lines.reset()
+
+    def _lost(self, exc: Exception) -> None:
+        self.last_error = f"{self.url}: {exc}"
+        if self._port is not None:
+            try:
+                self._port.close()
+            except Exception:  # closing a port that vanished may fail too: it is gone either way
+                pass
+        self._port = None
+        self._lines.reset()
+        self._retry_at = self._now() + self._backoff
+        self._backoff = min(self._backoff * 2, self._backoff_max)
+
+    def read_lines(self) -> list[bytes]:
+        """Whatever complete lines have arrived; never blocks."""
+        import serial
+
+        if self._port is None:
+            if self._now() < self._retry_at:
+                return []
+            try:
+                self._open()
+            except (serial.SerialException, OSError, ValueError) as exc:
+                self._lost(exc)
+                return []
+        try:
+            # With timeout=0 a read never blocks; on a tty whose other end has gone, pySerial
+            # raises ("device reports readiness to read but returned no data").
+            data = self._port.read(max(1, self._port.in_waiting))
+            if not data and self.url.startswith(("/", ".")) and not os.path.exists(self.url):
+                raise serial.SerialException("device vanished")
+        except (serial.SerialException, OSError) as exc:
+            self._lost(exc)
+            return []
+        return self._lines.feed(data) if data else []
+
+    def close(self) -> None:
+        if self._port is not None:
+            self._port.close()
+            self._port = None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` so that a reader sees the old file or the new, never half."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class PdnServer(http.server.ThreadingHTTPServer):
+    """Serves the current PDN at every path (``/``, ``/games.pdn``): the whole file each time."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int]) -> None:
+        self._lock = threading.Lock()
+        self._body = b""
+        self._stamp = time.time()
+        super().__init__(address, _PdnHandler)
+
+    def publish(self, text: str) -> None:
+        with self._lock:
+            self._body = text.encode("utf-8")
+            self._stamp = time.time()
+
+    def current(self) -> tuple[bytes, float]:
+        with self._lock:
+            return self._body, self._stamp
+
+
+class _PdnHandler(http.server.BaseHTTPRequestHandler):
+    server: PdnServer
+    protocol_version = "HTTP/1.1"
+
+    def _send(self, head_only: bool) -> None:
+        body, stamp = self.server.current()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-draughts-pdn; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Last-Modified", self.date_time_string(stamp))
+        self.end_headers()
+        if not head_only:
+            self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        self._send(head_only=False)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._send(head_only=True)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+class Relay:
+    """Reads the feeds, keeps the state, writes the file, feeds the HTTP server."""
+
+    def __init__(self, urls: Sequence[str], out: Path | None = None,
+                 server: PdnServer | None = None,
+                 now: Callable[[], float] = time.monotonic) -> None:
+        self.feeds = [SerialFeed(url, now=now) for url in urls]
+        self.state = RelayState()
+        self.out = out
+        self.server = server
+        self.writes = 0
+        self._published: str | None = None
+
+    def poll(self) -> bool:
+        """Read every port once; publish when the PDN changed. True when it did."""
+        changed = False
+        for feed in self.feeds:
+            for line in feed.read_lines():
+                changed |= self.state.feed_line(feed.name, line)
+        if changed or self._published is None:
+            self.publish()
+        return changed
+
+    def publish(self) -> None:
+        text = self.state.pdn()
+        if text == self._published:
+            return
+        self._published = text
+        if self.server is not None:
+            self.server.publish(text)
+        if self.out is not None:
+            write_atomically(self.out, text)
+            self.writes += 1
+
+    def wait(self, timeout: float) -> None:
+        """Block until a port has something to read or ``timeout`` seconds have passed."""
+        fds = [fd for fd in (feed.fileno() for feed in self.feeds) if fd is not None]
+        if len(fds) == len(self.feeds) and fds:
+            select.select(fds, [], [], timeout)
+        else:
+            time.sleep(timeout)
+
+    def close(self) -> None:
+        for feed in self.feeds:
+            feed.close()

@@ -1,0 +1,218 @@
+"""The game journal's format: what the service writes to disk so that nothing is lost.
+
+A journal is one file per game, JSON Lines, append-only:
+
+1. a leading ``game`` record: ``{"type": "game", "journal": 1, "id": ..., "rules": ...,
+   "fen": start FEN or null, "time_control": PDN TimeControl or null, "tags": {...},
+   "board": ..., "settle": seconds}``;
+2. then, in the order they happened, the raw events exactly in the ``firmware.events``
+   vocabulary: CONTRACT.md's ``start``, ``lift``, ``place``, ``press``, ``pause``, ``resume``
+   (``t`` in seconds on the game's own time line) and the arbiter's ``accept``, ``clock-set``,
+   ``moves-set``, ``adjourn``, ``resume-adjourned``, ``result``;
+3. interleaved, ``decision`` records (``{"type": "decision", "record": feed record}``) and
+   ``note`` records, which say what the board concluded; a reader may skip them, because the
+   events alone rebuild everything through the one code path (``firmware.session``).
+
+The game's time line runs on across restarts of the service: the journal's ``t`` never goes
+backwards, so the events after a restart can be appended to the same log and replayed.
+
+Reading tolerates what a power cut leaves: a torn last line, or a tail of garbage (zero bytes
+from a file system that had extended the file but not written it) after the last good record.
+Damage followed by good records is not a torn write, and raises :class:`EventLogError` naming
+the line. This module is pure: it turns text into records and records into text; the file
+writing with ``fsync`` lives in ``boardctl.journal_file``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware.errors import EventLogError
+
+#: Version of the journal format, in the ``game`` record.
+VERSION = 1
+
+#: CONTRACT.md's event types.
+SENSOR_EVENTS = frozenset({"start", "lift", "place", "press", "pause", "resume"})
+#: The arbiter's events (DESIGN.md "Shared vocabularies").
+ARBITER_EVENTS = frozenset(
+    {"accept", "clock-set", "moves-set", "adjourn", "resume-adjourned", "result"}
+)
+EVENT_TYPES = SENSOR_EVENTS | ARBITER_EVENTS
+#: Records a reader may skip.
+SKIPPABLE = frozenset({"decision", "note"})
+
+
+@dataclass
+class GameHeader:
+    """The journal's leading ``game`` record."""
+
+    id: str
+    rules: str
+    fen: str | None = None
+    time_control: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    board: str = "board"
+    settle: float | None = None
+    #: False: the game waits for a ``start`` (set-up checked first); True: play from the first
+    #: event (an event log without a ``start``).
+    started: bool = False
+
+    def record(self) -> dict[str, Any]:
+        rec: dict[str, Any] = {
+            "type": "game",
+            "journal": VERSION,
+            "id": self.id,
+            "rules": self.rules,
+            "fen": self.fen,
+            "time_control": self.time_control,
+            "tags": dict(self.tags),
+            "board": self.board,
+        }
+        if self.settle is not None:
+            rec["settle"] = self.settle
+        rec["started"] = self.started
+        return rec
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any], where: str = "line 1") -> GameHeader:
+        if rec.get("type") != "game":
+            raise EventLogError(f"{where}: a journal must start with a 'game' record")
+        version = rec.get("journal", VERSION)
+        if not isinstance(version, int) or version > VERSION:
+            raise EventLogError(f"{where}: journal version {version!r} is newer than this boardctl")
+        rid, rules = rec.get("id"), rec.get("rules")
+        if not isinstance(rid, str) or not rid or not isinstance(rules, str) or not rules:
+            raise EventLogError(f"{where}: the 'game' record needs a string 'id' and 'rules'")
+        fen, tc, board = rec.get("fen"), rec.get("time_control"), rec.get("board", "board")
+        tags = rec.get("tags") or {}
+        settle = rec.get("settle")
+        if not (fen is None or isinstance(fen, str)) or not (tc is None or isinstance(tc, str)):
+            raise EventLogError(f"{where}: 'fen' and 'time_control' must be text or null")
+        if not isinstance(tags, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in tags.items()
+        ):
+            raise EventLogError(f"{where}: 'tags' must map names to text")
+        if settle is not None and (isinstance(settle, bool) or not isinstance(settle, int | float)):
+            raise EventLogError(f"{where}: 'settle' must be a number of seconds")
+        started = rec.get("started", False)
+        if not isinstance(started, bool):
+            raise EventLogError(f"{where}: 'started' must be true or false")
+        return cls(rid, rules, fen, tc, dict(tags), str(board), settle, started)
+
+
+@dataclass
+class Journal:
+    """A journal as read: its header, its events (JSON objects) and its decisions."""
+
+    header: GameHeader
+    events: list[dict[str, Any]]
+    decisions: list[dict[str, Any]]
+    #: 1-based line numbers of ``events``, for error messages.
+    lines: list[int]
+    #: True when a torn or garbage tail was dropped.
+    torn: bool = False
+    #: Length in bytes of the good part (a writer truncates the file there before appending).
+    end: int = 0
+
+    #: The latest ``t`` of the skippable records (decisions and notes carry the time they
+    #: were made), 0.0 when none has one.
+    marks_t: float = 0.0
+
+    @property
+    def last_t(self) -> float:
+        """The last time the journal recorded, events and marks alike (0.0 for none)."""
+        last_event = max((float(e["t"]) for e in self.events), default=0.0)
+        return max(last_event, self.marks_t)
+
+
+def dumps(record: Mapping[str, Any]) -> str:
+    """One journal line (with its newline): compact JSON, ASCII, finite numbers."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=True, allow_nan=False) + "\n"
+
+
+def decision_record(feed_record: Mapping[str, Any], t: float | None = None) -> dict[str, Any]:
+    """Wrap a feed record (what the board concluded at ``t`` seconds) as a skippable record."""
+    rec: dict[str, Any] = {"type": "decision"}
+    if t is not None:
+        rec["t"] = t
+    rec["record"] = dict(feed_record)
+    return rec
+
+
+def note_record(text: str, t: float | None = None, **extra: Any) -> dict[str, Any]:
+    """A skippable remark (a restart, a recovery, the clock's heartbeat) at ``t`` seconds."""
+    rec: dict[str, Any] = {"type": "note", "note": text}
+    if t is not None:
+        rec["t"] = t
+    rec.update(extra)
+    return rec
+
+
+def check_event(rec: Mapping[str, Any], where: str) -> None:
+    """Raise EventLogError unless ``rec`` is a well-formed event of a known type."""
+    kind = rec.get("type")
+    if kind not in EVENT_TYPES:
+        raise EventLogError(f"{where}: unknown record type {kind!r}")
+    t = rec.get("t")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+        raise EventLogError(f"{where}: a '{kind}' event needs a time 't' in seconds")
+
+
+def read_journal(lines: Iterable[str | bytes], source: str = "journal") -> Journal:
+    """Read a journal from its lines (an open file will do).
+
+    Raises EventLogError, naming ``source`` and the line, for a journal that cannot be read:
+    no ``game`` record, an unknown record type, an event without a time, or damage followed by
+    good records. A torn or garbage tail is dropped and reported in ``Journal.torn``.
+    """
+    header: GameHeader | None = None
+    events: list[dict[str, Any]] = []
+    decisions: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    bad_line: int | None = None
+    last_t = marks_t = 0.0
+    offset = end = 0
+    for lineno, raw in enumerate(lines, 1):
+        where = f"{source}: line {lineno}"
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes | bytearray) else raw
+        offset += len(raw) if isinstance(raw, bytes | bytearray) else len(raw.encode())
+        if not text.strip("\x00 \t\r\n"):
+            if text.strip(" \t\r\n"):  # zero bytes: a tail the file system never wrote
+                bad_line = bad_line or lineno
+            continue
+        try:
+            rec = json.loads(text)
+            if not isinstance(rec, dict) or not text.endswith("\n"):
+                raise ValueError
+        except ValueError:
+            bad_line = bad_line or lineno
+            continue
+        if bad_line is not None:
+            raise EventLogError(f"{source}: line {bad_line}: damaged record before line {lineno}")
+        end = offset
+        if header is None:
+            header = GameHeader.from_record(rec, where)
+            continue
+        kind = rec.get("type")
+        if kind in SKIPPABLE:
+            if kind == "decision" and isinstance(rec.get("record"), dict):
+                decisions.append(rec["record"])
+            mark = rec.get("t")
+            if isinstance(mark, int | float) and not isinstance(mark, bool) and math.isfinite(mark):
+                marks_t = max(marks_t, float(mark))
+            continue
+        check_event(rec, where)
+        if float(rec["t"]) + 1e-9 < last_t:
+            raise EventLogError(f"{where}: time goes backwards ({rec['t']} after {last_t})")
+        last_t = float(rec["t"])
+        events.append(rec)
+        numbers.append(lineno)
+    if header is None:
+        raise EventLogError(f"{source}: no 'game' record: not a journal, or an empty one")
+    return Journal(header, events, decisions, numbers, torn=bad_line is not None, end=end,
+                   marks_t=marks_t)

@@ -1,0 +1,43 @@
+"""Perft: the number of leaf nodes of the legal-move tree, to check move generation.
+
+Counting convention (the one of the published tables: Aart Bik's BikDam blog, the
+rhalbersma/dctl test tables): moves with the same start square, end square and set of captured
+pieces count once, however many routes (orders of capture, landing squares on the way) lead to
+them; two such moves that differ in whether the man is crowned count twice. The last ply is
+counted without making the moves (bulk counting).
+"""
+
+from __future__ import annotations
+
+from firmware import _movegen as mg
+from firmware.errors import RulesError
+from firmware.position import Move, Position, _flags
+from firmware.rules import Side
+
+
+def perft(position: Position, depth: int) -> int:
+    """Leaf nodes ``depth`` plies from ``position`` (1 for depth 0)."""
+    if not isinstance(depth, int) or depth < 0:
+        raise RulesError(f"perft depth must be a whole number 0 or more, not {depth!r}")
+    return mg.perft(
+        position._t,
+        _flags(position.rules),
+        position._white,
+        position._black,
+        position._kings,
+        position.turn is Side.WHITE,
+        depth,
+    )
+
+
+def divide(position: Position, depth: int) -> list[tuple[Move, int]]:
+    """Perft per distinct first move (one route shown for each), for debugging counts."""
+    out: list[tuple[Move, int]] = []
+    seen: set[tuple[int, int, frozenset[int], bool]] = set()
+    for move in position.legal_moves():
+        key = (move.start, move.end, frozenset(move.captured), move.promotes)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((move, perft(position.play(move), depth - 1)))
+    return out

@@ -1,0 +1,445 @@
+"""The referee: from timestamped lift/place/press events to moves and irregularities.
+
+It keeps two things: the game position (the last committed move) and the board as sensed
+(which dark squares are occupied, plus any piece on a light square, which is inactive,
+003 5.3). At any moment the sensed board reads as the position, a legal move's result, a move
+under way, or an irregularity (``analysis.MoveTable``). Contact bounce and a piece brushing the
+squares it slides over only flicker the sensed board for milliseconds, so nothing is decided
+on a flicker:
+
+- with a clock, a move is committed by its player's press (released hand, 000 3.9, 3.11;
+  004 §32): the board at the press must show a legal result; a press without one is refused;
+- without a clock, when the board has rested on one legal result for ``settle_ns`` or the
+  opponent starts to move (lifts one of his own pieces).
+
+Irregularities (000 5.4) are reported with the LED picture and never end the game: the board
+returning to the position, or showing a legal result, lets play go on; ``accept`` (the
+opponent lets it stand, 000 5.4, 5.7) continues from the board as sensed, with the kings found
+by following every piece through the lifts and places.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from firmware.position import Move, Piece, Position
+from firmware.referee.analysis import Board, MoveTable, Reading
+from firmware.referee.decisions import (
+    MUST_MOVE,
+    WRONG,
+    Accepted,
+    Cleared,
+    Decision,
+    Irregularity,
+    LedMark,
+    MoveCommitted,
+    PressRefused,
+)
+from firmware.rules import RuleSet, Side
+
+#: Default settle time without a clock (issue 3 item 1).
+SETTLE_NS = 1_500_000_000
+#: A lift of one's own piece shorter than this is a brush or a bounce, not a touch (000 3.10).
+TOUCH_NS = 300_000_000
+
+#: Irregularities about the mover's own move, which a clocked board judges only at the press
+#: (the player may still change the move with the piece in hand, 000 3.11).
+_MOVER_KINDS = frozenset(
+    {"illegal-move", "missed-capture", "wrong-capture", "incomplete-removal", "extra-removal"}
+)
+
+
+@dataclass(slots=True)
+class _Lift:
+    square: int
+    at: int
+
+
+class Referee:
+    """Pure move inference for one game. Feed ``lift``/``place``/``press`` and ``tick``.
+
+    ``position`` is the game's position; ``clocked`` commits moves by presses; ``started``
+    False means the game is in set-up (000 5.2): board changes are checked against the start
+    position, no move is made until :meth:`start`.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        position: Position | None = None,
+        *,
+        clocked: bool = False,
+        settle_ns: int = SETTLE_NS,
+        touch_ns: int = TOUCH_NS,
+        started: bool = True,
+    ) -> None:
+        self.rules = rules
+        self.geometry = rules.geometry
+        self.position = position if position is not None else rules.start_position()
+        self.clocked = clocked
+        self.settle_ns = settle_ns
+        self.touch_ns = touch_ns
+        self.started = started
+        self.over = False
+        self.ply = 0
+        self.table = MoveTable(self.position)
+        self.previous: Board | None = None
+        self.sensed: set[int] = set(self.table.occupied)
+        self.light: dict[str, Piece] = {}
+        self.pieces: dict[int, Piece] = dict(self.position.pieces())
+        self.hand: list[Piece] = []
+        #: When the sensed board last changed, and whether its rest has been judged.
+        self.changed_at: int | None = None
+        self.judged = True
+        #: The current LED notice (an irregularity still on the board, or a touch-move).
+        self.notice: Irregularity | None = None
+        self._reported: tuple[str, Board, frozenset[str]] | None = None
+        #: This turn: lifts of the mover's own pieces (touch-move), set-downs (landing squares).
+        self._open_lifts: dict[int, int] = {}
+        self._touched: list[int] = []
+        self._landings: list[tuple[int, int]] = []
+        self._place_at: dict[int, int] = {}
+        #: A sealed move played on resumption, not yet carried out on the board.
+        self._sync: tuple[MoveTable, Move] | None = None
+
+    # -- the sensed board --------------------------------------------------------------------
+
+    def board(self) -> Board:
+        return frozenset(self.sensed)
+
+    def _dark(self, square: str) -> int | None:
+        return self.geometry._num.get(square)
+
+    def lift(self, square: str, at: int) -> list[Decision]:
+        out = self.tick(at)
+        sq = self._dark(square)
+        if sq is None:
+            piece = self.light.pop(square, None)
+            if piece is not None:
+                self.hand.append(piece)
+            return out
+        if sq not in self.sensed:
+            return out  # a sensor cannot open twice: a glitch, nothing changed
+        if not self.clocked and self.started and not self.over:
+            out += self._opponent_starts(sq, at)
+        self.sensed.discard(sq)
+        piece = self.pieces.pop(sq, None)
+        if piece is not None:
+            self.hand.append(piece)
+        placed = self._place_at.pop(sq, None)
+        if placed is not None and self._landings and self._landings[-1][0] == sq:
+            self._landings[-1] = (sq, at - placed)
+        if sq in self.table.own and sq not in self._open_lifts:
+            self._open_lifts[sq] = at
+        self._changed(at)
+        return out
+
+    def place(self, square: str, at: int) -> list[Decision]:
+        out = self.tick(at)
+        piece = self._from_hand()
+        sq = self._dark(square)
+        if sq is None:
+            self.light[square] = piece
+            self._changed(at)
+            return out
+        if sq in self.sensed:
+            return out
+        self.sensed.add(sq)
+        self.pieces[sq] = piece
+        lifted = self._open_lifts.pop(sq, None)
+        if lifted is not None and at - lifted >= self.touch_ns and sq in self.table.starts:
+            self._touch(sq)
+        self._landings.append((sq, 0))
+        self._place_at[sq] = at
+        self._changed(at)
+        return out
+
+    def _from_hand(self) -> Piece:
+        if self.hand:
+            return self.hand.pop()
+        return Piece(self.position.turn, False)
+
+    def _touch(self, sq: int) -> None:
+        if sq not in self._touched:
+            self._touched.append(sq)
+
+    def _changed(self, at: int) -> None:
+        self.changed_at = at
+        self.judged = False
+
+    # -- time --------------------------------------------------------------------------------
+
+    def tick(self, at: int) -> list[Decision]:
+        """Judge a board that has rested for the settle time (call it often, and before every
+        event; an event at ``at`` first lets the rest before it count)."""
+        if self.judged or self.changed_at is None or at - self.changed_at < self.settle_ns:
+            return []
+        self.judged = True
+        return self._at_rest(self.changed_at + self.settle_ns)
+
+    def _at_rest(self, at: int) -> list[Decision]:
+        sensed = self.board()
+        if not self.started:
+            return self._setup_check(at, sensed)
+        if self.over:
+            return []
+        reading = self._read(sensed)
+        if reading.kind == "result":
+            if not self.clocked or self._ends_game(reading.moves):
+                return self._commit(reading.moves, at, pressed=False)
+            return self._clear(at)
+        if reading.kind == "irregular":
+            if self.clocked and reading.irregular in _MOVER_KINDS:
+                return []
+            return self._report(reading, at, sensed)
+        if reading.kind == "progress" and self.notice is not None:
+            if self.notice.kind != "touch-move":  # keep showing what is left to do
+                marks = self._progress_refusal(sensed, at, self.position.turn).marks
+                if marks:
+                    self.notice = Irregularity(at, self.notice.kind, self.notice.side, marks)
+                    return []
+        return self._clear(at)
+
+    def _ends_game(self, moves: tuple[Move, ...]) -> bool:
+        after = self.position.play(moves[0])
+        return not after.legal_moves()
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _read(self, sensed: Board) -> Reading:
+        if self._sync is not None:
+            table, move = self._sync
+            if sensed == self.table.occupied:
+                self._sync = None
+            elif sensed == table.occupied or table.in_progress(sensed, [move]):
+                marks = self.table.marks_towards(sensed, self.table.occupied)
+                return Reading("progress", (), "", None, tuple(marks))
+        reading = self.table.read(sensed)
+        if reading.kind == "irregular":
+            return self.table.classify(sensed, self.previous, self.ply)
+        return reading
+
+    def _progress_refusal(self, sensed: Board, at: int, side: Side) -> Irregularity:
+        """Why a press on a move under way is refused: the capture stopped half way (000
+        5.4.9), or captured pieces still on the board (000 5.4.10-12), or no move at all."""
+        table = self.table
+        added = sensed - table.occupied
+        removed = table.occupied - sensed
+        if not added:
+            marks = [LedMark(self.geometry.algebraic(sq), "restore") for sq in sorted(removed)]
+            return Irregularity(at, "press-without-move", side, tuple(marks))
+        if len(added) != 1:
+            return Irregularity(at, "press-without-move", side, ())
+        (e,) = added
+        for m in table.moves:
+            if m.start in removed and e in table.path(m):
+                target = table.result_of(m)
+                kind = "incomplete-removal" if e == m.end else "wrong-capture"
+                return Irregularity(at, kind, side, tuple(table.marks_towards(sensed, target)))
+        return Irregularity(at, "press-without-move", side, ())
+
+    # -- presses -----------------------------------------------------------------------------
+
+    def press(self, side: Side, at: int) -> list[Decision]:
+        """``side`` pressed its clock: commit its move if the board shows one (004 §32)."""
+        out = self.tick(at)
+        if not self.clocked:
+            self.clocked = True  # the log has presses: the released hand ends at the press
+        if not self.started or self.over or side is not self.position.turn:
+            return out
+        sensed = self.board()
+        reading = self._read(sensed)
+        if reading.kind == "result":
+            return out + self._commit(reading.moves, at, pressed=True)
+        if reading.kind == "same":
+            irr = Irregularity(at, "press-without-move", side, ())
+        elif reading.kind == "progress":
+            irr = self._progress_refusal(sensed, at, side)
+        else:
+            irr = Irregularity(at, reading.irregular, reading.side, reading.marks)
+        self.notice = irr if irr.marks else self.notice
+        self._reported = (irr.kind, sensed, frozenset(self.light))
+        return out + [irr, PressRefused(at, side)]
+
+    # -- commits -----------------------------------------------------------------------------
+
+    def _commit(self, moves: tuple[Move, ...], at: int, pressed: bool) -> list[Decision]:
+        move = self.table.choose(moves, self._landings)
+        before = self.position
+        after = before.play(move)
+        side = before.turn
+        out: list[Decision] = [MoveCommitted(at, move, side, before, after, pressed)]
+        touch_first = self._first_touch(move)
+        self._advance(after, before.occupied())
+        if touch_first is not None:
+            alg = self.geometry.algebraic
+            irr = Irregularity(at, "touch-move", side, (LedMark(alg(touch_first), MUST_MOVE),))
+            self.notice = irr
+            out.append(irr)
+        return out
+
+    def _first_touch(self, move: Move) -> int | None:
+        """The first own piece with a legal move the player lifted this turn, if it is not the
+        piece he moved (000 3.10, 004 §11)."""
+        if self._touched and self._touched[0] != move.start:
+            return self._touched[0]
+        return None
+
+    def _advance(self, position: Position, previous: Board | None) -> None:
+        self.position = position
+        self.previous = previous
+        self.ply += 1
+        self.table = MoveTable(position)
+        self.pieces = {sq: p for sq, p in position.pieces().items() if sq in self.sensed}
+        self.hand.clear()
+        self.notice = None
+        self._reported = None
+        self._open_lifts.clear()
+        self._touched.clear()
+        self._landings.clear()
+        self._place_at.clear()
+        self.judged = True
+
+    def _opponent_starts(self, sq: int, at: int) -> list[Decision]:
+        """Without a clock, the opponent lifting one of his pieces ends the move on the board
+        (issue 3 item 1), unless it is a piece a longer capture would take (000 4.11)."""
+        sensed = self.board()
+        moves = self.table.results.get(sensed)
+        if not moves:
+            return []
+        opponent = self.position.turn.other
+        if sq not in self.table.opp or self.position.piece_at(sq) is None:
+            return []
+        if self.position.piece_at(sq).side is not opponent:  # type: ignore[union-attr]
+            return []
+        for m in self.table.moves:
+            if sq in m.captured and any(
+                m.start == c.start and m.end == c.end and set(c.captured) < set(m.captured)
+                for c in moves
+            ):
+                return []
+        return self._commit(tuple(moves), at, pressed=False)
+
+    # -- irregularities ----------------------------------------------------------------------
+
+    def _report(self, reading: Reading, at: int, sensed: Board) -> list[Decision]:
+        key = (reading.irregular, sensed, frozenset(self.light))
+        irr = Irregularity(at, reading.irregular, reading.side, reading.marks)
+        self.notice = irr
+        if self._reported == key:
+            return []
+        self._reported = key
+        return [irr]
+
+    def _clear(self, at: int) -> list[Decision]:
+        self._reported = None
+        if self.notice is not None and self.notice.kind != "touch-move":
+            self.notice = None
+            return [Cleared(at)]
+        return []
+
+    def _setup_check(self, at: int, sensed: Board) -> list[Decision]:
+        """Before the start: the start position and the board's orientation (000 5.1, 5.2);
+        a piece on a light square means a board turned the wrong way."""
+        marks = self.table.marks_towards(sensed, self.table.occupied)
+        marks += [LedMark(sq, WRONG) for sq in sorted(self.light)]
+        if not marks:
+            return self._clear(at)
+        reading = Reading("irregular", (), "setup", None, tuple(marks))
+        return self._report(reading, at, sensed)
+
+    def start(self, at: int) -> list[Decision]:
+        """The arbiter starts the game: check the set-up (000 5.2)."""
+        out = self.tick(at)
+        self.started = True
+        self.judged = True
+        marks = self.table.marks_towards(self.board(), self.table.occupied)
+        marks += [LedMark(sq, WRONG) for sq in sorted(self.light)]
+        if marks:
+            irr = Irregularity(at, "setup", None, tuple(marks))
+            self.notice = irr
+            self._reported = ("setup", self.board(), frozenset(self.light))
+            out.append(irr)
+        return out
+
+    # -- the arbiter -------------------------------------------------------------------------
+
+    def accept(self, at: int) -> list[Decision]:
+        """The opponent lets the board stand (000 5.4, 5.7): continue from the board as sensed,
+        each piece keeping its crown (followed through lifts and places); a man left on its
+        far row is crowned (000 3.6)."""
+        out = self.tick(at)
+        sensed = self.board()
+        reading = self._read(sensed)
+        if reading.kind == "result":
+            return out + self._commit(reading.moves, at, pressed=True)
+        if reading.kind == "same" or not self.started:
+            self.notice = None
+            self._reported = None
+            return out
+        passes = self._passes_turn(reading, sensed)
+        before = self.position
+        side = before.turn
+        white: dict[int, bool] = {}
+        black: dict[int, bool] = {}
+        g = self.geometry
+        for sq in sorted(sensed):
+            piece = self.pieces.get(sq) or Piece(side, False)
+            row = g.row_from_white(sq)
+            far = g.size - 1 if piece.side is Side.WHITE else 0
+            king = piece.king or row == far
+            (white if piece.side is Side.WHITE else black)[sq] = king
+        turn = side.other if passes else side
+        position = Position(self.rules, turn, white, black)
+        self._advance(position, None)
+        self.ply -= 1
+        return out + [Accepted(at, before, position, passes, side)]
+
+    def _passes_turn(self, reading: Reading, sensed: Board) -> bool:
+        """Does accepting this board let the mover's irregular move stand (the turn passes)?
+        Yes when the mover's pieces changed and the opponent's only lost pieces, or when a
+        move was taken back (the player who took it back moves again)."""
+        if reading.irregular == "take-back":
+            return True
+        turn = self.position.turn
+        mine = {sq for sq in sensed if (p := self.pieces.get(sq)) is not None and p.side is turn}
+        theirs = {sq for sq in sensed if sq not in mine}
+        return mine != set(self.table.own) and theirs <= set(self.table.opp)
+
+    def force(self, move: Move, at: int) -> list[Decision]:
+        """Play ``move`` without the board (a sealed move on resumption, 004 §35): the board
+        must then be made to follow; the LEDs show how."""
+        before = self.position
+        after = before.play(move)
+        old = self.table
+        out: list[Decision] = [MoveCommitted(at, move, before.turn, before, after, True)]
+        self._advance(after, before.occupied())
+        self._sync = (old, move)
+        self._changed(at)
+        self.judged = True
+        return out
+
+    def finish(self, at: int) -> list[Decision]:
+        """The log ended: a board resting on a legal result is the last move made."""
+        out = self.tick(at)
+        if self.started and not self.over and not self.judged:
+            self.judged = True
+            reading = self._read(self.board())
+            if reading.kind == "result" and (not self.clocked or self._ends_game(reading.moves)):
+                out += self._commit(reading.moves, at, pressed=False)
+        return out
+
+    # -- what to show ------------------------------------------------------------------------
+
+    def leds(self) -> dict[str, str]:
+        """The LED picture: algebraic square -> meaning."""
+        picture: dict[str, str] = {}
+        if self._sync is not None:
+            reading = self._read(self.board())
+            for mark in reading.marks:
+                picture[mark.square] = mark.meaning
+        if self.notice is not None:
+            for mark in self.notice.marks:
+                picture[mark.square] = mark.meaning
+        return picture
+

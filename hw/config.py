@@ -1,0 +1,438 @@
+"""The board's configuration file (TOML), read into frozen dataclasses and checked on load.
+
+The file lives at ``/etc/boardctl/config.toml`` (``SYSTEM_PATH``) unless ``--config`` names
+another. Every section and key is optional: a missing key takes the default shown in
+``hw/config.example.toml``. A wrong key or value raises :class:`ConfigError` whose message
+names the file, the key (``matrix.rows``) and what is wrong; unknown keys are rejected with the
+nearest known key as a suggestion, so that a typo never silently falls back to a default.
+
+Pin numbers are Broadcom (BCM) GPIO numbers, as gpiozero takes them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import ConfigError
+
+SYSTEM_PATH = Path("/etc/boardctl/config.toml")
+
+#: The LED meanings of docs/DESIGN.md, each with its default colour.
+DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
+    "restore": (0, 255, 0),
+    "remove": (255, 0, 0),
+    "must-move": (255, 160, 0),
+    "wrong": (255, 0, 255),
+    "last-move": (0, 64, 255),
+}
+
+#: GPIOs of the 40-pin header that a device may use (BCM 2..27; 0 and 1 hold the HAT EEPROM).
+USABLE_GPIOS = range(2, 28)
+_I2C_GPIOS = {2: "I2C SDA", 3: "I2C SCL"}
+_SPI_MOSI = 10
+_PWM_GPIOS = (12, 18, 21)  # rpi_ws281x can drive a strip from PWM0 on these (GPIO18 usual)
+
+_CORNERS = ("a1", "right-1", "a-top", "right-top")
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixConfig:
+    """The reed switch matrix (hw/matrix.py).
+
+    ``wiring = "dark"``: one sensor per dark square, ``size`` rows (one per rank, rank 1 first)
+    by ``size // 2`` columns (column k of rank r is the k-th dark square from the a-file).
+    ``wiring = "full"``: ``size`` rows by ``size`` columns (file a first); light squares unused.
+    """
+
+    wiring: str = "dark"
+    rows: tuple[int, ...] = (4, 5, 6, 12, 13, 16, 17, 19, 20, 21)
+    columns: tuple[int, ...] = (22, 23, 24, 26, 27)
+    scan_hz: float = 100.0
+    debounce_samples: int = 3
+    settle_us: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LedLayout:
+    """Where each square's pixel sits along the strip (hw/leds.py).
+
+    ``origin``: the corner where the strip starts, from White's side: ``"a1"``, ``"right-1"``
+    (h1 or j1), ``"a-top"`` (a8 or a10), ``"right-top"``. ``direction``: the first line of
+    pixels runs along a rank (``"ranks"``) or along a file (``"files"``). ``serpentine``: every
+    other line runs back. ``dark_only``: pixels under the dark squares only (32 or 50).
+    ``rotation``: the board turned on the LED panel by 0, 90, 180 or 270 degrees clockwise.
+    ``first_pixel``: pixels before the board's first one (status LEDs, a cut strip).
+    """
+
+    origin: str = "a1"
+    direction: str = "ranks"
+    serpentine: bool = True
+    dark_only: bool = False
+    rotation: int = 0
+    first_pixel: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LedConfig:
+    """The NeoPixel strip under the squares (hw/leds.py).
+
+    ``backend``: ``"none"``, ``"sim"`` (recording twin), ``"pwm"`` (adafruit-circuitpython-
+    neopixel on ``pin``, needs root) or ``"spi"`` (neopixel_spi on SPI0 MOSI, GPIO10, no root).
+    """
+
+    backend: str = "none"
+    pin: int = 18
+    pixel_order: str = "GRB"
+    brightness: float = 0.3
+    layout: LedLayout = field(default_factory=LedLayout)
+    colours: Mapping[str, tuple[int, int, int]] = field(
+        default_factory=lambda: dict(DEFAULT_COLOURS)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FacesConfig:
+    """The two clock faces, HT16K33 backpacks on I2C (hw/faces.py)."""
+
+    enabled: bool = True
+    i2c_bus: int = 1
+    white_address: int = 0x70
+    black_address: int = 0x71
+    brightness: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonsConfig:
+    """The clock buttons (hw/buttons.py): each pin to ground, internal pull-up by default.
+
+    ``pause`` (the arbiter's button) is optional: 0 means not fitted.
+    """
+
+    white: int = 14
+    black: int = 15
+    pause: int = 25
+    pull_up: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SerialConfig:
+    """The broadcast feed port (hw/serialport.py): a device path or a pyserial URL."""
+
+    port: str = "/dev/ttyGS0"
+    baudrate: int = 115200
+    write_timeout: float = 0.5
+    queue_lines: int = 2000
+    reconnect_max_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class GpioConfig:
+    """GPIO backend. ``chip``: the gpiochip for lgpio (a Pi 5 has its header on gpiochip4 with
+    older kernels, gpiochip0 from kernel 6.6.45); -1 lets gpiozero choose."""
+
+    chip: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class BoardConfig:
+    """The whole file."""
+
+    size: int = 10
+    state_dir: str = "/var/lib/boardctl"
+    gpio: GpioConfig = field(default_factory=GpioConfig)
+    matrix: MatrixConfig = field(default_factory=MatrixConfig)
+    leds: LedConfig = field(default_factory=LedConfig)
+    faces: FacesConfig = field(default_factory=FacesConfig)
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    serial: SerialConfig = field(default_factory=SerialConfig)
+    source: str = "<defaults>"
+
+    def gpio_claims(self) -> list[tuple[int, str]]:
+        """Every GPIO this configuration claims, with the key that claims it, in the order
+        the keys are checked (buses first, then the matrix, then the buttons)."""
+        claims: list[tuple[int, str]] = []
+        if self.faces.enabled:
+            claims += [(pin, f"faces ({what})") for pin, what in _I2C_GPIOS.items()]
+        if self.leds.backend == "pwm":
+            claims.append((self.leds.pin, "leds.pin"))
+        elif self.leds.backend == "spi":
+            claims.append((_SPI_MOSI, "leds (SPI MOSI)"))
+        claims += [(p, f"matrix.rows[{i}]") for i, p in enumerate(self.matrix.rows)]
+        claims += [(p, f"matrix.columns[{i}]") for i, p in enumerate(self.matrix.columns)]
+        claims += [(getattr(self.buttons, n), f"buttons.{n}") for n in ("white", "black", "pause")
+                   if getattr(self.buttons, n)]
+        return claims
+
+
+def default_config(size: int = 10) -> BoardConfig:
+    """The built-in configuration for a board size (the example file's pin map)."""
+    if size == 8:
+        return BoardConfig(
+            size=8,
+            matrix=MatrixConfig(rows=(4, 5, 6, 12, 13, 16, 17, 19), columns=(22, 23, 24, 26)),
+        )
+    return BoardConfig(size=size)
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Walks one TOML table against one dataclass, collecting values or raising ConfigError."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, key: str, what: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {key}: {what}")
+
+    def table(self, data: Any, key: str, cls: type) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise self.fail(key, f"expected a table ([{key}]), got {_kind(data)}")
+        known = [f.name for f in fields(cls) if f.name != "source"]
+        for name in data:
+            if name not in known:
+                where = f"{key}.{name}" if key else name
+                hint = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+                suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+                raise self.fail(where, f"unknown key{suggestion} (known: {', '.join(known)})")
+        return data
+
+    def integer(self, data: dict[str, Any], key: str, name: str, default: int,
+                lo: int | None = None, hi: int | None = None) -> int:
+        if name not in data:
+            return default
+        value = data[name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(f"{key}.{name}", f"expected an integer, got {_kind(value)}")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise self.fail(f"{key}.{name}", f"{value} is out of range {lo}..{hi}")
+        return value
+
+    def number(self, data: dict[str, Any], key: str, name: str, default: float,
+               lo: float, hi: float) -> float:
+        if name not in data:
+            return default
+        value = data[name]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(f"{key}.{name}", f"expected a number, got {_kind(value)}")
+        if not lo <= value <= hi:
+            raise self.fail(f"{key}.{name}", f"{value} is out of range {lo:g}..{hi:g}")
+        return float(value)
+
+    def boolean(self, data: dict[str, Any], key: str, name: str, default: bool) -> bool:
+        if name not in data:
+            return default
+        value = data[name]
+        if not isinstance(value, bool):
+            raise self.fail(f"{key}.{name}", f"expected true or false, got {_kind(value)}")
+        return value
+
+    def choice(self, data: dict[str, Any], key: str, name: str, default: str,
+               choices: tuple[str, ...]) -> str:
+        if name not in data:
+            return default
+        value = data[name]
+        if value not in choices:
+            hint = ""
+            if isinstance(value, str):
+                close = difflib.get_close_matches(value, choices, n=1, cutoff=0.5)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise self.fail(
+                f"{key}.{name}", f"{value!r} is not one of {', '.join(choices)}{hint}"
+            )
+        return str(value)
+
+    def string(self, data: dict[str, Any], key: str, name: str, default: str) -> str:
+        if name not in data:
+            return default
+        value = data[name]
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(f"{key}.{name}", f"expected a non-empty string, got {_kind(value)}")
+        return value
+
+    def gpio(self, data: dict[str, Any], key: str, name: str, default: int,
+             optional: bool = False) -> int:
+        value = self.integer(data, key, name, default)
+        if optional and value == 0:
+            return 0
+        if value not in USABLE_GPIOS:
+            raise self.fail(f"{key}.{name}", f"GPIO{value} is not a usable header GPIO (2..27)")
+        return value
+
+    def gpio_list(self, data: dict[str, Any], key: str, name: str,
+                  default: tuple[int, ...], length: int) -> tuple[int, ...]:
+        value = data.get(name, list(default))
+        where = f"{key}.{name}"
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected a list of GPIO numbers, got {_kind(value)}")
+        if len(value) != length:
+            raise self.fail(where, f"expected {length} GPIO numbers, got {len(value)}")
+        for i, pin in enumerate(value):
+            if isinstance(pin, bool) or not isinstance(pin, int):
+                raise self.fail(f"{where}[{i}]", f"expected a GPIO number, got {_kind(pin)}")
+            if pin not in USABLE_GPIOS:
+                raise self.fail(f"{where}[{i}]", f"GPIO{pin} is not a usable header GPIO (2..27)")
+        return tuple(value)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "a boolean"
+    return f"{type(value).__name__} {value!r}"
+
+
+_HEX_COLOUR = re.compile(r"#?([0-9a-fA-F]{6})")
+
+
+def _colour(r: _Reader, where: str, value: object) -> tuple[int, int, int]:
+    if isinstance(value, str):
+        m = _HEX_COLOUR.fullmatch(value.strip())
+        if m:
+            n = int(m.group(1), 16)
+            return (n >> 16) & 0xFF, (n >> 8) & 0xFF, n & 0xFF
+    if (isinstance(value, list) and len(value) == 3
+            and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255
+                    for c in value)):
+        return value[0], value[1], value[2]
+    raise r.fail(where, f'expected a colour as "#rrggbb" or [r, g, b] (0..255), got {_kind(value)}')
+
+
+def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
+    """Check a TOML document (already parsed) and build the configuration."""
+    r = _Reader(source)
+    top = r.table(data, "", BoardConfig)
+    size = top.get("size", 10)
+    if size not in (8, 10) or isinstance(size, bool):
+        raise r.fail("size", f"{size!r} is not a board size (8 or 10)")
+    base = default_config(size)
+    state_dir = r.string(top, "", "state_dir", base.state_dir)
+
+    g = r.table(top.get("gpio", {}), "gpio", GpioConfig)
+    gpio = GpioConfig(chip=r.integer(g, "gpio", "chip", -1, -1, 15))
+
+    m = r.table(top.get("matrix", {}), "matrix", MatrixConfig)
+    wiring = r.choice(m, "matrix", "wiring", "dark", ("dark", "full"))
+    ncols = size // 2 if wiring == "dark" else size
+    default_cols = base.matrix.columns if wiring == "dark" else ()
+    if wiring == "full" and "columns" not in m:
+        raise r.fail("matrix.columns", f"full wiring needs {size} column GPIOs, none given")
+    matrix = MatrixConfig(
+        wiring=wiring,
+        rows=r.gpio_list(m, "matrix", "rows", base.matrix.rows, size),
+        columns=r.gpio_list(m, "matrix", "columns", default_cols, ncols),
+        scan_hz=r.number(m, "matrix", "scan_hz", 100.0, 10.0, 2000.0),
+        debounce_samples=r.integer(m, "matrix", "debounce_samples", 3, 1, 50),
+        settle_us=r.integer(m, "matrix", "settle_us", 0, 0, 1000),
+    )
+
+    led = r.table(top.get("leds", {}), "leds", LedConfig)
+    lay = r.table(led.get("layout", {}), "leds.layout", LedLayout)
+    layout = LedLayout(
+        origin=r.choice(lay, "leds.layout", "origin", "a1", _CORNERS),
+        direction=r.choice(lay, "leds.layout", "direction", "ranks", ("ranks", "files")),
+        serpentine=r.boolean(lay, "leds.layout", "serpentine", True),
+        dark_only=r.boolean(lay, "leds.layout", "dark_only", False),
+        rotation=r.integer(lay, "leds.layout", "rotation", 0),
+        first_pixel=r.integer(lay, "leds.layout", "first_pixel", 0, 0, 10000),
+    )
+    if layout.rotation not in (0, 90, 180, 270):
+        raise r.fail("leds.layout.rotation", f"{layout.rotation} is not 0, 90, 180 or 270")
+    colours = dict(DEFAULT_COLOURS)
+    col = led.get("colours", {})
+    if not isinstance(col, dict):
+        raise r.fail("leds.colours", f"expected a table, got {_kind(col)}")
+    for meaning, value in col.items():
+        if meaning not in DEFAULT_COLOURS:
+            hint = difflib.get_close_matches(meaning, list(DEFAULT_COLOURS), n=1)
+            suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+            raise r.fail(f"leds.colours.{meaning}", f"unknown LED meaning{suggestion} "
+                         f"(known: {', '.join(DEFAULT_COLOURS)})")
+        colours[meaning] = _colour(r, f"leds.colours.{meaning}", value)
+    backend = r.choice(led, "leds", "backend", "none", ("none", "sim", "pwm", "spi"))
+    pixel_order = r.choice(led, "leds", "pixel_order", "GRB", ("GRB", "RGB", "GRBW", "RGBW"))
+    pin = r.gpio(led, "leds", "pin", 18)
+    if backend == "pwm" and pin not in _PWM_GPIOS:
+        raise r.fail("leds.pin", f"GPIO{pin} cannot drive a NeoPixel strip by PWM "
+                     f"(use one of {', '.join(map(str, _PWM_GPIOS))}; 18 is usual)")
+    leds = LedConfig(
+        backend=backend, pin=pin, pixel_order=pixel_order,
+        brightness=r.number(led, "leds", "brightness", 0.3, 0.0, 1.0),
+        layout=layout, colours=colours,
+    )
+
+    f = r.table(top.get("faces", {}), "faces", FacesConfig)
+    faces = FacesConfig(
+        enabled=r.boolean(f, "faces", "enabled", True),
+        i2c_bus=r.integer(f, "faces", "i2c_bus", 1, 0, 31),
+        white_address=r.integer(f, "faces", "white_address", 0x70, 0x70, 0x77),
+        black_address=r.integer(f, "faces", "black_address", 0x71, 0x70, 0x77),
+        brightness=r.number(f, "faces", "brightness", 0.5, 0.0, 1.0),
+    )
+    if faces.enabled and faces.white_address == faces.black_address:
+        raise r.fail("faces.black_address", f"0x{faces.black_address:02x} is also "
+                     "faces.white_address; solder an address jumper on one face")
+
+    b = r.table(top.get("buttons", {}), "buttons", ButtonsConfig)
+    buttons = ButtonsConfig(
+        white=r.gpio(b, "buttons", "white", base.buttons.white),
+        black=r.gpio(b, "buttons", "black", base.buttons.black),
+        pause=r.gpio(b, "buttons", "pause", base.buttons.pause, optional=True),
+        pull_up=r.boolean(b, "buttons", "pull_up", True),
+    )
+
+    s = r.table(top.get("serial", {}), "serial", SerialConfig)
+    serial = SerialConfig(
+        port=r.string(s, "serial", "port", "/dev/ttyGS0"),
+        baudrate=r.integer(s, "serial", "baudrate", 115200, 300, 4_000_000),
+        write_timeout=r.number(s, "serial", "write_timeout", 0.5, 0.001, 60.0),
+        queue_lines=r.integer(s, "serial", "queue_lines", 2000, 1, 1_000_000),
+        reconnect_max_s=r.number(s, "serial", "reconnect_max_s", 5.0, 0.01, 600.0),
+    )
+
+    config = BoardConfig(size=size, state_dir=state_dir, gpio=gpio, matrix=matrix, leds=leds,
+                         faces=faces, buttons=buttons, serial=serial, source=source)
+    _check_pins(r, config)
+    return config
+
+
+def _check_pins(r: _Reader, config: BoardConfig) -> None:
+    """No GPIO claimed twice (a row also a button, a column on the I2C or LED line)."""
+    seen: dict[int, str] = {}
+    for pin, what in config.gpio_claims():
+        if pin in seen:
+            raise r.fail(what, f"GPIO{pin} is already used by {seen[pin]}")
+        seen[pin] = what
+
+
+def load_config(path: str | Path | None = None) -> BoardConfig:
+    """Read the configuration: ``path`` if given, else the system file if it exists, else the
+    built-in defaults (a 10x10 board with the pin map of hw/config.example.toml)."""
+    if path is None:
+        if not SYSTEM_PATH.exists():
+            return default_config()
+        path = SYSTEM_PATH
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: no such configuration file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    return parse_config(data, str(p))

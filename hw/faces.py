@@ -1,0 +1,260 @@
+"""The two clock faces: 4-digit 7-segment HT16K33 backpacks on I2C, one address each.
+
+The driver is Adafruit's ``adafruit_ht16k33.segments.Seg7x4`` in every case; only the I2C bus
+changes (gpiozero's lesson: swap the bus, not the driver):
+
+- :meth:`ClockFaces.real` opens the Pi's I2C bus (``board``/``busio`` imported there only);
+- :meth:`ClockFaces.simulated` gives the driver a :class:`RecordingI2C`, a fake bus at the
+  outermost edge that holds each chip's display RAM as the driver writes it and records what
+  each face showed, read back from the segment bits.
+
+What to show comes from :mod:`firmware.clockface`; a face is written only when its text
+changes, so the service can call :meth:`ClockFaces.update` on every loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware.clock import GameClock
+from firmware.clockface import FaceText, face_view
+from firmware.errors import HardwareError
+from firmware.rules import Side
+
+DEFAULT_ADDRESSES = {Side.WHITE: 0x70, Side.BLACK: 0x71}
+
+#: Digit positions in the HT16K33 RAM of a 4-digit backpack, and the colon's byte and bit.
+DIGIT_BYTES = (0, 2, 6, 8)
+COLON_BYTE, COLON_BIT = 4, 0x02
+DECIMAL_POINT = 0x80
+#: Segment patterns read back as characters (the driver's font, first meaning kept).
+_PATTERNS: dict[int, str] = {0x00: " ", 0x40: "-"}
+for _char, _bits in (
+    ("0", 0x3F), ("1", 0x06), ("2", 0x5B), ("3", 0x4F), ("4", 0x66), ("5", 0x6D), ("6", 0x7D),
+    ("7", 0x07), ("8", 0x7F), ("9", 0x6F), ("A", 0x77), ("b", 0x7C), ("C", 0x39), ("d", 0x5E),
+    ("E", 0x79), ("F", 0x71), ("G", 0x3D), ("H", 0x76), ("I", 0x30), ("J", 0x1E), ("L", 0x38),
+    ("n", 0x54), ("o", 0x5C), ("P", 0x73), ("q", 0x67), ("r", 0x50), ("t", 0x78), ("U", 0x3E),
+    ("v", 0x1C), ("y", 0x6E),
+):  # fmt: skip
+    _PATTERNS.setdefault(_bits, _char)
+
+
+@dataclass
+class SimulatedChip:
+    """One HT16K33 as the bus sees it: 16 bytes of display RAM and the command state."""
+
+    ram: bytearray = field(default_factory=lambda: bytearray(16))
+    oscillator: bool = False
+    display_on: bool = False
+    blink: int = 0
+    brightness: int = 15
+
+    def receive(self, data: bytes) -> None:
+        if not data:
+            return  # the bus device probing for the chip
+        command = data[0]
+        if len(data) == 1:
+            high = command & 0xF0
+            if high == 0x20:
+                self.oscillator = bool(command & 0x01)
+            elif high == 0x80:
+                self.display_on = bool(command & 0x01)
+                self.blink = (command >> 1) & 0x03
+            elif high == 0xE0:
+                self.brightness = command & 0x0F
+            return
+        start = command & 0x0F
+        payload = data[1:]
+        end = min(16, start + len(payload))
+        self.ram[start:end] = payload[: end - start]
+
+    def text(self) -> str:
+        """The face as a reader sees it: four characters, ``.`` after a lit point, ``:`` for
+        the colon (after the second digit)."""
+        out = []
+        for index, byte_index in enumerate(DIGIT_BYTES):
+            bits = self.ram[byte_index]
+            out.append(_PATTERNS.get(bits & 0x7F, "?"))
+            if bits & DECIMAL_POINT:
+                out.append(".")
+            if index == 1 and self.ram[COLON_BYTE] & COLON_BIT:
+                out.append(":")
+        return "".join(out)
+
+
+class RecordingI2C:
+    """A fake ``busio.I2C`` with HT16K33 chips at ``addresses``; records every transfer and,
+    after each display write, what the face showed: ``history[address]``."""
+
+    def __init__(self, addresses: tuple[int, ...] = (0x70, 0x71)) -> None:
+        self.chips = {address: SimulatedChip() for address in addresses}
+        self.history: dict[int, list[str]] = {address: [] for address in addresses}
+        self.transfers = 0
+        self._locked = False
+
+    def try_lock(self) -> bool:
+        if self._locked:
+            return False
+        self._locked = True
+        return True
+
+    def unlock(self) -> None:
+        self._locked = False
+
+    def scan(self) -> list[int]:
+        return sorted(self.chips)
+
+    def _chip(self, address: int) -> SimulatedChip:
+        chip = self.chips.get(address)
+        if chip is None:
+            raise OSError(121, "Remote I/O error")  # what Linux says for a missing address
+        return chip
+
+    def writeto(
+        self, address: int, buffer: Any, *, start: int = 0, end: int | None = None
+    ) -> None:
+        chip = self._chip(address)
+        data = bytes(buffer[start : len(buffer) if end is None else end])
+        self.transfers += 1
+        chip.receive(data)
+        if len(data) > 1:
+            shown = chip.text()
+            history = self.history[address]
+            if not history or history[-1] != shown:
+                history.append(shown)
+
+    def readfrom_into(
+        self, address: int, buffer: Any, *, start: int = 0, end: int | None = None
+    ) -> None:
+        self._chip(address)
+        self.transfers += 1
+        for index in range(start, len(buffer) if end is None else end):
+            buffer[index] = 0
+
+    def writeto_then_readfrom(
+        self,
+        address: int,
+        out_buffer: Any,
+        in_buffer: Any,
+        *,
+        out_start: int = 0,
+        out_end: int | None = None,
+        in_start: int = 0,
+        in_end: int | None = None,
+    ) -> None:
+        self.writeto(address, out_buffer, start=out_start, end=out_end)
+        self.readfrom_into(address, in_buffer, start=in_start, end=in_end)
+
+    def deinit(self) -> None:
+        self._locked = False
+
+
+class ClockFaces:
+    """White's and Black's faces on one I2C bus, driven by Adafruit's Seg7x4 driver."""
+
+    def __init__(
+        self,
+        i2c: Any,
+        white_address: int = 0x70,
+        black_address: int = 0x71,
+        brightness: float = 0.5,
+        closer: Callable[[], None] | None = None,
+    ) -> None:
+        from adafruit_ht16k33.segments import Seg7x4
+
+        if white_address == black_address:
+            raise HardwareError(f"both clock faces are at I2C address 0x{white_address:02x}")
+        if not 0.0 <= brightness <= 1.0:
+            raise HardwareError(f"face brightness must be 0.0 to 1.0, not {brightness}")
+        self.i2c = i2c
+        self.addresses = {Side.WHITE: white_address, Side.BLACK: black_address}
+        self._closer = closer
+        self._faces: dict[Side, Any] = {}
+        for side, address in self.addresses.items():
+            try:
+                face = Seg7x4(i2c, address=address, auto_write=False)
+                face.brightness = brightness
+            except (ValueError, OSError) as exc:
+                raise HardwareError(
+                    f"no {side.value} clock face at I2C address 0x{address:02x} ({exc})"
+                ) from None
+            self._faces[side] = face
+        self._shown: dict[Side, FaceText | None] = {Side.WHITE: None, Side.BLACK: None}
+
+    @classmethod
+    def simulated(
+        cls,
+        white_address: int = 0x70,
+        black_address: int = 0x71,
+        brightness: float = 0.5,
+        bus: RecordingI2C | None = None,
+    ) -> ClockFaces:
+        """Faces on a :class:`RecordingI2C` (``faces.i2c``): the real driver, no hardware."""
+        if bus is None:
+            bus = RecordingI2C((white_address, black_address))
+        return cls(bus, white_address, black_address, brightness)
+
+    @classmethod
+    def real(
+        cls,
+        bus: int = 1,
+        white_address: int = 0x70,
+        black_address: int = 0x71,
+        brightness: float = 0.5,
+    ) -> ClockFaces:
+        """Faces on the Pi's I2C bus ``bus`` (1 is the header's SDA/SCL, GPIO 2 and 3)."""
+        try:
+            if bus == 1:
+                import board
+                import busio
+
+                i2c: Any = busio.I2C(board.SCL, board.SDA)
+            else:
+                from adafruit_extended_bus import ExtendedI2C
+
+                i2c = ExtendedI2C(bus)
+        except ImportError as exc:
+            raise HardwareError(f"cannot open I2C bus {bus}: {exc}") from None
+        except (OSError, RuntimeError, ValueError, NotImplementedError) as exc:
+            raise HardwareError(f"cannot open I2C bus {bus} for the clock faces: {exc}") from None
+        return cls(i2c, white_address, black_address, brightness, closer=i2c.deinit)
+
+    def show(self, side: Side, face: FaceText) -> bool:
+        """Put ``face`` on ``side``'s display; False (and no I2C traffic) if it shows already."""
+        if self._shown[side] == face:
+            return False
+        display = self._faces[side]
+        previous = self._shown[side]
+        try:
+            if previous is None or previous.blink != face.blink:
+                display.blink_rate = 2 if face.blink else 0
+            display.print(face.text)
+            display.show()
+        except OSError as exc:
+            self._shown[side] = None
+            raise HardwareError(
+                f"{side.value} clock face at 0x{self.addresses[side]:02x} failed: {exc}"
+            ) from None
+        self._shown[side] = face
+        return True
+
+    def update(self, clock: GameClock, at: int) -> int:
+        """Show both sides of ``clock`` at ``at``; the number of faces written."""
+        return sum(self.show(side, face_view(clock, side, at)) for side in self._faces)
+
+    def shown(self, side: Side) -> FaceText:
+        """The text last put on the side's face (empty text before the first)."""
+        return self._shown[side] or FaceText("")
+
+    def close(self) -> None:
+        for side in self._faces:
+            try:
+                self._faces[side].fill(0)
+                self._faces[side].show()
+            except OSError:
+                pass
+        if self._closer is not None:
+            self._closer()
+            self._closer = None

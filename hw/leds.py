@@ -1,0 +1,222 @@
+"""The LEDs under the squares: a NeoPixel (WS2812) strip driven through adafruit PixelBuf.
+
+:class:`LedStrip` turns an LED picture (``{algebraic square: meaning}``, as
+``BoardSession.leds()`` returns it; meanings in docs/DESIGN.md) into pixel colours and shows
+it. The pixels are any ``adafruit_pixelbuf.PixelBuf``:
+
+* ``pwm``: ``neopixel.NeoPixel`` on GPIO18 (rpi_ws281x PWM/DMA; needs root),
+* ``spi``: ``neopixel_spi.NeoPixel_SPI`` on SPI0 MOSI, GPIO10 (no root; Pi 3, 4 and 5),
+* ``sim`` / ``none``: :class:`RecordingPixels`, the real PixelBuf with a ``_transmit`` that
+  records each frame, so tests see exactly the bytes a strip would receive.
+
+The real backends import ``board``/``neopixel`` only inside :func:`open_strip`.
+
+:class:`PixelMap` says which pixel lies under which square: the strip starts at a corner,
+runs along ranks or files, optionally serpentine, possibly only under the dark squares, and
+the whole board may sit turned on the LED panel.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import adafruit_pixelbuf
+
+from firmware.errors import HardwareError
+from hw.config import DEFAULT_COLOURS, LedConfig, LedLayout
+
+Colour = tuple[int, int, int]
+OFF: Colour = (0, 0, 0)
+
+
+class PixelMap:
+    """Square -> pixel index for a board size and a strip layout."""
+
+    def __init__(self, size: int, layout: LedLayout) -> None:
+        if size not in (8, 10):
+            raise ValueError(f"board size must be 8 or 10, not {size}")
+        self.size = size
+        self.layout = layout
+        order: list[str] = []  # board cells in the order the strip passes under them
+        for line in range(size):
+            for step in range(size):
+                pos = size - 1 - step if layout.serpentine and line % 2 else step
+                x, y = (pos, line) if layout.direction == "ranks" else (line, pos)
+                if layout.origin in ("right-1", "right-top"):
+                    x = size - 1 - x
+                if layout.origin in ("a-top", "right-top"):
+                    y = size - 1 - y
+                f, r = _unrotate(x, y, layout.rotation, size)
+                if layout.dark_only and (f + r) % 2:
+                    continue
+                order.append(f"{chr(ord('a') + f)}{r + 1}")
+        self.cells = tuple(order)
+        #: pixel[square]: the strip index under each dark square.
+        self.pixel: dict[str, int] = {
+            sq: layout.first_pixel + i for i, sq in enumerate(order)
+            if (ord(sq[0]) - ord("a") + int(sq[1:]) - 1) % 2 == 0
+        }
+        #: The number of pixels the strip needs.
+        self.count = layout.first_pixel + len(order)
+
+    def square_at(self, index: int) -> str | None:
+        """The dark square above pixel ``index`` (None for light squares and extra pixels)."""
+        i = index - self.layout.first_pixel
+        if 0 <= i < len(self.cells) and self.cells[i] in self.pixel:
+            return self.cells[i]
+        return None
+
+
+def _unrotate(x: int, y: int, rotation: int, size: int) -> tuple[int, int]:
+    """Panel cell (x, y) -> board cell (file, rank) when the board is turned ``rotation``
+    degrees clockwise on the panel (seen from above, White's side down)."""
+    m = size - 1
+    if rotation == 90:
+        return m - y, x
+    if rotation == 180:
+        return m - x, m - y
+    if rotation == 270:
+        return y, m - x
+    return x, y
+
+
+class RecordingPixels(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
+    """The simulated strip: the real PixelBuf, whose ``show()`` records the frame sent.
+
+    ``frames`` keeps the last ``keep`` frames, each the bytes a strip would be sent (after
+    brightness, in the strip's byte order); :meth:`colours` decodes one back to RGB.
+    """
+
+    def __init__(self, n: int, *, pixel_order: str = "GRB", brightness: float = 1.0,
+                 keep: int = 1000) -> None:
+        super().__init__(n, byteorder=pixel_order, brightness=brightness, auto_write=False)
+        self.frames: deque[bytes] = deque(maxlen=keep)
+        self.shown = 0
+        bpp, order, _white, _dotstar = self.parse_byteorder(pixel_order)
+        self._decode = (bpp, order[0], order[1], order[2])
+
+    def _transmit(self, buffer: bytearray) -> None:
+        self.frames.append(bytes(buffer))
+        self.shown += 1
+
+    def colours(self, frame: bytes | None = None) -> list[Colour]:
+        """Each pixel's (r, g, b) in a recorded frame (the last one by default)."""
+        if frame is None:
+            frame = self.frames[-1] if self.frames else bytes(len(self) * self._decode[0])
+        bpp, r, g, b = self._decode
+        return [(frame[i + r], frame[i + g], frame[i + b]) for i in range(0, len(frame), bpp)]
+
+
+class LedStrip:
+    """Shows LED pictures on a strip: one colour per meaning, everything else dark."""
+
+    def __init__(self, pixels: Any, pixel_map: PixelMap,
+                 colours: Mapping[str, Colour] | None = None) -> None:
+        if len(pixels) < pixel_map.count:
+            raise HardwareError(
+                f"the LED layout needs {pixel_map.count} pixels, the strip has {len(pixels)}"
+            )
+        self.pixels = pixels
+        self.map = pixel_map
+        self.colours: dict[str, Colour] = dict(DEFAULT_COLOURS if colours is None else colours)
+
+    @property
+    def brightness(self) -> float:
+        return float(self.pixels.brightness)
+
+    @brightness.setter
+    def brightness(self, value: float) -> None:
+        self.pixels.brightness = max(0.0, min(1.0, value))
+
+    def show(self, picture: Mapping[str, str]) -> None:
+        """Light each square of ``picture`` in its meaning's colour; all others off.
+
+        An unknown square or meaning raises HardwareError naming it, and nothing is shown
+        (the previous picture stays up rather than a wrong one)."""
+        frame: list[tuple[int, Colour]] = []
+        for square, meaning in picture.items():
+            try:
+                index = self.map.pixel[square]
+            except KeyError:
+                raise HardwareError(f"no LED under square {square!r}") from None
+            try:
+                frame.append((index, self.colours[meaning]))
+            except KeyError:
+                raise HardwareError(
+                    f"no colour for LED meaning {meaning!r} (known: {', '.join(self.colours)})"
+                ) from None
+        self.pixels.fill(OFF)
+        for index, colour in frame:
+            self.pixels[index] = colour
+        self.pixels.show()
+
+    def light(self, square: str, colour: Colour) -> None:
+        """One square in one colour, all others off (hwtest's walk)."""
+        self.pixels.fill(OFF)
+        self.pixels[self.map.pixel[square]] = colour
+        self.pixels.show()
+
+    def off(self) -> None:
+        self.pixels.fill(OFF)
+        self.pixels.show()
+
+    def lit(self, colours: list[Colour] | None = None) -> dict[str, Colour]:
+        """The squares lit in ``colours`` (a decoded frame; the pixels' buffer by default)."""
+        if colours is None:
+            colours = [tuple(self.pixels[i])[:3] for i in range(len(self.pixels))]
+        return {sq: colours[i] for sq, i in self.map.pixel.items() if colours[i] != OFF}
+
+    def walk(self, colour: Colour = (255, 255, 255)) -> Iterator[str]:
+        """Light each dark square in turn, in strip order; yields the square lit."""
+        for index in range(len(self.pixels)):
+            square = self.map.square_at(index)
+            if square is not None:
+                self.light(square, colour)
+                yield square
+        self.off()
+
+    def close(self) -> None:
+        self.off()
+        deinit = getattr(self.pixels, "deinit", None)
+        if deinit is not None:
+            deinit()
+
+
+def open_strip(size: int, config: LedConfig) -> LedStrip:
+    """The strip the config names. ``none`` and ``sim`` give a recording strip (``none``
+    keeps a single frame); ``pwm`` and ``spi`` open the real hardware (HardwareError with the
+    reason when it cannot: not a Pi, not root for PWM, SPI not enabled, library missing)."""
+    pixel_map = PixelMap(size, config.layout)
+    n = pixel_map.count
+    if config.backend in ("none", "sim"):
+        pixels: Any = RecordingPixels(n, pixel_order=config.pixel_order,
+                                      brightness=config.brightness,
+                                      keep=1 if config.backend == "none" else 1000)
+        return LedStrip(pixels, pixel_map, config.colours)
+    try:
+        import board  # Adafruit Blinka: the Pi's pins for CircuitPython libraries
+
+        if config.backend == "pwm":
+            import neopixel
+
+            pixels = neopixel.NeoPixel(getattr(board, f"D{config.pin}"), n,
+                                       brightness=config.brightness, auto_write=False,
+                                       pixel_order=config.pixel_order)
+        else:
+            import neopixel_spi
+
+            pixels = neopixel_spi.NeoPixel_SPI(board.SPI(), n, brightness=config.brightness,
+                                               auto_write=False,
+                                               pixel_order=config.pixel_order)
+    except ImportError as exc:
+        raise HardwareError(
+            f"leds.backend = {config.backend!r} needs {exc.name or 'a Pi library'} "
+            "(pip install 'boardctl[pi]')"
+        ) from None
+    except Exception as exc:  # Blinka and rpi_ws281x raise plain RuntimeError & co.
+        hint = " (the PWM strip needs root; the spi backend does not)" \
+            if config.backend == "pwm" else " (is SPI enabled? raspi-config nonint do_spi 0)"
+        raise HardwareError(f"cannot open the LED strip: {exc}{hint}") from None
+    return LedStrip(pixels, pixel_map, config.colours)

@@ -1,0 +1,297 @@
+"""The reed switch matrix under the board, scanned through gpiozero.
+
+Electrically: each row line is an output, held high when idle and driven low when selected,
+one at a time. Each column line is an input with a pull-up. The reed switch of a square joins
+its row to its column through a diode (anode on the column, cathode on the row), so a column
+reads low exactly when the selected row's switch on that column is closed: the diodes stop the
+current sneaking back through other closed switches, which is what would otherwise make a
+"ghost" square appear at the fourth corner of a rectangle of three occupied squares.
+
+Two wirings (``[matrix] wiring``):
+
+* ``dark``: a sensor on each dark square only: ``size`` rows (rank 1 first) by ``size // 2``
+  columns; column ``k`` of rank ``r`` (both 0-based) is file ``2k + r % 2`` (``a1`` is dark).
+  The 50 squares of a 100-square board take 15 GPIOs, the 32 of a 64-square board 12.
+* ``full``: ``size`` rows by ``size`` columns (file ``a`` first); only dark squares carry a
+  sensor, the light-square crossings are not read.
+
+A scan returns a bitmask: bit ``row * columns + column`` is set when that sensor is closed.
+:class:`MatrixLayout` names the bits with algebraic squares (CONTRACT.md "Squares").
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from firmware.errors import HardwareError
+from hw.config import BoardConfig, MatrixConfig
+from hw.debounce import Debouncer, SquareEvent
+
+NO_GPIO = ("no GPIO backend: not a Raspberry Pi, or lgpio / RPi.GPIO not installed "
+           "(pip install 'boardctl[pi]'); --sim runs on the simulated board")
+
+
+class MatrixLayout:
+    """Which sensor of the matrix is which square."""
+
+    __slots__ = ("size", "wiring", "rows", "columns", "squares", "_bits")
+
+    def __init__(self, size: int, wiring: str = "dark") -> None:
+        if size not in (8, 10):
+            raise ValueError(f"board size must be 8 or 10, not {size}")
+        if wiring not in ("dark", "full"):
+            raise ValueError(f"wiring must be 'dark' or 'full', not {wiring!r}")
+        self.size = size
+        self.wiring = wiring
+        self.rows = size
+        self.columns = size // 2 if wiring == "dark" else size
+        #: squares[bit]: the algebraic square of that sensor, None for a light-square crossing.
+        squares: list[str | None] = []
+        for rank in range(size):
+            for col in range(self.columns):
+                file = 2 * col + rank % 2 if wiring == "dark" else col
+                dark = (file + rank) % 2 == 0
+                squares.append(f"{chr(ord('a') + file)}{rank + 1}" if dark else None)
+        self.squares: tuple[str | None, ...] = tuple(squares)
+        self._bits = {sq: bit for bit, sq in enumerate(squares) if sq is not None}
+
+    @property
+    def sensor_mask(self) -> int:
+        """The bits that carry a sensor."""
+        return sum(1 << bit for bit in self._bits.values())
+
+    def bit(self, square: str) -> int:
+        """The bit index of an algebraic square (HardwareError for a square with no sensor)."""
+        try:
+            return self._bits[square]
+        except KeyError:
+            raise HardwareError(
+                f"{square!r} is not a dark square of a {self.size}x{self.size} board"
+            ) from None
+
+    def position(self, square: str) -> tuple[int, int]:
+        """(row, column) of a square's sensor in the matrix."""
+        return divmod(self.bit(square), self.columns)
+
+    def occupied(self, mask: int) -> set[str]:
+        """The squares whose sensors are closed in a scan's bitmask."""
+        out = set()
+        while mask:
+            low = mask & -mask
+            sq = self.squares[low.bit_length() - 1]
+            if sq is not None:
+                out.add(sq)
+            mask ^= low
+        return out
+
+    def mask(self, squares: Iterable[str]) -> int:
+        """The bitmask with the given squares' sensors closed."""
+        m = 0
+        for sq in squares:
+            m |= 1 << self.bit(sq)
+        return m
+
+
+class ReedMatrix:
+    """The scanner: gpiozero devices on the configured pins, read through their pins.
+
+    Rows are ``DigitalOutputDevice(active_high=False)`` (idle high, selected low), columns
+    ``InputDevice(pull_up=True)`` (no edge detection: the scan polls them, and edge callbacks
+    on ten lines toggled a thousand times a second would only cost CPU). The devices own the
+    pin reservations and close cleanly; the scan loop writes and reads their pins through
+    gpiozero's pin interface, so the same code runs on lgpio, RPi.GPIO and MockFactory.
+    """
+
+    def __init__(
+        self,
+        layout: MatrixLayout,
+        row_pins: Sequence[int],
+        column_pins: Sequence[int],
+        *,
+        pin_factory: Any | None = None,
+        settle_ns: int = 0,
+    ) -> None:
+        if len(row_pins) != layout.rows or len(column_pins) != layout.columns:
+            raise HardwareError(
+                f"{layout.wiring} wiring of a {layout.size}x{layout.size} board needs "
+                f"{layout.rows} row and {layout.columns} column pins, "
+                f"got {len(row_pins)} and {len(column_pins)}"
+            )
+        from gpiozero import (
+            BadPinFactory,
+            DigitalOutputDevice,
+            GPIOZeroError,
+            InputDevice,
+            PinFactoryFallback,
+        )
+
+        self.layout = layout
+        self.settle_ns = settle_ns
+        self._devices: list[Any] = []
+        #: The gpiozero pin factory in use (buttons on the same board share it).
+        self.pin_factory: Any = pin_factory
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PinFactoryFallback)
+                for pin in row_pins:
+                    self._devices.append(DigitalOutputDevice(
+                        pin, active_high=False, initial_value=False, pin_factory=pin_factory))
+                for pin in column_pins:
+                    self._devices.append(InputDevice(pin, pull_up=True,
+                                                     pin_factory=pin_factory))
+        except BadPinFactory:
+            self.close()
+            raise HardwareError(NO_GPIO) from None
+        except (GPIOZeroError, OSError, RuntimeError) as exc:
+            self.close()
+            raise HardwareError(f"cannot open the sensor matrix pins: {exc}") from None
+        self.pin_factory = self._devices[0].pin_factory
+        rows = self._devices[: layout.rows]
+        cols = self._devices[layout.rows:]
+        self._row_pins = tuple(d.pin for d in rows)
+        self._col_pins = tuple(d.pin for d in cols)
+        self._sensor_mask = layout.sensor_mask
+        ncols = layout.columns
+        #: (row writer, [(column reader, bit weight)]) with light-square crossings left out.
+        #: The pins' ``_set_state``/``_get_state`` are gpiozero's backend interface (what
+        #: every pin class implements); ``Pin.state`` is a property over them, and skipping
+        #: that one layer saves a third of the scan's Python cost (benchmarks/bench_scan.py).
+        self._plan = tuple(
+            (rp._set_state,
+             tuple((cp._get_state, 1 << (r * ncols + c)) for c, cp in enumerate(self._col_pins)
+                   if layout.squares[r * ncols + c] is not None))
+            for r, rp in enumerate(self._row_pins)
+        )
+
+    @classmethod
+    def from_config(cls, size: int, config: MatrixConfig, *,
+                    pin_factory: Any | None = None) -> ReedMatrix:
+        return cls(MatrixLayout(size, config.wiring), config.rows, config.columns,
+                   pin_factory=pin_factory, settle_ns=config.settle_us * 1000)
+
+    def scan(self) -> int:
+        """Read every sensor once; bit set = switch closed (a piece stands there)."""
+        mask = 0
+        settle = self.settle_ns
+        for select, cols in self._plan:
+            select(False)
+            if settle:
+                end = time.perf_counter_ns() + settle
+                while time.perf_counter_ns() < end:
+                    pass
+            for read, weight in cols:
+                if not read():
+                    mask |= weight
+            select(True)
+        return mask
+
+    def column_gpio(self, column: int) -> str:
+        """The GPIO name of a column line, for messages."""
+        return str(self._col_pins[column].info.name)
+
+    def row_gpio(self, row: int) -> str:
+        """The GPIO name of a row line, for messages."""
+        return str(self._row_pins[row].info.name)
+
+    def idle_columns(self) -> list[int]:
+        """Columns that read low with no row selected: shorted to ground (or to a row held
+        low by a fault). Every square of such a column would read occupied."""
+        return [c for c, pin in enumerate(self._col_pins) if not pin.state]
+
+    def close(self) -> None:
+        for d in self._devices:
+            d.close()
+        self._devices.clear()
+
+    def __enter__(self) -> ReedMatrix:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Scanner:
+    """Scans at a fixed rate on its own thread and hands debounced events to ``on_events``.
+
+    :meth:`step` does one scan; tests call it directly with an injected clock. The thread
+    keeps a fixed schedule (no drift); if it falls behind (a scan took longer than the
+    period), it skips the missed slots rather than bursting. ``overruns`` counts those.
+    If a scan raises, the thread stops and keeps the exception in :attr:`error`.
+    """
+
+    def __init__(
+        self,
+        matrix: ReedMatrix,
+        debouncer: Debouncer,
+        on_events: Callable[[list[SquareEvent]], None],
+        *,
+        hz: float = 100.0,
+        clock: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self.matrix = matrix
+        self.debouncer = debouncer
+        self.on_events = on_events
+        self.period_ns = int(1e9 / hz)
+        self.clock = clock
+        self.scans = 0
+        self.overruns = 0
+        #: The exception that stopped the scan thread (a failing pin or ``on_events``), if any.
+        self.error: Exception | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def step(self) -> list[SquareEvent]:
+        """One scan, debounced; events carry this scan's monotonic timestamp (ns)."""
+        at = self.clock()
+        raw = self.matrix.scan()
+        self.scans += 1
+        events = self.debouncer.feed(raw, at)
+        if events:
+            self.on_events(events)
+        return events
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="matrix-scan", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        next_at = self.clock()
+        while not self._stop.is_set():
+            try:
+                self.step()
+            except Exception as exc:  # a pin read failing: stop and say so, never spin
+                self.error = exc
+                return
+            next_at += self.period_ns
+            now = self.clock()
+            if now > next_at:
+                missed = (now - next_at) // self.period_ns + 1
+                self.overruns += missed
+                next_at += missed * self.period_ns
+            self._stop.wait((next_at - now) / 1e9)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+            self._thread = None
+
+
+def open_matrix(config: BoardConfig, *, sim: bool = False) -> tuple[ReedMatrix, Any]:
+    """The scanner the config describes and, with ``sim``, the :class:`hw.sim.SimulatedBoard`
+    it reads (None on real hardware). The pin factory comes from ``[gpio]`` (hw/gpio.py)."""
+    if sim:
+        from hw.sim import simulated_matrix
+
+        return simulated_matrix(config.size, config.matrix)
+    from hw.gpio import real_pin_factory
+
+    factory = real_pin_factory(config.gpio)
+    return ReedMatrix.from_config(config.size, config.matrix, pin_factory=factory), None

@@ -1,0 +1,220 @@
+"""A simulated reed matrix on gpiozero's MockFactory: the real scanner reads it unchanged.
+
+:class:`MatrixPin` is a ``MockPin`` whose level is computed from the simulated board: a column
+pin reads low only while a row pin is driven low and the switch at that crossing is closed
+(a piece stands there, or the switch is stuck closed). With ``diodes=False`` the model lets
+current sneak backwards through closed switches, the way a matrix without diodes misreads
+three corners of a rectangle as four; tests use it to show that the diode model is what keeps
+the ghost square away.
+
+:class:`SimulatedBoard` is the handle that tests, ``boardctl hwtest --sim`` and
+``boardctl run --sim`` use: put pieces on squares and lift them, make a contact bounce for the
+next few reads, weld a switch closed or open, short a column to ground. Thread-safe: the
+service's scan thread reads while another thread moves pieces.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterable, Sequence
+
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from hw.config import MatrixConfig
+from hw.matrix import MatrixLayout, ReedMatrix
+
+
+class MatrixPin(MockPin):
+    """A mock GPIO wired into a :class:`SimulatedBoard` (plain MockPin behaviour otherwise)."""
+
+    board: SimulatedBoard | None = None
+    column: int = -1
+    _state: bool
+    _function: str
+
+    def _get_state(self) -> bool:
+        board = self.board
+        if board is not None and self.column >= 0 and self._function == "input":
+            return board._column_level(self.column)
+        return bool(self._state)
+
+    def _change_state(self, value: bool) -> bool:
+        # MockPin appends every change to ``states``: a scan loop would grow that list by
+        # thousands of entries a second, so matrix pins keep only the level.
+        if self.board is None:
+            return bool(super()._change_state(value))
+        if bool(self._state) != value:
+            self._state = value
+            return True
+        return False
+
+
+class SimulatedBoard:
+    """Pieces on a simulated sensor matrix, wired to MockFactory pins."""
+
+    def __init__(
+        self,
+        layout: MatrixLayout,
+        row_pins: Sequence[int],
+        column_pins: Sequence[int],
+        factory: MockFactory,
+        *,
+        diodes: bool = True,
+    ) -> None:
+        self.layout = layout
+        self.diodes = diodes
+        self.factory = factory
+        self._lock = threading.Lock()
+        self._pieces: set[str] = set()
+        self._stuck: dict[str, bool] = {}
+        self._bounce: dict[tuple[int, int], deque[bool]] = {}
+        self._shorted_columns: set[int] = set()
+        self._rows: list[MatrixPin] = []
+        self._cols: list[MatrixPin] = []
+        #: closed[row][col]: the switch state the pins see (pieces and stuck switches).
+        self._closed = [[False] * layout.columns for _ in range(layout.rows)]
+        for number in row_pins:
+            pin = factory.pin(f"GPIO{number}", pin_class=MatrixPin)
+            if not isinstance(pin, MatrixPin):
+                raise ValueError(f"GPIO{number} was already made as a plain mock pin")
+            pin.board = self
+            self._rows.append(pin)
+        for c, number in enumerate(column_pins):
+            pin = factory.pin(f"GPIO{number}", pin_class=MatrixPin)
+            if not isinstance(pin, MatrixPin):
+                raise ValueError(f"GPIO{number} was already made as a plain mock pin")
+            pin.board = self
+            pin.column = c
+            self._cols.append(pin)
+
+    @classmethod
+    def from_config(cls, size: int, config: MatrixConfig, factory: MockFactory | None = None,
+                    *, diodes: bool = True) -> SimulatedBoard:
+        return cls(MatrixLayout(size, config.wiring), config.rows, config.columns,
+                   factory or MockFactory(), diodes=diodes)
+
+    def scanner(self, settle_ns: int = 0) -> ReedMatrix:
+        """The real scanner on this board's pins."""
+        rows = [int(p.info.name[4:]) for p in self._rows]
+        cols = [int(p.info.name[4:]) for p in self._cols]
+        return ReedMatrix(self.layout, rows, cols, pin_factory=self.factory, settle_ns=settle_ns)
+
+    # --- the pieces ----------------------------------------------------------------------
+
+    @property
+    def pieces(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._pieces)
+
+    def place(self, square: str) -> None:
+        """A piece set down on ``square`` (its reed switch closes)."""
+        self.layout.bit(square)
+        with self._lock:
+            self._pieces.add(square)
+            self._refresh(square)
+
+    def lift(self, square: str) -> None:
+        """The piece on ``square`` taken up (its reed switch opens)."""
+        self.layout.bit(square)
+        with self._lock:
+            self._pieces.discard(square)
+            self._refresh(square)
+
+    def set_pieces(self, squares: Iterable[str]) -> None:
+        """Exactly these squares occupied."""
+        wanted = set(squares)
+        for sq in wanted:
+            self.layout.bit(sq)
+        with self._lock:
+            changed = wanted ^ self._pieces
+            self._pieces = wanted
+            for sq in changed:
+                self._refresh(sq)
+
+    # --- faults and contact behaviour ------------------------------------------------------
+
+    def bounce(self, square: str, readings: Sequence[bool]) -> None:
+        """The next ``len(readings)`` times the scanner reads ``square``'s switch, it sees
+        these states (True = closed) instead of the settled one: contact bounce."""
+        pos = self.layout.position(square)
+        with self._lock:
+            self._bounce.setdefault(pos, deque()).extend(bool(r) for r in readings)
+
+    def stick(self, square: str, closed: bool | None) -> None:
+        """A faulty switch: stuck ``closed`` (True), stuck open (False), or repaired (None)."""
+        self.layout.bit(square)
+        with self._lock:
+            if closed is None:
+                self._stuck.pop(square, None)
+            else:
+                self._stuck[square] = closed
+            self._refresh(square)
+
+    def short_column(self, column: int, shorted: bool = True) -> None:
+        """A column line shorted to ground: it reads low whatever row is selected."""
+        with self._lock:
+            if shorted:
+                self._shorted_columns.add(column)
+            else:
+                self._shorted_columns.discard(column)
+
+    # --- what the pins see ----------------------------------------------------------------
+
+    def _refresh(self, square: str) -> None:
+        row, col = self.layout.position(square)
+        closed = self._stuck.get(square, square in self._pieces)
+        self._closed[row][col] = closed
+
+    def _driven_rows(self) -> list[int]:
+        return [r for r, p in enumerate(self._rows)
+                if p._function == "output" and not p._state]
+
+    def _column_level(self, column: int) -> bool:
+        """The level a column pin reads: False (low) = a closed path to a driven row."""
+        if column in self._shorted_columns:
+            return False
+        driven = self._driven_rows()
+        if not driven:
+            return True
+        with self._lock:
+            if self.diodes:
+                for r in driven:
+                    if self._switch(r, column):
+                        return False
+                return True
+            return not self._sneak_path(column, set(driven))
+
+    def _switch(self, row: int, column: int) -> bool:
+        queue = self._bounce.get((row, column))
+        if queue:
+            return queue.popleft()
+        return self._closed[row][column]
+
+    def _sneak_path(self, column: int, driven: set[int]) -> bool:
+        """Without diodes: any path column -> switch -> row -> switch -> column ... reaching
+        a driven row pulls the column low."""
+        seen_cols = {column}
+        seen_rows: set[int] = set()
+        todo = [column]
+        while todo:
+            c = todo.pop()
+            for r in range(self.layout.rows):
+                if r in seen_rows or not self._closed[r][c]:
+                    continue
+                if r in driven:
+                    return True
+                seen_rows.add(r)
+                for c2 in range(self.layout.columns):
+                    if c2 not in seen_cols and self._closed[r][c2]:
+                        seen_cols.add(c2)
+                        todo.append(c2)
+        return False
+
+
+def simulated_matrix(size: int, config: MatrixConfig, factory: MockFactory | None = None,
+                     *, diodes: bool = True) -> tuple[ReedMatrix, SimulatedBoard]:
+    """A simulated board and the real scanner reading it, on one MockFactory."""
+    board = SimulatedBoard.from_config(size, config, factory, diodes=diodes)
+    return board.scanner(config.settle_us * 1000), board
+

@@ -1,0 +1,32 @@
+"""Shared fixtures: gpiozero's MockFactory swapped in and reset after each test (gpiozero's own
+tests/conftest.py pattern), and the repository's data folders."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture
+def mock_factory() -> Iterator[MockFactory]:
+    """A fresh MockFactory as gpiozero's default pin factory for the duration of a test."""
+    previous = Device.pin_factory
+    factory = MockFactory()
+    Device.pin_factory = factory
+    try:
+        yield factory
+    finally:
+        factory.reset()
+        Device.pin_factory = previous
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    """tests/data: real games and logs used by the tests."""
+    return DATA

@@ -1,0 +1,128 @@
+"""boardctl.control: the request checks, and a real Unix socket fed garbage."""
+
+from __future__ import annotations
+
+import json
+import socket
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boardctl.control import ControlError, ControlServer, Request, parse_request, request
+from firmware.errors import BoardError
+
+
+def handler(req: Request) -> dict:
+    if req.cmd == "result" and req.args["result"] == "boom":
+        raise BoardError("the referee says no")
+    return {"cmd": req.cmd, "args": req.args}
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    srv = ControlServer(tmp_path / "c.sock", handler)
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            srv.poll(0.02)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    yield srv
+    stop.set()
+    thread.join()
+    srv.close()
+
+
+def test_parse_good_requests() -> None:
+    assert parse_request('{"cmd": "status"}') == Request("status", {})
+    r = parse_request('{"cmd": "clock-set", "side": "black", "seconds": 90.5}')
+    assert r.args == {"side": "black", "seconds": 90.5}
+    r = parse_request('{"cmd": "new", "rules": "russian", "tags": {"Round": 3, "White": "A"}}')
+    assert r.args == {"rules": "russian", "tags": {"Round": "3", "White": "A"}}
+
+
+@pytest.mark.parametrize(
+    "line, msg",
+    [
+        ("status", "not JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"cmd": "explode"}', "unknown command"),
+        ('{"cmd": 7}', "unknown command"),
+        ('{"cmd": "clock-set", "side": "black"}', "missing 'seconds'"),
+        ('{"cmd": "clock-set", "side": "red", "seconds": 5}', "'side' must be white or black"),
+        ('{"cmd": "clock-set", "side": "white", "seconds": -5}', "'seconds' must be"),
+        ('{"cmd": "clock-set", "side": "white", "seconds": true}', "'seconds' must be"),
+        ('{"cmd": "moves-set", "side": "white", "moves": 2.5}', "'moves' must be"),
+        ('{"cmd": "pause", "now": 1}', "unexpected argument 'now'"),
+        ('{"cmd": "new", "tags": {"bad key": "x"}}', "'tags' must be"),
+        (b'{"cmd": "\xff"}', "UTF-8"),
+    ],
+)
+def test_parse_bad_requests(line: str | bytes, msg: str) -> None:
+    with pytest.raises(ControlError, match=msg):
+        parse_request(line)
+
+
+def test_over_the_socket(server: ControlServer, tmp_path: Path) -> None:
+    path = tmp_path / "c.sock"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o660
+    assert request(path, "status")["cmd"] == "status"
+    assert request(path, "clock-set", side="white", seconds=60)["args"]["seconds"] == 60
+    with pytest.raises(ControlError, match="referee says no"):
+        request(path, "result", result="boom")
+    with pytest.raises(ControlError, match="missing 'side'"):
+        request(path, "clock-set", seconds=3)
+
+
+def test_garbage_on_one_connection_gets_errors_then_answers(server: ControlServer,
+                                                            tmp_path: Path) -> None:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(str(tmp_path / "c.sock"))
+    junk = [b"\x00\x01\x02", b"{", b'{"cmd": null}', b"x" * 70000, b'{"cmd":"status"}']
+    s.sendall(b"\n".join(junk) + b"\n")
+    answers: list[dict] = []
+    buf = b""
+    while len(answers) < 5:
+        buf += s.recv(65536)
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            answers.append(json.loads(line))
+    s.close()
+    assert [a["ok"] for a in answers] == [False, False, False, False, True]
+    assert "too long" in answers[3]["error"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300) | st.text(max_size=300))
+def test_garbage_never_raises(junk: bytes | str) -> None:
+    srv = ControlServer.__new__(ControlServer)
+    srv.handler = handler
+    srv.requests = srv.errors = 0
+    answer = srv.answer(junk)
+    assert answer["ok"] in (True, False)
+    json.dumps(answer)
+
+
+def test_clear_error_when_the_service_is_not_running(tmp_path: Path) -> None:
+    with pytest.raises(ControlError, match="not running"):
+        request(tmp_path / "none.sock", "status")
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(tmp_path / "stale.sock"))
+    stale.close()  # a socket file left behind by a crash
+    with pytest.raises(ControlError, match="not running"):
+        request(tmp_path / "stale.sock", "status")
+    srv = ControlServer(tmp_path / "stale.sock", handler)  # and the service reclaims it
+    srv.close()
+
+
+def test_a_second_service_on_the_same_socket_is_refused(server: ControlServer,
+                                                        tmp_path: Path) -> None:
+    with pytest.raises(ControlError, match="another service"):
+        ControlServer(tmp_path / "c.sock", handler)

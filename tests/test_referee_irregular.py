@@ -1,0 +1,201 @@
+"""Every irregularity kind (000 5.4, 003 5.4; CONTRACT.md kinds), its LED picture, and play
+going on afterwards: the board back to the position, a legal result, or the opponent's
+``accept`` (000 5.4, 5.7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from firmware.events import NS, Accept, Event, Lift, Place, Press, Start, event_from_record
+from firmware.session import BoardSession
+
+
+def script(text: str) -> list[Event]:
+    """``"1.0 lift c3; 1.5 place d4; 2 press white"`` -> events."""
+    events: list[Event] = []
+    for part in text.split(";"):
+        words = part.split()
+        if not words:
+            continue
+        t, kind, *rest = words
+        rec: dict[str, Any] = {"type": kind, "t": float(t)}
+        if kind in ("lift", "place"):
+            rec["square"] = rest[0]
+        elif kind == "press":
+            rec["side"] = rest[0]
+        events.append(event_from_record(rec))
+    return events
+
+
+def feed(session: BoardSession, text: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for e in script(text):
+        out += session.handle(e)
+    return out
+
+
+def kinds(records: list[dict[str, Any]]) -> list[str]:
+    return [r["kind"] for r in records if r["type"] == "irregularity"]
+
+
+def moves(records: list[dict[str, Any]]) -> list[str]:
+    return [r["move"] for r in records if r["type"] == "move"]
+
+
+def new(fen: str | None = None, tc: str | None = "600", rules: str = "russian") -> BoardSession:
+    session = BoardSession(rules, tc, fen)
+    session.handle(Start(0))
+    return session
+
+
+def test_illegal_move_refused_then_corrected() -> None:
+    s = new()
+    out = feed(s, "1 lift c3; 1.5 place e5; 2 press white")
+    assert kinds(out) == ["illegal-move"] and moves(out) == []
+    irr = next(r for r in out if r["type"] == "irregularity")
+    assert irr["side"] == "white" and set(irr["squares"]) == {"c3", "e5"}
+    assert s.leds() == {"c3": "restore", "e5": "wrong"}
+    assert s.status()["running"] == "white"  # refused: White's clock keeps running
+    out = feed(s, "3 lift e5; 3.2 place d4; 4 press white")
+    assert moves(out) == ["c3-d4"] and s.leds() == {}
+
+
+def test_back_to_the_position_clears() -> None:
+    s = new(tc=None)
+    out = feed(s, "1 lift c3; 1.5 place e5; 4 lift e5; 4.3 place c3; 9 lift a3; 9.2 place b4")
+    assert kinds(out) == ["illegal-move"]
+    assert "cleared" in [r["type"] for r in out]
+    assert moves(s.finish(12 * NS)) == ["a3-b4"]
+
+
+def test_missed_capture_shows_the_capturing_piece() -> None:
+    s = new("W:Wc3,g3:Bd4,h8")
+    out = feed(s, "1 lift g3; 1.5 place h4; 2 press white")
+    assert kinds(out) == ["missed-capture"] and moves(out) == []
+    assert s.leds()["c3"] == "must-move" and s.leds()["g3"] == "restore"
+
+
+def test_capture_stopped_half_way_is_a_wrong_capture() -> None:
+    s = new("W:Wc3:Bd4,f6,a7")  # c3:e5:g7 is compulsory in full (000 4.5)
+    out = feed(s, "1 lift c3; 1.4 place e5; 2 lift d4; 3 press white")
+    assert kinds(out) == ["wrong-capture"] and moves(out) == []
+    out = feed(s, "4 lift e5; 4.3 place g7; 4.8 lift f6; 5 press white")
+    assert moves(out) == ["c3:g7"]
+
+
+def test_fewer_pieces_than_the_majority_is_a_wrong_capture() -> None:
+    s = new("W:W32,33:B28,19,29", rules="international")  # 33x24x13? majority decides
+    legal = s.position.legal_moves()
+    most = max(len(m.captured) for m in legal)
+    assert most == 2
+    out = feed(s, "1 lift 32; 1.5 place 23; 1.8 lift 28; 3 press white".replace(
+        "32", "h4").replace("23", "f6").replace("28", "g5"))  # fmt: skip
+    assert moves(out) == [] and kinds(out)
+
+
+def test_incomplete_removal_then_completed() -> None:
+    s = new("W:Wc3:Bd4,a7")
+    out = feed(s, "1 lift c3; 1.5 place e5; 2 press white")
+    assert kinds(out) == ["incomplete-removal"]
+    assert s.leds() == {"d4": "remove"}
+    out = feed(s, "3 lift d4; 3.5 press white")
+    assert moves(out) == ["c3:e5"]
+
+
+def test_extra_removal_and_own_piece_removed() -> None:
+    s = new("W:Wc3,a1:Bd4,a7")
+    out = feed(s, "1 lift c3; 1.5 place e5; 2 lift d4; 2.2 lift a7; 3 press white")
+    assert kinds(out) == ["extra-removal"] and s.leds() == {"a7": "restore"}
+    out = feed(s, "4 place a7; 4.2 lift a1; 5 press white")
+    assert kinds(out) == ["own-piece-removed"] and s.leds() == {"a1": "restore"}
+    out = feed(s, "6 place a1; 7 press white")
+    assert moves(out) == ["c3:e5"]
+
+
+def test_touch_move_reported_and_the_move_recorded() -> None:
+    s = new()
+    out = feed(s, "1 lift c3; 1.6 place c3; 3 lift e3; 3.3 place f4; 4 press white")
+    assert moves(out) == ["e3-f4"] and kinds(out) == ["touch-move"]
+    assert s.leds() == {"c3": "must-move"}
+    # a bounce or a brush is no touch
+    s = new()
+    out = feed(s, "1 lift c3; 1.004 place c3; 3 lift e3; 3.3 place f4; 4 press white")
+    assert moves(out) == ["e3-f4"] and kinds(out) == []
+
+
+def test_wrong_side_moves_first() -> None:
+    s = new()
+    out = feed(s, "1 lift b6; 1.4 place a5; 4 press white")
+    assert kinds(out)[0] == "wrong-side"
+    assert next(r for r in out if r["type"] == "irregularity")["side"] == "black"
+
+
+def test_two_moves_in_a_row() -> None:
+    s = new()
+    out = feed(s, "1 lift c3; 1.4 place d4; 2 press white; 3 lift e3; 3.3 place f4; 6 lift g7")
+    assert moves(out) == ["c3-d4"] and kinds(out) == ["two-moves"]
+    assert s.leds() == {"e3": "restore", "f4": "remove"}
+
+
+def test_take_back() -> None:
+    s = new()
+    out = feed(s, "1 lift c3; 1.4 place d4; 2 press white; 3 lift d4; 3.3 place c3; 6 lift g7")
+    assert kinds(out) == ["take-back"]
+
+
+def test_press_without_move_refused_clock_runs() -> None:
+    s = new()
+    out = feed(s, "5 press white")
+    assert kinds(out) == ["press-without-move"] and moves(out) == []
+    assert s.status(6 * NS)["running"] == "white"
+    assert s.status(6 * NS)["clock"]["white"] == 594.0
+
+
+def test_board_mismatch_piece_from_nowhere() -> None:
+    s = new()
+    out = feed(s, "1 place d4; 3 lift a7")
+    assert kinds(out) == ["board-mismatch"]
+    assert s.leds() == {"d4": "remove"}
+
+
+def test_setup_checked_at_the_start() -> None:
+    s = BoardSession("russian", "600")
+    out = s.handle(Lift(NS, "a3")) + s.handle(Place(2 * NS, "b1"))  # wrong, and a light square
+    out += s.handle(Start(5 * NS))
+    assert kinds(out)[-1] == "setup"
+    assert s.leds() == {"a3": "restore", "b1": "wrong"}
+    out = s.handle(Lift(6 * NS, "b1")) + s.handle(Place(7 * NS, "a3"))
+    out += s.handle(Lift(10 * NS, "c3")) + s.handle(Place(10.5 * NS // 1, "d4"))  # type: ignore[arg-type]
+    out += s.handle(Press(11 * NS, "white"))
+    assert moves(out) == ["c3-d4"]
+
+
+def test_accept_continues_from_the_board_keeping_kings() -> None:
+    s = new("W:WKa1,c1:Bh8,f8")
+    out = feed(s, "1 lift a1; 1.5 place c3; 1.6 lift c1; 1.8 place d2; 2 press white")
+    assert moves(out) == []  # two pieces moved: not a move
+    out = s.handle(Accept(3 * NS))
+    pos = [r for r in out if r["type"] == "position"]
+    assert pos and pos[0]["fen"] == "B:WKc3,d2:Bf8,h8"
+    assert s.status()["running"] == "black"
+    assert '/FEN "B:WKc3,d2:Bf8,h8"/' in s.pdn()
+    out = feed(s, "4 lift f8; 4.4 place e7; 5 press black")
+    assert moves(out) == ["f8-e7"]
+
+
+def test_accept_crowns_a_man_left_on_the_far_row() -> None:
+    s = new("W:Wc7,a1:Bh6")
+    out = feed(s, "1 lift c7; 1.2 place b8; 3 lift a1; 3.2 place b2; 4 press white")
+    assert kinds(out) == ["board-mismatch"] and moves(out) == []
+    out = s.handle(Accept(5 * NS))
+    assert [r["fen"] for r in out if r["type"] == "position"] == ["B:WKb8,b2:Bh6"]
+
+
+def test_accept_an_illegal_move_passes_the_turn() -> None:
+    s = new("W:Wc3,a1:Bh6", tc=None)
+    out = feed(s, "1 lift c3; 1.2 place e5; 5 lift h6")
+    assert kinds(out) == ["illegal-move"]
+    s.handle(Place(6 * NS, "h6"))
+    out = s.handle(Accept(9 * NS))
+    assert [r["fen"] for r in out if r["type"] == "position"] == ["B:We5,a1:Bh6"]
+    assert "/FEN" in s.pdn()

@@ -1,0 +1,201 @@
+"""boardctl.relay: feeds in, PDN out; gaps filled by snapshots; garbage dropped; real ports."""
+
+from __future__ import annotations
+
+import os
+import pty
+import tty
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from boardctl.relay import LineSplitter, PdnServer, Relay, RelayState, write_atomically
+from firmware.feed import encode_line, header_record, snapshot_record
+from firmware.pdn import read_games
+
+DATA = Path(__file__).resolve().parents[1] / "boardctl" / "data" / "wk2003.pdn"
+
+
+def real_moves(n: int = 12) -> list[str]:
+    game = next(read_games(DATA.read_text(), "wk2003.pdn"))
+    return [m.text for m in game.moves[:n]]
+
+
+def move_records(game: str = "g1", n: int = 12) -> list[dict]:
+    out = []
+    white, black = 300.0, 300.0
+    for i, text in enumerate(real_moves(n)):
+        side = "white" if i % 2 == 0 else "black"
+        if side == "white":
+            white -= 7.5
+        else:
+            black -= 4.25
+        out.append({"type": "move", "game": game, "ply": i + 1, "side": side, "move": text,
+                    "fen": "x", "clock": {"white": white, "black": black}})
+    return out
+
+
+GAME = {"type": "game", "game": "g1", "rules": "international", "fen": None,
+        "time_control": "300", "tags": {"Event": "Club", "Round": "3", "White": "A", "Black": "B"}}
+
+
+def lines(records: list[dict], start: int = 0) -> list[str]:
+    return [encode_line(r, start + i) for i, r in enumerate(records)]
+
+
+def test_moves_clocks_round_tag_and_result() -> None:
+    state = RelayState()
+    recs = [header_record("7", "run1", "international"), GAME, *move_records(),
+            {"type": "result", "game": "g1", "result": "2-0", "reason": "resignation"}]
+    for line in lines(recs):
+        state.feed_line("/dev/ttyACM0", line)
+    pdn = state.pdn()
+    assert '[Round "3.7"]' in pdn and '[Result "2-0"]' in pdn and '[GameType "20"]' in pdn
+    assert "{[%clock w0:04:52 B0:05:00]}" in pdn  # after White's first move Black's clock runs
+    game = next(read_games(pdn, "relay"))
+    assert [m.text for m in game.moves] == real_moves()
+    assert game.moves[1].clock is not None and game.moves[1].clock.black == 295
+
+
+def test_read_by_pydraughts() -> None:
+    pdn_mod = pytest.importorskip("draughts.PDN")
+    state = RelayState()
+    for line in lines([header_record("7", "r", None), GAME, *move_records()]):
+        state.feed_line("a", line)
+    second = dict(GAME, game="g2", tags={**GAME["tags"], "White": "C"})
+    for line in lines([second, *move_records("g2", 6)], start=100):
+        state.feed_line("a", line)
+    reader = pdn_mod.PDNReader(pdn_text=state.pdn())
+    assert len(reader.games) == 2
+    assert reader.games[0].tags["Round"] == "3.7"
+    assert reader.games[0].moves == real_moves()
+    assert reader.games[1].moves == real_moves(6)
+
+
+def test_lost_lines_are_held_back_until_a_snapshot() -> None:
+    state = RelayState()
+    moves = move_records()
+    for line in lines([header_record("2", "r", None), GAME, *moves[:4]]):
+        state.feed_line("p", line)
+    # moves 5 and 6 lost on the wire (unplugged), 7 arrives: not appended out of order.
+    state.feed_line("p", encode_line(moves[6], 20))
+    assert [m["ply"] for m in state.games[("2", "g1")].moves] == [1, 2, 3, 4]
+    assert state.games[("2", "g1")].gap
+    snap = snapshot_record(game="g1", rules="international", start_fen="s", fen="f",
+                           moves=moves[:8], tags=GAME["tags"], clock={"white": 1, "black": 2},
+                           running="white")
+    assert state.feed_line("p", encode_line(snap, 21))
+    assert [m["ply"] for m in state.games[("2", "g1")].moves] == list(range(1, 9))
+    for i, rec in enumerate(moves[7:], 22):  # 8 again (duplicate), then on
+        state.feed_line("p", encode_line(rec, i))
+    assert [m["move"] for m in state.games[("2", "g1")].moves] == real_moves()
+
+
+def test_damaged_and_foreign_lines_are_dropped() -> None:
+    state = RelayState()
+    good = lines([header_record("2", "r", None), GAME, *move_records()[:2]])
+    bad = good[3].replace("white", "whitf")
+    for line in [good[0], "garbage\n", good[1], "\x00\xff{", good[2], bad, '{"type":"move"}']:
+        state.feed_line("p", line)
+    assert [m["ply"] for m in state.games[("2", "g1")].moves] == [1]
+    assert state.dropped == 4
+
+
+def test_board_restart_continues_the_same_game() -> None:
+    state = RelayState()
+    moves = move_records()
+    for line in lines([header_record("5", "runA", None), GAME, *moves[:3]]):
+        state.feed_line("p", line)
+    snap = snapshot_record(game="g1", rules="international", start_fen="s", fen="f",
+                           moves=moves[:3], tags=GAME["tags"])
+    for line in lines([header_record("5", "runB", None), snap, *moves[3:6]]):  # seq from 0
+        state.feed_line("p", line)
+    assert len(state.games) == 1 and len(state.games[("5", "g1")].moves) == 6
+
+
+def test_line_splitter_cuts_overlong_lines() -> None:
+    s = LineSplitter(limit=10)
+    assert s.feed(b"ab\ncd") == [b"ab\n"]
+    assert s.feed(b"x" * 20) == []
+    assert s.feed(b"yy\nok\n") == [b"ok\n"]
+
+
+def test_write_atomically(tmp_path: Path) -> None:
+    out = tmp_path / "live.pdn"
+    write_atomically(out, "one")
+    write_atomically(out, "two")
+    assert out.read_text() == "two" and os.listdir(tmp_path) == ["live.pdn"]
+
+
+def _pty_pair() -> tuple[int, str]:
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    name = os.ttyname(slave)
+    os.close(slave)
+    return master, name
+
+
+def test_relay_over_pty_unplug_replug_and_http(tmp_path: Path) -> None:
+    """A board on a pty (named by a stable symlink, as udev's by-id names are) is unplugged and
+    plugged back in; the relay reopens it and nothing is lost. Read back with urllib."""
+    now = [0.0]
+    link = tmp_path / "board7"
+    master, name = _pty_pair()
+    link.symlink_to(name)
+    server = PdnServer(("127.0.0.1", 0))
+    import threading
+
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    relay = Relay([str(link)], out=tmp_path / "live.pdn", server=server, now=lambda: now[0])
+    try:
+        moves = move_records()
+        first = lines([header_record("7", "r", None), GAME, *moves[:5]])
+        relay.poll()  # opens the port
+        os.write(master, "".join(first).encode())
+        for _ in range(50):
+            relay.wait(2.0)
+            relay.poll()
+            if len(relay.state.games.get(("7", "g1"), GAME_EMPTY).moves) == 5:
+                break
+        assert len(relay.state.games[("7", "g1")].moves) == 5
+        # Unplug: the device disappears mid-line; the board goes on (lines lost meanwhile).
+        os.write(master, first[-1][:10].encode())
+        os.close(master)
+        link.unlink()
+        relay.poll()
+        relay.poll()
+        assert not relay.feeds[0].connected
+        master, name = _pty_pair()
+        link.symlink_to(name)
+        now[0] += 10
+        relay.poll()
+        assert relay.feeds[0].connected and relay.feeds[0].opens == 2
+        snap = snapshot_record(game="g1", rules="international", start_fen="s", fen="f",
+                               moves=moves[:9], tags=GAME["tags"])
+        again = lines([header_record("7", "r", None), snap, *moves[9:]], 40)
+        os.write(master, "".join(again).encode())
+        for _ in range(50):
+            relay.wait(2.0)
+            relay.poll()
+            if len(relay.state.games[("7", "g1")].moves) == 12:
+                break
+        url = f"http://127.0.0.1:{server.server_address[1]}/games.pdn"
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            body = resp.read().decode()
+            assert resp.headers["Content-Type"].startswith("application/x-draughts-pdn")
+        game = next(read_games(body, "http"))
+        assert [m.text for m in game.moves] == real_moves()
+        assert (tmp_path / "live.pdn").read_text() == body
+    finally:
+        relay.close()
+        os.close(master)
+        server.shutdown()
+        server.server_close()
+
+
+class _Empty:
+    moves: list = []
+
+
+GAME_EMPTY = _Empty()

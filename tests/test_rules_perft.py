@@ -1,0 +1,92 @@
+"""Perft from the start position against the published counts (Aart Bik's BikDam blog; the
+rhalbersma/dctl test tables), and the counting convention: moves with the same start, end and
+captured pieces count once, while legal_moves() lists each route."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from rules_helpers import random_position
+
+from firmware.perft import divide, perft
+from firmware.position import Position, start_position
+from firmware.rules import RULESETS, find_rules
+
+PUBLISHED = {
+    "international": [9, 81, 658, 4265, 27117, 167140, 1049442],
+    "russian": [7, 49, 302, 1469, 7482, 37986, 190146],
+    "brazilian": [7, 49, 302, 1469, 7473, 37628, 187302],
+}
+
+
+@pytest.mark.parametrize("rules", sorted(PUBLISHED))
+def test_perft_matches_published_counts(rules: str) -> None:
+    p = start_position(rules)
+    counts = PUBLISHED[rules]
+    assert [perft(p, d) for d in range(1, 6)] == counts[:5]
+    assert perft(p, 7) == counts[6]
+
+
+@pytest.mark.parametrize("rules", ["international1953", "russian1953", "international64"])
+def test_variant_perft_matches_the_rule_set_it_follows(rules: str) -> None:
+    """1953 rules move as their modern counterparts; international64 as brazilian (seed 001)."""
+    same = {"international1953": "international", "russian1953": "russian",
+            "international64": "brazilian"}[rules]
+    assert perft(start_position(rules), 5) == PUBLISHED[same][4]
+
+
+def test_home_perft_differs_from_russian_once_men_capture_backwards() -> None:
+    """home: men capture forwards only (002), so counts part from russian's where a backward
+    capture arises; the first plies agree."""
+    home, russian = start_position("home"), start_position("russian")
+    assert [perft(home, d) for d in range(1, 4)] == PUBLISHED["russian"][:3]
+    assert perft(home, 6) != perft(russian, 6)
+
+
+def test_same_pieces_other_order_listed_twice_counted_once() -> None:
+    """A man going round a ring of four (b4 d4 b6 d6) from c3 back to c3 either way: two routes
+    in legal_moves(), one move for perft."""
+    p = Position.from_fen("russian", "W:Wc3:Bb4,d4,b6,d6,h8")
+    moves = p.legal_moves()
+    assert len(moves) == 2
+    assert moves[0].key == moves[1].key and moves[0].route != moves[1].route
+    assert perft(p, 1) == 1
+    assert sum(count for _, count in divide(p, 2)) == perft(p, 2)
+
+
+def test_perft_depth_zero_and_bad_depth() -> None:
+    p = start_position("russian")
+    assert perft(p, 0) == 1
+    with pytest.raises(ValueError):
+        perft(p, -1)
+
+
+def test_perft_counts_the_same_as_playing_every_move() -> None:
+    """Bulk counting at the last ply agrees with making the moves through the public API, on a
+    position with kings, captures and promotions."""
+    p = Position.from_fen("international", "W:W27,28,33,K7,38,49:B12,13,17,19,22,K44,24,35")
+
+    def slow(pos: Position, depth: int) -> int:
+        if depth == 0:
+            return 1
+        seen = {}
+        for m in pos.legal_moves():
+            seen[(m.key, m.promotes)] = m
+        return sum(slow(pos.play(m), depth - 1) for m in seen.values())
+
+    assert perft(p, 3) == slow(p, 3)
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_perft_counting_agrees_with_legal_moves_on_random_positions(name: str) -> None:
+    """perft's own capture enumeration (no routes) finds the same distinct moves as
+    legal_moves(), and one ply deeper the same totals as playing each move."""
+    rules = find_rules(name)
+    rng = random.Random(f"perft/{name}")
+    for i in range(300):
+        p = random_position(rules, rng)
+        distinct = {(m.key, m.promotes): m for m in p.legal_moves()}
+        assert perft(p, 1) == len(distinct), p.fen()
+        if i % 10 == 0:
+            assert perft(p, 2) == sum(perft(p.play(m), 1) for m in distinct.values()), p.fen()
