@@ -145,6 +145,23 @@ def face_update_cost(rounds: int) -> dict[str, float]:
     }
 
 
+def clock_op_cost(count: int) -> dict[str, float]:
+    """The pure accounting: a press (with a control every 25 moves) and a face read."""
+    clock = GameClock("50/7200:25/3600")
+    clock.start(0)
+    side = Side.WHITE
+    started = time.perf_counter()
+    for index in range(1, count + 1):
+        clock.press(side, index * 10**9)
+        side = side.other
+    press = time.perf_counter() - started
+    started = time.perf_counter()
+    for index in range(count):
+        clock.remaining(Side.WHITE, count * 10**9 + index)
+    remaining = time.perf_counter() - started
+    return {"press_us": press / count * 1e6, "remaining_us": remaining / count * 1e6}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=40)
@@ -158,6 +175,10 @@ def main() -> None:
               f"{r['loop_mean_us'] / 1000:>11.2f}/{r['loop_max_us'] / 1000:<8.2f} ms "
               f"{r['edge_remaining_err_us']:>11.1f} µs/{r['loop_remaining_err_us'] / 1000:<6.2f} ms"
               f" {r['edge_vs_stamp_ns']:>14.0f} ns")
+    ops = clock_op_cost(50_000)
+    print()
+    print(f"clock accounting: press {ops['press_us']:.2f} µs, remaining "
+          f"{ops['remaining_us']:.2f} µs")
     cost = face_update_cost(5)
     print()
     print("face update (face_view for both sides + Seg7x4.print/show on the recording bus):")

@@ -112,7 +112,8 @@ class Demo:
         with contextlib.ExitStack() as stack:
             state_dir = self.state_dir
             if state_dir is None:
-                state_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="boardctl-demo-")))
+                tmp = tempfile.TemporaryDirectory(prefix="boardctl-demo-")
+                state_dir = Path(stack.enter_context(tmp))
             ok = self._play(rules.name, played.start.fen() if pdn_game.tags.get("FEN") else None,
                             tags, events, moves, pdn_game.result, state_dir)
         return 0 if ok else 1

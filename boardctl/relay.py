@@ -438,11 +438,11 @@ class Relay:
         if text == self._published:
             return
         self._published = text
-        if self.server is not None:
-            self.server.publish(text)
-        if self.out is not None:
+        if self.out is not None:  # the file first: what HTTP serves is on disk already
             write_atomically(self.out, text)
             self.writes += 1
+        if self.server is not None:
+            self.server.publish(text)
 
     def wait(self, timeout: float) -> None:
         """Block until a port has something to read or ``timeout`` seconds have passed."""

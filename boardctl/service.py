@@ -95,17 +95,20 @@ class GameSetup:
     #: True: play from the first event; False: the game waits for ``start`` (or a press).
     started: bool = False
     settle: float | None = None
+    #: Moves committed by presses (None: when there is a time control, the session's default).
+    clocked: bool | None = None
 
     def header(self, board: str, game_id: str | None = None) -> GameHeader:
         return GameHeader(
             game_id or new_game_id(), self.rules, self.fen, self.time_control, dict(self.tags),
-            board, self.settle, self.started,
+            board, self.settle, self.started, self.clocked,
         )
 
 
 def session_for(header: GameHeader) -> BoardSession:
     """A fresh session for a journal's game (BoardError for a bad rule set, FEN or control)."""
-    kwargs: dict[str, Any] = {"started": header.started, "tags": dict(header.tags)}
+    kwargs: dict[str, Any] = {"started": header.started, "tags": dict(header.tags),
+                              "clocked": header.clocked}
     if header.settle is not None:
         kwargs["settle_ns"] = round(header.settle * NS)
     return BoardSession(header.rules, header.time_control, header.fen, **kwargs)
@@ -323,10 +326,16 @@ class EventScript:
     def __init__(self, events: Sequence[Event]) -> None:
         self.events = sorted(events, key=lambda e: e.at)
         self.pos = 0
+        #: The log's own arbiter had paused the clocks (at the point reached by board_at).
+        self.paused = False
 
     @property
     def has_start(self) -> bool:
         return any(isinstance(e, Start) for e in self.events)
+
+    @property
+    def has_presses(self) -> bool:
+        return any(isinstance(e, Press) for e in self.events)
 
     @property
     def done(self) -> bool:
@@ -344,6 +353,8 @@ class EventScript:
                 pieces.discard(e.square)
             elif isinstance(e, Place):
                 pieces.add(e.square)
+            elif isinstance(e, Pause | Resume):
+                self.paused = isinstance(e, Pause)
             self.pos += 1
         return pieces
 
@@ -435,11 +446,11 @@ class Service:
         if self.hw.feed is not None:
             self.hw.feed.start()
         self._announce()
+        assert self.header is not None and self.session is not None
+        self.notifier.ready(self._status_line())
         now = self.clock()
         self._next_watchdog = now
         self._watchdog(now)
-        assert self.header is not None and self.session is not None
-        self.notifier.ready(self._status_line())
 
     def _status_line(self) -> str:
         assert self.header is not None and self.session is not None
@@ -471,11 +482,14 @@ class Service:
             next_at = self.clock()
             while not stop.is_set():
                 self.step()
-                next_at += period
                 now = self.clock()
-                if now > next_at:
-                    next_at = now  # behind: skip, do not burst
-                wait = (next_at - now) / NS
+                if next_at <= now:  # the next scan on the fixed schedule; missed slots skipped
+                    next_at += ((now - next_at) // period + 1) * period
+                wake = next_at
+                due = self.script.next_at() if self.script is not None else None
+                if due is not None:  # the simulated hand acts on time, not a scan later
+                    wake = min(wake, self.origin + due)
+                wait = (wake - now) / NS
                 if self.control is not None:
                     select.select([self.control.fileno()], [], [], max(0.0, wait))
                 elif wait > 0:
@@ -538,7 +552,9 @@ class Service:
                 board = self.script.board_at(start, at)
             self.hw.sim.set_pieces(board)
         self.hw.expect(sensed)
-        if running and self.script is not None:
+        stopped = (clock is not None and clock.started and clock.running is None
+                   and clock.adjournment is None and self.session.result is None)
+        if stopped and self.script is not None and not self.script.paused:
             self._handle(Resume(at))  # the simulated arbiter goes on with the log at once
         log(f"resumed game {journal.header.id} at ply {len(self.session.moves)}"
             f" ({len(journal.events)} events{', torn tail dropped' if journal.torn else ''})"
@@ -563,6 +579,7 @@ class Service:
             self._handle(self._before_start(event))
         if self.control is not None:
             self.control.poll(0.0)
+        at = max(at, self.last_at)  # a press stamped after this turn's scan came first
         self._tick(at)
         self._show(at, now)
         if self._reconnected.is_set():

@@ -32,6 +32,7 @@ route, and so is every order of taking the same pieces.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from firmware.geometry import geometry
@@ -295,48 +296,13 @@ def quiet_moves(
     return out
 
 
-def count_quiet(t: Tables, f: Flags, white: bool, mover: int, opp: int, kings: int) -> int:
-    """len(quiet_moves(...)) without building the moves: popcounts for the men."""
-    empty = t.valid & ~(mover | opp)
-    men = mover & ~kings
-    s_nw, s_ne, s_sw, s_se = t.shift
-    if white:
-        n = ((men >> s_nw) & empty).bit_count() + ((men >> s_ne) & empty).bit_count()
-    else:
-        n = ((men << s_sw) & empty).bit_count() + ((men << s_se) & empty).bit_count()
-    own_kings = mover & kings
-    if own_kings:
-        rays = t.rays
-        flying = f.flying
-        while own_kings:
-            frm = own_kings & -own_kings
-            own_kings ^= frm
-            for ray in rays[frm]:
-                for to in ray:
-                    if not to & empty:
-                        break
-                    n += 1
-                    if not flying:
-                        break
-    return n
-
-
-def distinct_captures(caps: list[RawCapture]) -> dict[tuple[int, int, int, bool], None]:
-    """Captures keyed by (from, to, captured set, promotes): routes taking the same pieces in
-    another order, or through another landing square, are one move for counting (perft)."""
-    keys: dict[tuple[int, int, int, bool], None] = {}
-    for route, taken, promotes in caps:
-        mask = 0
-        for b in taken:
-            mask |= b
-        keys[(route[0], route[-1], mask, promotes)] = None
-    return keys
-
-
+#: A distinct move for counting: from bit, to bit, captured set, promotes.
 Key = tuple[int, int, int, bool]
+#: perft(white, black, kings, white_to_move, depth) -> leaves, for depth >= 1.
+PerftFunction = Callable[[int, int, int, bool, int], int]
 
 
-def _make_perft(t: Tables, f: Flags):  # type: ignore[no-untyped-def]
+def _make_perft(t: Tables, f: Flags) -> PerftFunction:
     """A perft function specialised to one board and rule set.
 
     Captures are enumerated straight into keys (from, to, captured set, promotes), without the
@@ -537,20 +503,13 @@ def _make_perft(t: Tables, f: Flags):  # type: ignore[no-untyped-def]
                         break
         return total
 
-    def all_capture_keys(white_to_move: bool, mover: int, opp: int, kings: int) -> list[Key]:
-        empty = valid & ~(mover | opp)
-        men = mover & ~kings
-        cand = men_candidates(white_to_move, men, opp, empty)
-        return capture_keys(white_to_move, mover, opp, kings, empty, men, cand)
-
-    perft.capture_keys = all_capture_keys  # type: ignore[attr-defined]
     return perft
 
 
-_PERFTS: dict[tuple[int, bool, bool, bool, bool, bool], object] = {}
+_PERFTS: dict[tuple[int, bool, bool, bool, bool, bool], PerftFunction] = {}
 
 
-def perft_function(t: Tables, f: Flags):  # type: ignore[no-untyped-def]
+def perft_function(t: Tables, f: Flags) -> PerftFunction:
     """The specialised perft for a board size and rule flags (built once)."""
     key = (t.size, f.backwards, f.flying, f.majority, f.crown_in_capture, f.king_first)
     fn = _PERFTS.get(key)
@@ -568,4 +527,4 @@ def perft(
     if depth <= 0:
         return 1
     fn = perft_function(t, f)
-    return int(fn(white, black, kings, white_to_move, depth))
+    return fn(white, black, kings, white_to_move, depth)

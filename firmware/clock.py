@@ -192,6 +192,17 @@ class GameClock:
             found.append(Flag(self._turn, pending))
         return sorted(found, key=lambda f: (f.at, f.side is Side.BLACK))
 
+    def fallen(self, side: Side, at: int) -> int | None:
+        """When ``side``'s flag fell, if it has by ``at``; else None."""
+        recorded = self._flags[side]
+        if recorded is not None:
+            return recorded
+        if side is self._turn:
+            pending = self.next_flag_at()
+            if pending is not None and pending <= at:
+                return pending
+        return None
+
     def flag(self, at: int) -> Flag | None:
         """The first flag fallen by ``at``: which side and exactly when, or None."""
         found = self.flags(at)

@@ -107,8 +107,7 @@ def face_view(clock: GameClock, side: Side, at: int) -> FaceText:
     stopped = clock.started and clock.running is None
     if stopped and (at // MOVE_NUMBER_PERIOD_NS) % 2 == 1:
         return FaceText(segment_moves(game_move_number(clock)).text, blink=True)
-    flag = next((f for f in clock.flags(at) if f.side is side), None)
-    if flag is not None and not clock.counts_up:
+    if clock.fallen(side, at) is not None and not clock.counts_up:
         return FaceText(segment_flag().text, blink=stopped)
     face = segment_time(
         clock.remaining(side, at), running=clock.running is side, tenths=not clock.counts_up

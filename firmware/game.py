@@ -21,7 +21,9 @@ plies, unless a rule counts one player's moves):
   a man, or a king and 2 men against a lone king on the main road (a1-h8): drawn unless the
   stronger side wins by its 5th move (7.2.7); 2 kings, a king and a man, or a king against a
   lone king: likewise by its 5th move (7.2.8); without Fischer increments (``fischer=False``)
-  the positions of 7.2.7 and 7.2.8 are drawn at once (7.2.9).
+  the positions of 7.2.7 and 7.2.8 are drawn at once (7.2.9); its exception, a win the player
+  can show, is the arbiter's call (``declare(None, ...)`` does not undo a board ending: build
+  the game with ``fischer=True`` to let such a game go on).
   The seeds' "fails to reach a winning position" cannot be computed; it is read as: for 7.2.7,
   the lone king still holds the main road (driving it off ends that count; 7.2.4 goes on); for
   7.2.8, the lone king is still on the board.
@@ -35,7 +37,8 @@ plies, unless a rule counts one player's moves):
   §31) against a lone king not captured by the stronger side's 18th move from when that balance
   arose (§16c, §31) ends the game; threefold repetition (§16d) and 30 moves without a change in
   the pieces' number or value (§16b) are draws *on claim*: they appear as claimable counters and
-  ``claim_draw()`` ends the game, but play may go on.
+  ``claim_draw()`` ends the game, but play may go on; ``claim_draw(move)`` is the claim of a
+  player whose move would repeat the position a third time, made instead of the move (§16).
 - ``home`` (seed 002): no capture in 15 moves in a row, or the same position three times.
 
 A game goes on being recorded after it has ended (a board keeps sensing); ``outcome()`` reports
@@ -109,7 +112,9 @@ class Outcome:
 @dataclass(frozen=True, slots=True)
 class DrawCounter:
     """A draw rule that is counting: ``moves_left`` moves (of ``side``, or of each player when
-    ``side`` is None) until the draw; ``claim`` when the rule draws only if a player claims."""
+    ``side`` is None) until the draw; for repetition, how many more times the position may come
+    back. 0 or less: the rule has run out (a draw, or a claim that stands). ``claim`` when the
+    rule draws only if a player claims (004 §16b, §16d)."""
 
     name: str
     moves_left: int
@@ -365,11 +370,9 @@ class Game:
     def push(self, move: Move) -> Position:
         """Play a legal move; IllegalMoveError if it is not legal now. Returns the new position."""
         before = self.position
-        if move not in before.legal_moves():
-            raise IllegalMoveError(f"{move} is not a legal move in {before.fen()}")
+        after = before.play(move)  # IllegalMoveError if not legal here
         piece = before.piece_at(move.start)
         assert piece is not None
-        after = before.play(move)
         prev = self._entries[-1].state
         king_move = piece.king and not move.is_capture
         changed = move.is_capture or move.promotes
@@ -515,14 +518,10 @@ class Game:
         if not position.legal_moves():
             return Outcome(result_text(self.rules, turn.other),
                            f"{turn.value} has no legal move", turn.other)
-        draw = result_text(self.rules, None)
-        if self._draws.repetition_rule and not self._draws.repetition_claim:
-            if self.repetitions() >= 3:
-                return Outcome(draw, f"threefold repetition ({self._draws.repetition_rule})",
-                               None)
         for counter in self._counters(position, state):
             if counter.moves_left <= 0 and not counter.claim:
-                return Outcome(draw, f"{counter.name} ({counter.rule})", None)
+                return Outcome(result_text(self.rules, None), f"{counter.name} ({counter.rule})",
+                               None)
         return None
 
     def _counters(self, position: Position, state: _State) -> list[DrawCounter]:

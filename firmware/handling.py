@@ -29,13 +29,11 @@ from dataclasses import dataclass
 from firmware.events import Event, Lift, Place, Press, Start
 from firmware.position import Move, Position
 from firmware.referee.analysis import _between
+from firmware.referee.referee import CAPTURE_FIRST_RULES
 
 MS = 1_000_000
 S = 1_000_000_000
 
-#: Rule sets where a man taking a single man may take it off before the jump (003 4.16; 001
-#: follows the 100-square rules on this).
-CAPTURE_FIRST_RULES = frozenset({"international", "international64", "international1953"})
 
 REMOVAL_ORDERS = ("capture", "reverse", "shuffle")
 
@@ -215,3 +213,27 @@ def handle_game(
         if not quick:
             hand.wait(settle_ns + 50 * MS, settle_ns + 2 * S)
     return hand.events
+
+
+def events_from_pdn(
+    text: str | bytes,
+    *,
+    index: int = 0,
+    seed: int = 0,
+    clocked: bool = True,
+    style: Style = NOISY,
+    source: str = "pdn",
+) -> tuple[Position, list[Move], list[Event]]:
+    """A real game from PDN text played through human hands (``boardctl demo``): its start
+    position, its moves and the event log. PdnError if the game cannot be read."""
+    from firmware.pdn import read_games
+
+    for i, game in enumerate(read_games(text, source)):
+        if i == index:
+            played = game.replay()
+            events = handle_game(played.start, played.moves, seed=seed, clocked=clocked,
+                                 style=style)  # fmt: skip
+            return played.start, played.moves, events
+    from firmware.errors import PdnError
+
+    raise PdnError(f"{source}: no game number {index + 1}")

@@ -61,6 +61,9 @@ class GameHeader:
     #: False: the game waits for a ``start`` (set-up checked first); True: play from the first
     #: event (an event log without a ``start``).
     started: bool = False
+    #: True: moves are committed by clock presses; False: by the board at rest; None: the
+    #: session's default (presses when there is a time control).
+    clocked: bool | None = None
 
     def record(self) -> dict[str, Any]:
         rec: dict[str, Any] = {
@@ -76,6 +79,8 @@ class GameHeader:
         if self.settle is not None:
             rec["settle"] = self.settle
         rec["started"] = self.started
+        if self.clocked is not None:
+            rec["clocked"] = self.clocked
         return rec
 
     @classmethod
@@ -102,7 +107,10 @@ class GameHeader:
         started = rec.get("started", False)
         if not isinstance(started, bool):
             raise EventLogError(f"{where}: 'started' must be true or false")
-        return cls(rid, rules, fen, tc, dict(tags), str(board), settle, started)
+        clocked = rec.get("clocked")
+        if clocked is not None and not isinstance(clocked, bool):
+            raise EventLogError(f"{where}: 'clocked' must be true, false or null")
+        return cls(rid, rules, fen, tc, dict(tags), str(board), settle, started, clocked)
 
 
 @dataclass

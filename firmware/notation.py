@@ -125,6 +125,8 @@ def _text(rules: RuleSet, legal: list[Move], move: Move) -> str:
 
 
 def _squares(rules: RuleSet, text: str) -> tuple[int, ...]:
+    if not isinstance(text, str):
+        raise IllegalMoveError(f"a move must be text, not {type(text).__name__}")
     body = _ANNOTATION.sub("", text.strip())
     glued = _GLUED.match(body)
     if glued:
@@ -158,18 +160,24 @@ def parse_move(position: Position, text: str) -> Move:
     Squares between start and end are first matched against the landing squares of each route,
     then against every square passed. Raises IllegalMoveError when no legal move fits, with the
     reason, and AmbiguousMoveError when the text fits captures that take different pieces
-    (naming their full forms). Among
-    routes that take the same pieces, the one whose route the text spells out is chosen, else
-    the first in ``legal_moves()`` order.
+    (naming their full forms). Among routes that take the same pieces, the one whose route the
+    text spells out is chosen, else the first in ``legal_moves()`` order.
     """
     rules = position.rules
     squares = _squares(rules, text)
     start, end, middle = squares[0], squares[-1], squares[1:-1]
     legal = position.legal_moves()
     fits = [m for m in legal if m.start == start and m.end == end]
-    if middle:
+    if middle and fits:
         landed = [m for m in fits if _in_order(middle, m.route[1:-1])]
         passed = [m for m in fits if _in_order(middle, path(rules, m)[1:-1])]
+        if not passed:
+            via = ", ".join(rules.square_name(sq) for sq in middle)
+            legal_forms = ", ".join(sorted({full_route(rules, m) for m in fits}))
+            raise IllegalMoveError(
+                f"{text.strip()} is not legal: no move from {rules.square_name(start)} to "
+                f"{rules.square_name(end)} passes {via} (legal: {legal_forms})"
+            )
         fits = landed if len({_identity(m) for m in landed}) == 1 else passed
     if not fits:
         reason = _why_illegal(position, start, end)

@@ -18,7 +18,9 @@ GameType 20 has the *International* result type ``2-0 1-1 0-2``; the 64-square g
 *Default* type ``1-0 1/2-1/2 0-1``). Both forms are read for every game type: the real 10x10
 files use ``1-0`` and ``1/2-1/2``. Lines stay under 80 characters.
 
-Rule set of a game read (``PdnGame.rules``): the ``GameType`` tag's number (20 international,
+Rule set of a game read (``PdnGame.rules``): a ``Variant`` tag naming a rule set of ours (what
+``format_game`` writes for ``home``, ``international64`` and the 1953 rules, which share their
+GameType number with another rule set); else the ``GameType`` tag's number (20 international,
 25 russian, 26 brazilian, and any other number a registered rule set declares); without a
 ``GameType``, a game whose moves or FEN use algebraic squares is ``russian`` (GameType 25 is the
 algebraic 8x8 game in the PDN table), otherwise ``international`` (PDN's own default family:
@@ -52,6 +54,7 @@ __all__ = [
     "read_games",
     "replay_game",
     "rules_for_game",
+    "rules_tags",
     "write_game",
 ]
 
@@ -133,6 +136,34 @@ class PdnGame:
             text += f", {label or _label(move)} (line {move.line})"
         return text
 
+    def clocks(self) -> list[ClockReading | None]:
+        """Per move, both clocks after it as far as the file tells: ``[%clk]`` times (the
+        mover's) are given to the side that moved, the other side keeping its last known time;
+        ``running`` is the side to move next unless the file says. None where no clock was ever
+        given yet. Sides alternate from the FEN tag's side to move, and from each setup's."""
+        out: list[ClockReading | None] = []
+        white_moves = not self.tags.get("FEN", "W").strip().upper().startswith("B")
+        times: dict[str, float | None] = {"white": None, "black": None}
+        for item in self.body:
+            if isinstance(item, Setup):
+                white_moves = not item.fen.strip().upper().startswith("B")
+                continue
+            mover, other = ("white", "black") if white_moves else ("black", "white")
+            reading = item.clock
+            if reading is not None:
+                if reading.mover is not None:
+                    times[mover] = reading.mover
+                for side, value in (("white", reading.white), ("black", reading.black)):
+                    if value is not None:
+                        times[side] = value
+            if times["white"] is None and times["black"] is None:
+                out.append(None)
+            else:
+                running = reading.running if reading is not None and reading.running else other
+                out.append(ClockReading(times["white"], times["black"], running))
+            white_moves = not white_moves
+        return out
+
     def rules(self) -> RuleSet:
         """The rule set this game is played under (module docstring: GameType, else a guess)."""
         return rules_for_game(self)
@@ -167,10 +198,22 @@ _GAME_NAMES = {21: "English draughts", 22: "Italian draughts", 23: "American poo
                1: "Chinese chess", 50: "Othello"}
 
 
+#: Variant tag values (lidraughts' PDN export among others) for games with other rules.
+_OTHER_VARIANTS = frozenset(
+    {"antidraughts", "breakthrough", "frisian", "frysk", "frysk!", "killer", "english",
+     "checkers", "italian", "spanish", "pool", "turkish", "canadian", "portuguese", "czech"}
+)
+
+
 def rules_for_game(game: PdnGame) -> RuleSet:
     """The rule set of a game read (module docstring); PdnError for an unknown GameType."""
     from firmware.rules import RULESETS, find_rules
 
+    variant = game.tags.get("Variant", "").strip().lower()
+    if variant in RULESETS:
+        return RULESETS[variant]
+    if variant in _OTHER_VARIANTS:
+        raise PdnError(f"{game.where()}: Variant {game.tags['Variant']!r} is not played here")
     tag = game.tags.get("GameType", "").strip()
     if tag:
         m = re.match(r"\s*([0-9]+)", tag)
@@ -193,6 +236,16 @@ def rules_for_game(game: PdnGame) -> RuleSet:
     return find_rules("international")
 
 
+def rules_tags(rules: RuleSet) -> dict[str, str]:
+    """The tags that name a rule set in PDN: ``GameType``, and ``Variant`` (the rule set's name,
+    python-chess's PGN convention for variants) where the GameType number alone would be read as
+    another rule set (``home``, ``international64``, the 1953 rules)."""
+    tags = {"GameType": str(rules.game_type)}
+    if GAME_TYPES.get(rules.game_type) != rules.name:
+        tags["Variant"] = rules.name
+    return tags
+
+
 def replay_game(game: PdnGame, rules: RuleSet | None = None, fischer: bool = True) -> Game:
     """``PdnGame.replay``: the main line played through the rules; PdnError naming the file,
     the game and the move when a move cannot be read or is not legal."""
@@ -203,13 +256,22 @@ def replay_game(game: PdnGame, rules: RuleSet | None = None, fischer: bool = Tru
 
     rs = rules if rules is not None else rules_for_game(game)
     fen = game.tags.get("FEN", "").strip()
+    body = list(game.body)
     try:
-        start = Position.from_fen(rs, fen) if fen and fen not in ("?", "-") else None
+        if fen and fen not in ("?", "-"):
+            start = Position.from_fen(rs, fen)
+        elif body and isinstance(body[0], Setup):
+            # No FEN tag: a leading setup is the initial position (PDN 3.0 commands.rst).
+            first = body.pop(0)
+            assert isinstance(first, Setup)
+            start = Position.from_fen(rs, first.fen)
+        else:
+            start = None
     except BoardError as exc:
-        raise PdnError(f"{game.where()}: FEN tag: {exc}") from None
+        raise PdnError(f"{game.where()}: FEN tag or first setup: {exc}") from None
     record = Game(rs, start, fischer)
     number = 1
-    for item in game.body:
+    for item in body:
         white = record.position.turn is Side.WHITE
         try:
             if isinstance(item, Setup):
@@ -235,7 +297,9 @@ _TOKEN = re.compile(
     rf"""
     (?P<ws>\s+)
   | (?P<linecomment>(?:%|;)[^\n]*)
-  | (?P<tag>\[\s*(?P<tagname>[A-Za-z][A-Za-z0-9_]*)\s*"(?P<tagvalue>(?:[^"\\]|\\.)*)"\s*\])
+  | (?P<tag>\[\s*(?P<tagname>[A-Za-z][A-Za-z0-9_]*)\s*"(?P<tagvalue>(?:[^"\\\n]|\\.)*)"\s*\])
+  | (?P<loosetag>\[\s*(?P<loosename>[A-Za-z][A-Za-z0-9_]*)
+        (?:\s*"(?P<quoted>[^\n]*)"|\s+(?P<bare>[^"\]\n]*))\s*\][ \t]*(?=\n|$))
   | (?P<comment>\{{)
   | (?P<setup>/[^/]*/)
   | (?P<result>(?:1-0|0-1|1/2-1/2|½-½|2-0|0-2|1-1|0-0|\*){_END})
@@ -269,6 +333,8 @@ class _Token:
 
 def _decode(source: str | bytes | IO[str] | IO[bytes]) -> str:
     data: str | bytes = source.read() if hasattr(source, "read") else source  # type: ignore[union-attr]
+    if not isinstance(data, str | bytes):
+        raise PdnError(f"PDN must be text, bytes or an open file, not {type(data).__name__}")
     if isinstance(data, bytes):
         text = ""
         for encoding in ("utf-8-sig", "cp1252", "latin-1"):
@@ -306,6 +372,10 @@ def _tokens(text: str, source: str) -> Iterator[_Token]:
         elif kind == "tag":
             value = m.group("tagvalue").replace('\\"', '"').replace("\\\\", "\\")
             yield _Token("tag", m.group("tagname"), line, value)
+            pos = m.end()
+        elif kind == "loosetag":  # unescaped quotes inside, or no quotes: take the line
+            value = m.group("quoted") if m.group("quoted") is not None else m.group("bare")
+            yield _Token("tag", m.group("loosename"), line, value.strip())
             pos = m.end()
         elif kind == "move":
             yield _Token("move", m.group("squares"), line, m.group("glued") or "")
@@ -455,9 +525,8 @@ class _Reader:
                 raise PdnError(f"{game.where()}: line {tok.line}: ')' without '('")
             else:
                 where = f"after {_label(last)}" if last is not None else "before the first move"
-                raise PdnError(
-                    f"{game.where()}: line {tok.line}: cannot read {tok.text!r} {where}"
-                )
+                shown = tok.text if len(tok.text) <= 40 else tok.text[:40] + "..."
+                raise PdnError(f"{game.where()}: line {tok.line}: cannot read {shown!r} {where}")
         if depth > 0:
             assert game is not None
             raise PdnError(
@@ -585,7 +654,7 @@ def write_game(
             words.append(item)
         need_number = False
         reading = clocks[ply] if clocks is not None and ply < len(clocks) else None
-        if reading is not None:
+        if reading is not None and (reading.white is not None or reading.black is not None):
             running = reading.running or ("black" if white_to_move else "white")
             shown = ClockReading(reading.white, reading.black, running)
             words.append("{" + clock_command(shown) + "}")
@@ -650,11 +719,10 @@ def format_game(
     outcome = game.outcome()
     start_fen = None if game.start == game.rules.start_position() else game.start.fen()
     return write_game(
-        tags or {},
+        {**(tags or {}), **rules_tags(game.rules)},
         game_moves(game),
         start_fen=start_fen,
         clocks=clocks,
         result=outcome.result if outcome is not None else "*",
-        game_type=game.rules.game_type,
         comments=comments,
     )

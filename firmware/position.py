@@ -18,8 +18,9 @@ from functools import cache
 from typing import NamedTuple
 
 from firmware import _movegen as mg
-from firmware.errors import IllegalMoveError, RulesError
+from firmware.errors import BoardError, IllegalMoveError, RulesError
 from firmware.fen import parse_fen, write_fen
+from firmware.geometry import geometry
 from firmware.rules import RuleSet, Side, find_rules
 
 
@@ -52,6 +53,22 @@ class Move:
     def key(self) -> tuple[int, int, frozenset[int]]:
         """(start, end, captured set): what a move does to the board, whatever its route."""
         return (self.route[0], self.route[-1], frozenset(self.captured))
+
+    def turns(self, size: int) -> tuple[int, ...]:
+        """The route reduced to the start, every square where the direction changes, and the
+        end (seed 000 8.5.5): landing squares on a straight line are left out. ``size`` is the
+        board's (8 or 10)."""
+        if len(self.route) <= 2:
+            return self.route
+        g = geometry(size)
+        out = [self.route[0]]
+        for prev, here, nxt in zip(self.route, self.route[1:], self.route[2:], strict=False):
+            (x0, y0), (x1, y1), (x2, y2) = g.coords(prev), g.coords(here), g.coords(nxt)
+            same = ((x1 - x0 > 0) == (x2 - x1 > 0)) and ((y1 - y0 > 0) == (y2 - y1 > 0))
+            if not same:
+                out.append(here)
+        out.append(self.route[-1])
+        return tuple(out)
 
     def __str__(self) -> str:
         sep = "x" if self.captured else "-"
@@ -144,6 +161,20 @@ class Position:
         white = {sq: False for sq in f.white_men} | {sq: True for sq in f.white_kings}
         black = {sq: False for sq in f.black_men} | {sq: True for sq in f.black_kings}
         return cls(rs, f.turn, white, black)
+
+    @classmethod
+    def from_pieces(
+        cls, rules: RuleSet | str, turn: Side, pieces: dict[int, Piece]
+    ) -> Position:
+        """A position from {square: Piece}, e.g. a board as sensed plus the kings the game
+        knows of. RulesError for a square off the board."""
+        white = {sq: p.king for sq, p in pieces.items() if p.side is Side.WHITE}
+        black = {sq: p.king for sq, p in pieces.items() if p.side is Side.BLACK}
+        return cls(rules, turn, white, black)
+
+    def with_turn(self, turn: Side) -> Position:
+        """The same pieces with ``turn`` to move."""
+        return Position._from_bits(self.rules, turn, self._white, self._black, self._kings)
 
     def fen(self) -> str:
         """This position as FEN: algebraic squares on 8x8, numbers on 10x10 (CONTRACT.md)."""
@@ -239,7 +270,12 @@ class Position:
         if self._moves is None:
             self._moves = self._generate()
         if move not in self._moves:
-            raise IllegalMoveError(f"{move} is not a legal move in {self.fen()}")
+            sep = "x" if move.captured else "-"
+            try:
+                text = sep.join(self.rules.square_name(sq) for sq in move.route)
+            except BoardError:
+                text = str(move)
+            raise IllegalMoveError(f"{text} is not a legal move in {self.fen()}")
         return self._apply(move)
 
     def _apply(self, move: Move) -> Position:
@@ -266,6 +302,8 @@ class Position:
         from firmware.perft import perft
 
         return perft(self, depth)
+
+    count_leaves = perft
 
     # -- identity ----------------------------------------------------------------------------
 

@@ -74,9 +74,7 @@ class BoardSession:
         tags: dict[str, str] | None = None,
     ) -> None:
         self.rules = find_rules(rules)
-        self.start = (
-            Position.from_fen(self.rules, fen) if fen else self.rules.start_position()
-        )
+        self.start = Position.from_fen(self.rules, fen) if fen else self.rules.start_position()
         self.start_fen = fen.strip() if fen else None
         if isinstance(time_control, str):
             time_control = TimeControl.parse(time_control)
@@ -174,6 +172,19 @@ class BoardSession:
         out += self._decide(self.referee.tick(at))
         return out
 
+    def wake_at(self) -> int | None:
+        """When :meth:`tick` next has something to decide (a board coming to rest, a flag
+        falling), in monotonic ns; None when nothing is pending. For the service's loop."""
+        times = []
+        ref = self.referee
+        if not ref.judged and ref.changed_at is not None:
+            times.append(ref.changed_at + ref.settle_ns)
+        if self.clock is not None and self.result is None:
+            flag_at = self.clock.next_flag_at()
+            if flag_at is not None:
+                times.append(flag_at)
+        return min(times) if times else None
+
     def finish(self, at: int | None = None) -> list[dict[str, Any]]:
         """The end of a log: a board left resting on a legal result is the last move."""
         at = self.last_at if at is None else max(at, self.last_at)
@@ -220,7 +231,8 @@ class BoardSession:
     def _move(self, d: MoveCommitted) -> list[dict[str, Any]]:
         text = move_text(d.before, d.move)
         out: list[dict[str, Any]] = []
-        if self.clock is not None and self.clock.started and d.pressed:
+        switch = d.pressed or not self.referee.clocked  # no presses: the clock follows the board
+        if self.clock is not None and self.clock.started and switch:
             press = self.clock.press(d.side, d.at)
             if press.overstep or press.flag is not None:
                 flag_at = press.flag.at if press.flag is not None else d.at
@@ -345,6 +357,27 @@ class BoardSession:
             start_fen=self.start.fen() if self.start_fen else None,
             clocks=self.clocks if self.clock is not None else None,
             result=result,
+        )
+
+    def snapshot(self, game: str, at: int | None = None) -> dict[str, Any]:
+        """A full-state ``snapshot`` feed record (``firmware.feed.snapshot_record``)."""
+        from firmware.feed import snapshot_record
+
+        at = self.last_at if at is None else at
+        running = self.clock.running if self.clock is not None else None
+        return snapshot_record(
+            game=game,
+            rules=self.rules.name,
+            start_fen=self.start.fen(),
+            fen=self.position.fen(),
+            moves=self.moves,
+            tags=self.tags,
+            clock=self._clock_values(at),
+            running=running.value if running is not None else None,
+            result=self.result["result"] if self.result else None,
+            reason=self.result["reason"] if self.result else None,
+            time_control=str(self.control) if self.control is not None else None,
+            leds=self.leds(),
         )
 
     def status(self, at: int | None = None) -> dict[str, Any]:

@@ -36,7 +36,7 @@ DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
 USABLE_GPIOS = range(2, 28)
 _I2C_GPIOS = {2: "I2C SDA", 3: "I2C SCL"}
 _SPI_MOSI = 10
-_PWM_GPIOS = (12, 18, 21)  # rpi_ws281x can drive a strip from PWM0 on these (GPIO18 usual)
+_PWM_GPIOS = (10, 12, 13, 18, 19, 21)  # the pins rpi_ws281x drives a strip from (18 usual)
 
 _CORNERS = ("a1", "right-1", "a-top", "right-top")
 
@@ -133,9 +133,12 @@ class SerialConfig:
 
 @dataclass(frozen=True, slots=True)
 class GpioConfig:
-    """GPIO backend. ``chip``: the gpiochip for lgpio (a Pi 5 has its header on gpiochip4 with
-    older kernels, gpiochip0 from kernel 6.6.45); -1 lets gpiozero choose."""
+    """GPIO backend (hw/gpio.py). ``backend``: ``auto`` (RPi.GPIO on a Pi 0-4, whose reads
+    are register accesses with no system call, lgpio on a Pi 5), ``rpigpio``, ``lgpio``, or
+    ``gpiozero`` (gpiozero's own order). ``chip``: the gpiochip for lgpio (a Pi 5 has its
+    header on gpiochip4 with kernels before 6.6.45, gpiochip0 after); -1: lgpio's choice."""
 
+    backend: str = "auto"
     chip: int = -1
 
 
@@ -198,7 +201,7 @@ class _Reader:
         known = [f.name for f in fields(cls) if f.name != "source"]
         for name in data:
             if name not in known:
-                where = f"{key}.{name}" if key else name
+                where = _join(key, name)
                 hint = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
                 suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
                 raise self.fail(where, f"unknown key{suggestion} (known: {', '.join(known)})")
@@ -210,9 +213,9 @@ class _Reader:
             return default
         value = data[name]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(f"{key}.{name}", f"expected an integer, got {_kind(value)}")
+            raise self.fail(_join(key, name), f"expected an integer, got {_kind(value)}")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise self.fail(f"{key}.{name}", f"{value} is out of range {lo}..{hi}")
+            raise self.fail(_join(key, name), f"{value} is out of range {lo}..{hi}")
         return value
 
     def number(self, data: dict[str, Any], key: str, name: str, default: float,
@@ -221,9 +224,9 @@ class _Reader:
             return default
         value = data[name]
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(f"{key}.{name}", f"expected a number, got {_kind(value)}")
+            raise self.fail(_join(key, name), f"expected a number, got {_kind(value)}")
         if not lo <= value <= hi:
-            raise self.fail(f"{key}.{name}", f"{value} is out of range {lo:g}..{hi:g}")
+            raise self.fail(_join(key, name), f"{value} is out of range {lo:g}..{hi:g}")
         return float(value)
 
     def boolean(self, data: dict[str, Any], key: str, name: str, default: bool) -> bool:
@@ -231,7 +234,7 @@ class _Reader:
             return default
         value = data[name]
         if not isinstance(value, bool):
-            raise self.fail(f"{key}.{name}", f"expected true or false, got {_kind(value)}")
+            raise self.fail(_join(key, name), f"expected true or false, got {_kind(value)}")
         return value
 
     def choice(self, data: dict[str, Any], key: str, name: str, default: str,
@@ -245,7 +248,7 @@ class _Reader:
                 close = difflib.get_close_matches(value, choices, n=1, cutoff=0.5)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
             raise self.fail(
-                f"{key}.{name}", f"{value!r} is not one of {', '.join(choices)}{hint}"
+                _join(key, name), f"{value!r} is not one of {', '.join(choices)}{hint}"
             )
         return str(value)
 
@@ -254,7 +257,7 @@ class _Reader:
             return default
         value = data[name]
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(f"{key}.{name}", f"expected a non-empty string, got {_kind(value)}")
+            raise self.fail(_join(key, name), f"expected a non-empty string, got {_kind(value)}")
         return value
 
     def gpio(self, data: dict[str, Any], key: str, name: str, default: int,
@@ -263,13 +266,13 @@ class _Reader:
         if optional and value == 0:
             return 0
         if value not in USABLE_GPIOS:
-            raise self.fail(f"{key}.{name}", f"GPIO{value} is not a usable header GPIO (2..27)")
+            raise self.fail(_join(key, name), f"GPIO{value} is not a usable header GPIO (2..27)")
         return value
 
     def gpio_list(self, data: dict[str, Any], key: str, name: str,
                   default: tuple[int, ...], length: int) -> tuple[int, ...]:
         value = data.get(name, list(default))
-        where = f"{key}.{name}"
+        where = _join(key, name)
         if not isinstance(value, list):
             raise self.fail(where, f"expected a list of GPIO numbers, got {_kind(value)}")
         if len(value) != length:
@@ -280,6 +283,10 @@ class _Reader:
             if pin not in USABLE_GPIOS:
                 raise self.fail(f"{where}[{i}]", f"GPIO{pin} is not a usable header GPIO (2..27)")
         return tuple(value)
+
+
+def _join(key: str, name: str) -> str:
+    return f"{key}.{name}" if key else name
 
 
 def _kind(value: object) -> str:
@@ -317,9 +324,17 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
         raise r.fail("size", f"{size!r} is not a board size (8 or 10)")
     base = default_config(size)
     state_dir = r.string(top, "", "state_dir", base.state_dir)
+    if not Path(state_dir).is_absolute():
+        raise r.fail("state_dir", f"{state_dir!r} is not an absolute path")
 
     g = r.table(top.get("gpio", {}), "gpio", GpioConfig)
-    gpio = GpioConfig(chip=r.integer(g, "gpio", "chip", -1, -1, 15))
+    gpio = GpioConfig(
+        backend=r.choice(g, "gpio", "backend", "auto", ("auto", "rpigpio", "lgpio", "gpiozero")),
+        chip=r.integer(g, "gpio", "chip", -1, -1, 15),
+    )
+    if gpio.chip >= 0 and gpio.backend == "rpigpio":
+        raise r.fail("gpio.chip", "a gpiochip is an lgpio setting; RPi.GPIO has none "
+                     "(set gpio.backend = \"lgpio\")")
 
     m = r.table(top.get("matrix", {}), "matrix", MatrixConfig)
     wiring = r.choice(m, "matrix", "wiring", "dark", ("dark", "full"))
@@ -363,7 +378,7 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     pixel_order = r.choice(led, "leds", "pixel_order", "GRB", ("GRB", "RGB", "GRBW", "RGBW"))
     pin = r.gpio(led, "leds", "pin", 18)
     if backend == "pwm" and pin not in _PWM_GPIOS:
-        raise r.fail("leds.pin", f"GPIO{pin} cannot drive a NeoPixel strip by PWM "
+        raise r.fail("leds.pin", f"GPIO{pin} cannot drive a NeoPixel strip "
                      f"(use one of {', '.join(map(str, _PWM_GPIOS))}; 18 is usual)")
     leds = LedConfig(
         backend=backend, pin=pin, pixel_order=pixel_order,

@@ -154,7 +154,6 @@ class ReedMatrix:
         cols = self._devices[layout.rows:]
         self._row_pins = tuple(d.pin for d in rows)
         self._col_pins = tuple(d.pin for d in cols)
-        self._sensor_mask = layout.sensor_mask
         ncols = layout.columns
         #: (row writer, [(column reader, bit weight)]) with light-square crossings left out.
         #: The pins' ``_set_state``/``_get_state`` are gpiozero's backend interface (what

@@ -39,6 +39,7 @@ def test_press_is_timed_by_its_edge(mock_factory: MockFactory) -> None:
     clock.now = 9 * S  # the service loop gets to it much later
     assert buttons.poll() == [ButtonPress("white", 5 * S)]
     assert buttons.poll() == []
+    mock_factory.pin(14).drive_high()
     buttons.close()
 
 
@@ -62,6 +63,7 @@ def test_bounce_keeps_the_first_edge_only(mock_factory: MockFactory) -> None:
     clock.now = 500 * MS  # a second, real press
     pin.drive_low()
     assert buttons.poll() == [ButtonPress("black", 1_000), ButtonPress("black", 500 * MS)]
+    pin.drive_high()  # released: gpiozero's hold thread then stops at once on close
     buttons.close()
 
 
@@ -72,6 +74,8 @@ def test_presses_come_out_in_edge_order(mock_factory: MockFactory) -> None:
     clock.now = 11 * S
     mock_factory.pin(14).drive_low()
     assert [p.name for p in buttons.poll()] == ["pause", "white"]
+    mock_factory.pin(25).drive_high()
+    mock_factory.pin(14).drive_high()
     buttons.close()
 
 
@@ -94,6 +98,7 @@ def test_active_high_buttons(mock_factory: MockFactory) -> None:
     buttons = _buttons(mock_factory, clock, pull_up=False)
     mock_factory.pin(14).drive_high()
     assert buttons.poll() == [ButtonPress("white", 7)]
+    mock_factory.pin(14).drive_low()
     buttons.close()
 
 

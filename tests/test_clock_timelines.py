@@ -334,3 +334,12 @@ def test_time_may_not_go_backwards() -> None:
         clock.start(200)  # twice
     with pytest.raises(ClockError, match="int"):
         clock.press(W, 1.5)  # type: ignore[arg-type]
+
+
+def test_fallen_names_each_side_s_flag() -> None:
+    clock = GameClock("10")
+    clock.start(0)
+    clock.press(W, 4 * S)
+    assert clock.fallen(B, 13 * S) is None
+    assert clock.fallen(B, 14 * S) == 14 * S
+    assert clock.fallen(W, 100 * S) is None  # White's clock is not running

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from firmware.clock import GameClock
 from firmware.clockface import (
@@ -109,3 +111,20 @@ def test_terminal_line() -> None:
     assert "FLAG white at 1:00" in line
     clock.pause(200 * S)
     assert terminal_line(clock, 200 * S).endswith("paused")
+
+
+@given(st.integers(min_value=0, max_value=100 * 3600 * S))
+def test_shown_time_is_the_time_rounded_down(ns: int) -> None:
+    text = format_time(ns)
+    head, _, tenth = text.partition(".")
+    seconds = 0
+    for part in head.split(":"):
+        seconds = seconds * 60 + int(part)
+    if tenth:
+        assert ns < 20 * S
+        assert seconds * 10 + int(tenth) == ns // (S // 10)
+    else:
+        assert seconds == ns // S
+    face = segment_time(ns)
+    assert len(face.digits) == 4
+    assert face.text.count(":") + face.text.count(";") == 1  # the colon always said

@@ -45,7 +45,7 @@ def test_move_line_shape_and_checksum_rule() -> None:
     assert decoded == {**MOVE, "seq": 7}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(records, st.integers(0, 2**31))
 def test_round_trip(record: dict, seq: int) -> None:
     decoded = decode_line(encode_line(record, seq))

@@ -45,6 +45,8 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("sise = 10", "sise: unknown key; did you mean 'size'?"),
     ("size = 12", "size: 12 is not a board size"),
+    ("state_dir = 'var/lib'", "state_dir: 'var/lib' is not an absolute path"),
+    ("state_dir = 5", "state_dir: expected a non-empty string, got int 5"),
     ("[matrix]\nrows = [4, 5]", "matrix.rows: expected 10 GPIO numbers, got 2"),
     ("[matrix]\nrows = [4, 5, 6, 12, 13, 16, 17, 19, 20, 40]",
      "matrix.rows[9]: GPIO40 is not a usable header GPIO"),
@@ -69,6 +71,8 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
     ("[buttons]\npause = 0\nblack = 25", None),
     ("serial = 3", "serial: expected a table ([serial]), got int 3"),
     ("[serial]\nport = ''", "serial.port: expected a non-empty string"),
+    ("[gpio]\nbackend = 'pigpio'", "gpio.backend: 'pigpio' is not one of auto, rpigpio, lgpio"),
+    ("[gpio]\nbackend = 'rpigpio'\nchip = 4", "gpio.chip: a gpiochip is an lgpio setting"),
     ("[serial]\nwrite_timeout = 'soon'", "serial.write_timeout: expected a number"),
 ])
 def test_mistakes_name_the_key(tmp_path: Path, text: str, message: str | None) -> None:

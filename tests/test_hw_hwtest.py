@@ -52,3 +52,22 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     cfg.write_text("[matrix]\nrows = [1]\n")
     assert main(["hwtest", "--sim", "--once", "--config", str(cfg)]) == 2
     assert "matrix.rows: expected 10 GPIO numbers, got 1" in capsys.readouterr().err
+
+
+def test_live_view_prints_each_debounced_change(mock_factory: object) -> None:
+    import io
+
+    from boardctl.commands.hwtest import _live
+    from hw.config import default_config
+    from hw.debounce import Debouncer
+    from hw.sim import simulated_matrix
+
+    matrix, board = simulated_matrix(8, default_config(8).matrix)
+    board.set_pieces(["a1", "h8"])
+    out = io.StringIO()
+    _live(matrix, Debouncer(matrix.layout.squares, 2, initial=matrix.layout.mask(["h8", "b2"])),
+          None, seconds=0.05, hz=1000, out=out)
+    lines = out.getvalue().splitlines()
+    events = [line.split()[1:] for line in lines if line.strip().endswith(("a1", "b2", "h8"))]
+    assert events == [["lift", "b2"], ["place", "a1"]]
+    assert lines[-9].startswith(" 8") and lines[-9].split()[-1] == "o"  # h8 on the final view

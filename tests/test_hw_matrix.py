@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware.errors import HardwareError
 from firmware.geometry import geometry
@@ -177,29 +179,31 @@ def test_scanner_step_uses_the_injected_clock(mock_factory: MockFactory) -> None
 Actions = list[tuple[str, str]]
 
 
-def _physical_actions(rules_name: str, pdn: Path) -> tuple[set[str], Actions, set[str]]:
+def _physical_moves(rules_name: str, pdn: Path) -> tuple[set[str], list[Actions], set[str], str]:
     """A real game as a player's hands act it out: for each move, lift the moving piece, put
-    it down on its last square, then take the captured pieces off in capture order."""
+    it down on its last square, then take the captured pieces off in capture order. Returns
+    the start squares, each move's actions, the end squares and the final FEN."""
     rules = find_rules(rules_name)
     g = geometry(rules.size)
     with open(pdn, encoding="utf-8", errors="replace") as f:
         game = next(iter(read_games(f, pdn.name)))
     pos = rules.start_position()
     start = {g.algebraic(n) for n in pos.occupied()}
-    actions: list[tuple[str, str]] = []
+    moves: list[Actions] = []
     for text in game.moves:
         move = parse_move(pos, text.text)
-        actions.append(("lift", g.algebraic(move.start)))
-        actions.append(("place", g.algebraic(move.end)))
+        actions = [("lift", g.algebraic(move.start)), ("place", g.algebraic(move.end))]
         actions += [("lift", g.algebraic(c)) for c in move.captured]
+        moves.append(actions)
         pos = pos.play(move)
-    return start, actions, {g.algebraic(n) for n in pos.occupied()}
+    return start, moves, {g.algebraic(n) for n in pos.occupied()}, pos.fen()
 
 
 def test_a_whole_game_through_the_scanner(mock_factory: MockFactory) -> None:
     """WK 2003 round 1 (Ndjofang-Heusdens, 80 moves) acted out on the simulated sensors, every
     placed piece bouncing, scanned at 200 Hz with 3-sample debouncing."""
-    start, actions, end = _physical_actions("international", WK2003)
+    start, moves, end, _fen = _physical_moves("international", WK2003)
+    actions = [action for move in moves for action in move]
     matrix, board = _board(mock_factory)
     board.set_pieces(start)
     deb = Debouncer(matrix.layout.squares, samples=3)
@@ -251,33 +255,103 @@ def test_scanner_thread_delivers_events(mock_factory: MockFactory) -> None:
     assert scanner.scans >= 2
 
 
-def test_debouncer_matches_a_per_square_model() -> None:
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 4), st.lists(st.integers(0, 7), max_size=30))
+def test_debouncer_matches_a_per_square_model(samples: int, scans: list[int]) -> None:
     """Random raw scans of three sensors against the plain definition: a square changes when
     its last ``samples`` readings all differ from its state; the event's time is the first of
     them."""
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
+    names = ["a1", None, "c1", "b2"]  # bit 1 has no sensor: ignored
+    deb = Debouncer(names, samples, initial=0)
+    got = [e for t, raw in enumerate(scans) for e in deb.feed(raw << 1 | raw & 1, t)]
+    expected = []
+    for bit, name in enumerate(names):
+        if name is None:
+            continue
+        state, run = 0, 0
+        for t, raw in enumerate(scans):
+            value = (raw << 1 | raw & 1) >> bit & 1
+            run = run + 1 if value != state else 0
+            if run == samples:
+                state, run = value, 0
+                kind = "place" if value else "lift"
+                expected.append(SquareEvent(kind, name, t - samples + 1))
+    order = {"lift": 0, "place": 1}
+    assert sorted(got, key=lambda e: (e.at, order[e.kind], names.index(e.square))) == got
+    assert sorted(got) == sorted(expected)
 
-    @settings(max_examples=200, deadline=None)
-    @given(st.integers(1, 4), st.lists(st.integers(0, 7), max_size=40))
-    def check(samples: int, scans: list[int]) -> None:
-        names = ["a1", None, "c1", "b2"]  # bit 1 has no sensor: ignored
-        deb = Debouncer(names, samples, initial=0)
-        got = [e for t, raw in enumerate(scans) for e in deb.feed(raw << 1 | raw & 1, t)]
-        expected = []
-        for bit, name in enumerate(names):
-            if name is None:
-                continue
-            state, run = 0, 0
-            for t, raw in enumerate(scans):
-                value = (raw << 1 | raw & 1) >> bit & 1
-                run = run + 1 if value != state else 0
-                if run == samples:
-                    state, run = value, 0
-                    kind = "place" if value else "lift"
-                    expected.append(SquareEvent(kind, name, t - samples + 1))
-        order = {"lift": 0, "place": 1}
-        assert sorted(got, key=lambda e: (e.at, order[e.kind], names.index(e.square))) == got
-        assert sorted(got) == sorted(expected)
 
-    check()
+def test_pin_factory_choice(tmp_path: Path) -> None:
+    from hw.config import GpioConfig
+    from hw.gpio import board_model, real_pin_factory
+
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi Zero 2 W Rev 1.0\0")
+    assert board_model(model) == "Raspberry Pi Zero 2 W Rev 1.0"
+    assert board_model(tmp_path / "absent") == ""
+    # off a Pi, auto and gpiozero leave the choice to gpiozero
+    assert real_pin_factory(GpioConfig(), model="") is None
+    assert real_pin_factory(GpioConfig(backend="gpiozero"), model="Raspberry Pi 4") is None
+    # RPi.GPIO is not installed here: auto on a Pi 4 falls back to gpiozero's order
+    assert real_pin_factory(GpioConfig(), model="Raspberry Pi 4 Model B Rev 1.4") is None
+    with pytest.raises(HardwareError, match="RPi.GPIO"):
+        real_pin_factory(GpioConfig(backend="rpigpio"), model="")
+    with pytest.raises(HardwareError, match="cannot drive a Raspberry Pi 5"):
+        real_pin_factory(GpioConfig(backend="rpigpio"), model="Raspberry Pi 5 Model B Rev 1.0")
+    with pytest.raises(HardwareError, match="lgpio|gpiochip4"):
+        real_pin_factory(GpioConfig(chip=4), model="Raspberry Pi 5 Model B Rev 1.0")
+
+
+def test_open_matrix_off_the_pi_says_what_to_do() -> None:
+    import os
+
+    from gpiozero import Device
+
+    from hw.matrix import open_matrix
+
+    if os.environ.get("GPIOZERO_PIN_FACTORY") or Path("/proc/device-tree/model").exists():
+        pytest.skip("a GPIO backend is configured or this is a Pi")
+    previous = Device.pin_factory
+    Device.pin_factory = None
+    try:
+        with pytest.raises(HardwareError, match=r"no GPIO backend.*--sim"):
+            open_matrix(default_config(10))
+    finally:
+        Device.pin_factory = previous
+    matrix, board = open_matrix(default_config(8), sim=True)
+    board.place("h8")
+    assert matrix.layout.occupied(matrix.scan()) == {"h8"}
+    matrix.close()
+
+
+def test_scanned_game_reaches_the_referee_intact(mock_factory: MockFactory) -> None:
+    """The same game through scanner, debouncer and SquareEvent.to_event() into the shared
+    BoardSession (no clock: each move settles): every move committed, the same final FEN."""
+    from firmware.session import BoardSession
+
+    start, moves, _end, fen = _physical_moves("international", WK2003)
+    matrix, board = _board(mock_factory)
+    board.set_pieces(start)
+    session = BoardSession("international", started=True)
+    records: list[dict[str, object]] = []
+    clock = 0
+
+    def to_referee(events: list[SquareEvent]) -> None:
+        for e in events:
+            records.extend(session.handle(e.to_event()))
+
+    scanner = Scanner(matrix, Debouncer(matrix.layout.squares, 3, initial=matrix.scan()),
+                      to_referee, clock=lambda: clock)
+    for actions in moves:
+        for kind, square in actions:
+            (board.lift if kind == "lift" else board.place)(square)
+            board.bounce(square, [kind == "lift", kind != "lift"])
+            for _ in range(6):
+                scanner.step()
+                clock += 10 * MS
+        clock += 2_000_000_000  # the hand leaves the board: the move settles
+        records.extend(session.tick(clock))
+    played = [r for r in records if r["type"] == "move"]
+    assert [r["ply"] for r in played] == list(range(1, len(moves) + 1))
+    assert played[-1]["fen"] == fen
+    assert [r for r in records if r["type"] == "irregularity"] == []

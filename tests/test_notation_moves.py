@@ -184,3 +184,24 @@ def test_round_trip_every_move_of_a_random_walk(name: str) -> None:
                 back = parse_move(p, text)
                 assert back.key == move.key and back.promotes == move.promotes, text
             p = p.play(moves[(ply * 7 + seed * 13) % len(moves)])
+
+
+@pytest.mark.parametrize("name", ["international", "international1953"])
+def test_seed_004_29_king_on_42_with_two_routes(name: str) -> None:
+    """004 §29: the white king on 42 has two captures, written 42:24:8:17:6 and 42:24:35:44:6
+    (here with the 10x10 separator x). The diagram's black pieces: 38, 19, 12, 11, 30, 40."""
+    rules = find_rules(name)
+    p = Position.from_fen(rules, "W:WK42:B38,19,12,11,30,40")
+    assert texts(p) == {"42x24x8x17x6", "42x24x35x44x6"}
+    assert parse_move(p, "42:24:8:17:6").captured == (38, 19, 12, 11)
+    assert parse_move(p, "42x35x6").captured == (38, 30, 40, 11)
+    with pytest.raises(AmbiguousMoveError):
+        parse_move(p, "42x6")
+
+
+def test_intermediate_square_off_every_route_is_named() -> None:
+    p = Position.from_fen(RUSSIAN, DIAGRAM_4)
+    with pytest.raises(IllegalMoveError) as err:
+        parse_move(p, "d2:b4:a7")
+    assert "no move from d2 to a7 passes b4" in str(err.value)
+    assert "d2:h6:f8:c5:a7" in str(err.value)

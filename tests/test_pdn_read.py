@@ -233,3 +233,55 @@ def test_earlier_games_are_yielded_before_a_broken_one() -> None:
 def test_move_text_defaults() -> None:
     m = MoveText("32-28")
     assert m.comments == [] and m.clock is None and m.variations == []
+
+
+def test_sloppy_tags_unescaped_quotes_and_bare_values() -> None:
+    text = '[Event "The "Big" One"]\n[Round 3]\n  [White "A\\"B"]\n1. 32-28 *'
+    (game,) = one(text)
+    assert game.tags == {"Event": 'The "Big" One', "Round": "3", "White": 'A"B'}
+    assert [m.text for m in game.moves] == ["32-28"]
+
+
+def test_a_leading_setup_without_fen_tag_is_the_initial_position() -> None:
+    # PDN 3.0 commands.rst: White played two moves in a row; the first setup is the start.
+    text = (
+        '[GameType "20"]\n/FEN "W:W31-50:B1-20"/\n/FEN "B:W28,31-36,38-50:B1-20"/\n'
+        "01... 20-25 *"
+    )
+    (game,) = one(text)
+    record = game.replay()
+    assert record.start == find_rules("international").start_position()
+    assert len(record.history) == 3 and len(record.moves) == 1
+
+
+def test_binary_garbage_and_wrong_types_give_one_line_errors() -> None:
+    with pytest.raises(PdnError) as err:
+        one(bytes(range(256)) * 4, "blob.bin")
+    message = str(err.value)
+    assert message.startswith("blob.bin: game 1") and "\n" not in message and len(message) < 200
+    with pytest.raises(PdnError, match="not int"):
+        list(read_games(42, "n"))  # type: ignore[arg-type]
+    assert one("") == [] and one("   \n\n") == []
+
+
+def test_clocks_per_move_resolve_clk_times_to_the_mover() -> None:
+    text = (
+        "1. 32-28 18-23 {[%clk 1:29:50]} 2. 38-32 {[%clk 1:29:00]} "
+        "12-18 {[%clock w1:28:00 B1:27:00]} 3. 32-27 *"
+    )
+    (game,) = one(text)
+    assert game.clocks() == [
+        None,
+        ClockReading(None, 5390.0, "white"),
+        ClockReading(5340.0, 5390.0, "black"),
+        ClockReading(5280.0, 5220.0, "black"),
+        ClockReading(5280.0, 5220.0, "black"),
+    ]
+
+
+def test_variant_tags() -> None:
+    assert one('[GameType "25"]\n[Variant "Russian"]\n*')[0].rules().name == "russian"
+    assert one('[GameType "20"]\n[Variant "Standard"]\n*')[0].rules().name == "international"
+    assert one('[GameType "25"]\n[Variant "home"]\n*')[0].rules().name == "home"
+    with pytest.raises(PdnError, match="Variant 'Antidraughts' is not played here"):
+        one('[GameType "20"]\n[Variant "Antidraughts"]\n*')[0].rules()

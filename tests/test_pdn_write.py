@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware.errors import PdnError
 from firmware.game import Game
@@ -143,3 +145,46 @@ def test_white_to_move_after_a_setup_restarts_numbering_on_the_white_side() -> N
     assert '1. 32-28 /FEN "W:W31-50:B1-20"/ 2. 33-28 18-23 *' in text
     (game,) = read_games(text, "s")
     assert game.replay().position.turn is Side.WHITE
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    name=st.sampled_from(["international", "russian", "brazilian", "home", "international64"]),
+    picks=st.lists(st.integers(min_value=0, max_value=10_000), min_size=0, max_size=80),
+    clocked=st.booleans(),
+)
+def test_any_game_written_reads_back_to_the_same_positions(
+    name: str, picks: list[int], clocked: bool
+) -> None:
+    game = Game(find_rules(name))
+    for pick in picks:
+        moves = game.position.legal_moves()
+        if not moves or game.outcome() is not None:
+            break
+        game.push(moves[pick % len(moves)])
+    clocks = [ClockReading(600.0 - i, 600.0 - 2 * i) for i in range(len(game.moves))]
+    text = format_game(game, {"White": "W", "Black": "B"}, clocks if clocked else None)
+    (back,) = read_games(text, "prop")
+    again = back.replay()
+    assert again.history == game.history
+    assert back.result == (game.outcome().result if game.outcome() else "*")  # type: ignore[union-attr]
+    if clocked and game.moves:
+        assert back.moves[-1].clock is not None
+
+
+@pytest.mark.parametrize(
+    "name, variant",
+    [("international", None), ("russian", None), ("brazilian", None), ("home", "home"),
+     ("international64", "international64"), ("russian1953", "russian1953"),
+     ("international1953", "international1953")],
+)
+def test_variant_tag_only_where_game_type_is_not_enough(name: str, variant: str | None) -> None:
+    text = format_game(Game(name))
+    assert (f'[Variant "{variant}"]' in text) == (variant is not None)
+    (back,) = read_games(text, "v")
+    assert back.rules().name == name
+
+
+def test_a_clock_reading_without_times_writes_no_comment() -> None:
+    text = write_game({}, ["32-28"], clocks=[ClockReading(None, None, None, 5.0)], result="*")
+    assert "1. 32-28 *" in text and "%clock" not in text

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from firmware.events import Event, Press, Start
-from firmware.handling import CAPTURE_FIRST_RULES, MS, S, Hand, Style, perform
+from firmware.handling import CAPTURE_FIRST_RULES, MS, Hand, S, Style, perform
 from firmware.position import Move, Position
 from firmware.referee import MoveCommitted, Referee
 from firmware.rules import Side
@@ -111,7 +111,7 @@ def test_capture_without_landings_chooses_the_first_route() -> None:
 def test_pdn_names_the_pieces_taken() -> None:
     """Same start and end, different pieces taken: told apart, written with the route."""
     position = Position.from_fen("russian", "W:WKd2:Bb6,d6,f4,f6,g7")
-    keys = {}
+    keys: dict[tuple[int, int], set[frozenset[int]]] = {}
     for m in position.legal_moves():
         keys.setdefault((m.start, m.end), set()).add(frozenset(m.captured))
     (start, end), _ = next((k, v) for k, v in keys.items() if len(v) > 1)

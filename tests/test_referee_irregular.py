@@ -134,7 +134,7 @@ def test_two_moves_in_a_row() -> None:
     s = new()
     out = feed(s, "1 lift c3; 1.4 place d4; 2 press white; 3 lift e3; 3.3 place f4; 6 lift g7")
     assert moves(out) == ["c3-d4"] and kinds(out) == ["two-moves"]
-    assert s.leds() == {"e3": "restore", "f4": "remove"}
+    assert s.leds() == {"e3": "restore", "f4": "wrong"}
 
 
 def test_take_back() -> None:
@@ -155,7 +155,7 @@ def test_board_mismatch_piece_from_nowhere() -> None:
     s = new()
     out = feed(s, "1 place d4; 3 lift a7")
     assert kinds(out) == ["board-mismatch"]
-    assert s.leds() == {"d4": "remove"}
+    assert s.leds() == {"d4": "wrong"}
 
 
 def test_setup_checked_at_the_start() -> None:
@@ -199,3 +199,62 @@ def test_accept_an_illegal_move_passes_the_turn() -> None:
     out = s.handle(Accept(9 * NS))
     assert [r["fen"] for r in out if r["type"] == "position"] == ["B:We5,a1:Bh6"]
     assert "/FEN" in s.pdn()
+
+
+def test_piece_left_on_a_light_square_is_flagged() -> None:
+    s = new(tc=None)
+    out = feed(s, "1 lift c3; 1.1 place c4; 1.2 lift c4; 1.4 place d4")  # a brush: no report
+    assert kinds(out) == []
+    out = feed(s, "3 place a2; 6 lift g7")
+    assert moves(out) == ["c3-d4"] and kinds(out) == ["board-mismatch"]
+    assert s.leds() == {"a2": "wrong"}
+    feed(s, "7 place g7; 8 lift a2; 11 lift b6")
+    assert s.leds() == {}
+
+
+def test_opponent_starting_ends_the_move_without_a_clock() -> None:
+    s = new(tc=None)
+    out = feed(s, "1 lift c3; 1.4 place d4; 1.6 lift f6")
+    assert moves(out) == ["c3-d4"]
+    out = feed(s, "1.9 place g5; 2.1 lift g3")
+    assert moves(out) == ["f6-g5"]
+
+
+def test_own_piece_lift_after_the_move_does_not_end_it() -> None:
+    """Lifting one's own piece again (released hand, 000 3.11) is no opponent's start."""
+    s = new(tc=None)
+    out = feed(s, "1 lift c3; 1.4 place d4; 1.6 lift d4; 1.8 place b4")
+    assert moves(out) == []
+    assert moves(s.tick(5 * NS)) == ["c3-b4"]
+
+
+def test_reply_before_the_move_rested_both_stand() -> None:
+    """No clock: the reply starts by taking off the man it captures (003 4.16) at once."""
+    s = new(tc=None, rules="international")
+    from firmware.geometry import geometry
+
+    a = geometry(10).algebraic
+    out = feed(s, f"1 lift {a(32)}; 1.3 place {a(28)}; 2 lift {a(19)}; 2.4 place {a(23)}")
+    out += s.tick(10 * NS)
+    assert moves(out) == ["32-28", "19-23"]
+    out = feed(s, f"11 lift {a(23)}; 11.3 lift {a(28)}; 11.6 place {a(19)}")
+    out += s.tick(20 * NS)
+    assert moves(out) == ["28x19"] and kinds(out) == []
+
+
+def test_forgotten_press_then_reply() -> None:
+    s = new()
+    out = feed(s, "1 lift c3; 1.4 place d4; 5 lift f6; 5.5 place g5; 6 press black")
+    assert moves(out) == ["c3-d4", "f6-g5"]
+    status = s.status(7 * NS)  # White's clock ran until Black's press, and runs again
+    assert status["running"] == "white"
+    assert status["clock"] == {"white": 593.0, "black": 600.0}
+
+
+def test_piece_knocked_off_shows_what_to_restore() -> None:
+    """An opponent's piece knocked off the board (5.3): shown at once, not only at a press."""
+    s = new()
+    out = feed(s, "1 lift h6; 5 lift c3")
+    assert kinds(out) == ["extra-removal"] and s.leds() == {"h6": "restore"}
+    out = feed(s, "5.5 place d4; 6 place h6; 9 press white")
+    assert moves(out) == ["c3-d4"]

@@ -48,7 +48,8 @@ def test_pdn_with_clocks(tmp_path: Path, capsys: pytest.CaptureFixture[str], gam
     pdn = next(iter(read_games(out, "replayed")))
     assert [m.text for m in pdn.moves] == texts
     assert all(m.clock is not None for m in pdn.moves)
-    assert pdn.moves[0].clock.white > 5400 - 60  # type: ignore[union-attr]
+    first = pdn.moves[0].clock
+    assert first is not None and first.white is not None and first.white > 5400 - 60
 
 
 def test_feed_lines_decode(tmp_path: Path, capsys: pytest.CaptureFixture[str], game) -> None:

@@ -210,3 +210,26 @@ def test_bitboards_agree_with_reference_walk(name: str) -> None:
         assert ours == reference_keys(p), p.fen()
         routes = [m.route for m in p.legal_moves()]
         assert len(routes) == len(set(routes)), p.fen()
+
+
+def test_straight_on_capture_is_one_route_and_turns_drop_straight_landings() -> None:
+    """A king taking 37 then 23 on one line: every square between them gives the same move,
+    routed through the first (32); the end may be any square behind 23 (004 §9). turns() keeps
+    the start, the turning squares and the end (000 8.5.5)."""
+    p = Position.from_fen("international", "W:WK46:B37,23")
+    assert sorted(m.route for m in p.legal_moves()) == [
+        (46, 32, 5), (46, 32, 10), (46, 32, 14), (46, 32, 19)]
+    assert {m.turns(10) for m in p.legal_moves()} == {(46, 5), (46, 10), (46, 14), (46, 19)}
+    king = Position.from_fen("russian", "W:WKd2:Bb6,d6,f4,f6,g7")
+    assert {m.turns(8) for m in king.legal_moves()} == {m.route for m in king.legal_moves()}
+    man = Position.from_fen("international", "W:W32:B28,19").legal_moves()[0]
+    assert man.route == (32, 23, 14) and man.turns(10) == (32, 14)
+
+
+def test_from_pieces_and_with_turn() -> None:
+    p = start_position("russian")
+    same = Position.from_pieces("russian", Side.WHITE, p.pieces())
+    assert same == p and hash(same) == hash(p)
+    assert p.with_turn(Side.BLACK).turn is Side.BLACK and p.with_turn(Side.BLACK) != p
+    with pytest.raises(RulesError):
+        Position.from_pieces("russian", Side.WHITE, {33: Piece(Side.WHITE, False)})

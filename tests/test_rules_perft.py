@@ -90,3 +90,9 @@ def test_perft_counting_agrees_with_legal_moves_on_random_positions(name: str) -
         assert perft(p, 1) == len(distinct), p.fen()
         if i % 10 == 0:
             assert perft(p, 2) == sum(perft(p.play(m), 1) for m in distinct.values()), p.fen()
+
+
+@pytest.mark.slow
+def test_international_perft_8_published() -> None:
+    """Depth 8 of Aart Bik's international table (about 5 s; run with -m slow)."""
+    assert perft(start_position("international"), 8) == 6483961

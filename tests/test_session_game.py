@@ -129,3 +129,12 @@ def test_game_over_on_the_board() -> None:
     out = s.handle(Lift(3 * NS, "d4"))
     out += s.tick(10 * NS)  # the last move needs no press: the game is over
     assert [r["type"] for r in out] == ["move", "result"] and out[1]["result"] == "1-0"
+
+
+def test_wake_at_tells_the_service_when_to_tick() -> None:
+    s = BoardSession("russian", "60", settle_ns=NS)
+    assert s.wake_at() is None
+    s.handle(Start(0))
+    assert s.wake_at() == 60 * NS  # White's flag
+    s.handle(Lift(10 * NS, "c3"))
+    assert s.wake_at() == 11 * NS  # the board may come to rest

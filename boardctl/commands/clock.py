@@ -333,9 +333,9 @@ def _interactive(args: argparse.Namespace, control: Any) -> int:
     print(KEYS)
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
-    minute = 60 * NS
 
     def act(name: str, at: int) -> None:
+        """A button: a player's press, or the arbiter's start/pause/resume."""
         if name == "white" or name == "black":
             clock.press(Side(name), at)
         elif name == "pause":
@@ -347,12 +347,13 @@ def _interactive(args: argparse.Namespace, control: Any) -> int:
                 clock.resume(at)
 
     try:
-        tty.setcbreak(fd)
+        tty.setcbreak(fd, termios.TCSANOW)  # keep keys typed ahead
         while True:
             now = time.monotonic_ns()
             if buttons is not None:
                 for press in buttons.poll():
-                    act(press.name, press.at)
+                    # an edge stamped just before the last keyboard action counts at that time
+                    act(press.name, max(press.at, clock.last_at or press.at))
             line = terminal_line(clock, now, origin)
             if faces is not None:
                 faces.update(clock, now)
@@ -367,7 +368,7 @@ def _interactive(args: argparse.Namespace, control: Any) -> int:
             key = os.read(fd, 1).decode(errors="replace")
             at = time.monotonic_ns()
             try:
-                if key == "q":
+                if key in ("q", ""):
                     break
                 button = {"z": "white", "m": "black", " ": "pause"}.get(key)
                 if button is not None and factory is not None:
@@ -376,26 +377,8 @@ def _interactive(args: argparse.Namespace, control: Any) -> int:
                     pin.drive_high()
                 elif button is not None:
                     act(button, at)
-                elif key == "s" and not clock.started:
-                    clock.start(at)
-                elif key in "12" and key:
-                    delta = minute if key == "2" else -minute
-                    clock.set_remaining(Side.WHITE,
-                                        max(0, clock.remaining(Side.WHITE, at) + delta), at)
-                elif key in "90" and key:
-                    delta = minute if key == "0" else -minute
-                    clock.set_remaining(Side.BLACK,
-                                        max(0, clock.remaining(Side.BLACK, at) + delta), at)
-                elif key in "[]" and key:
-                    count = clock.moves_made(Side.WHITE) + (1 if key == "]" else -1)
-                    clock.set_moves(Side.WHITE, max(0, count))
-                elif key in ",." and key:
-                    count = clock.moves_made(Side.BLACK) + (1 if key == "." else -1)
-                    clock.set_moves(Side.BLACK, max(0, count))
-                elif key == "j" and clock.started and clock.adjournment is None:
-                    clock.adjourn(at)
-                elif key == "r" and clock.adjournment is not None:
-                    clock.resume_adjourned(at)
+                else:
+                    _arbiter_key(clock, key, at)
             except BoardError as exc:
                 sys.stdout.write(f"\r\n{exc}\r\n")
     finally:
@@ -406,3 +389,29 @@ def _interactive(args: argparse.Namespace, control: Any) -> int:
         if faces is not None:
             faces.close()
     return 0
+
+
+#: The arbiter's keys: (side, change of time in minutes, change of move count).
+_ARBITER_KEYS = {
+    "1": ("white", -1, 0), "2": ("white", 1, 0), "9": ("black", -1, 0), "0": ("black", 1, 0),
+    "[": ("white", 0, -1), "]": ("white", 0, 1), ",": ("black", 0, -1), ".": ("black", 0, 1),
+}
+
+
+def _arbiter_key(clock: GameClock, key: str, at: int) -> None:
+    """Start, corrections (004 §32), adjournment and resumption (004 §34-35) from the keyboard."""
+    from firmware.rules import Side
+
+    if key == "s" and not clock.started:
+        clock.start(at)
+    elif key == "j" and clock.started and clock.adjournment is None:
+        clock.adjourn(at)
+    elif key == "r" and clock.adjournment is not None:
+        clock.resume_adjourned(at)
+    elif key in _ARBITER_KEYS:
+        name, minutes, moves = _ARBITER_KEYS[key]
+        side = Side(name)
+        if minutes:
+            clock.set_remaining(side, max(0, clock.remaining(side, at) + minutes * 60 * NS), at)
+        if moves:
+            clock.set_moves(side, max(0, clock.moves_made(side) + moves))

@@ -30,18 +30,28 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--sim", action="store_true", help="run on the simulated board")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--once", action="store_true", help="one pass, no live view")
-    mode.add_argument("--seconds", type=float, help="live view for this long, then stop")
+    mode.add_argument("--seconds", type=_seconds, help="live view for this long, then stop")
     p.add_argument("--expect", choices=("empty", "start", "any"), default="empty",
                    help="what stands on the board during the check (default: empty)")
     p.add_argument("--skip", action="append", default=[],
                    choices=("leds", "faces", "buttons"), help="leave out a part (repeatable)")
-    p.add_argument("--led-step", type=float, default=0.15, metavar="SECONDS",
+    p.add_argument("--led-step", type=_seconds, default=0.15, metavar="SECONDS",
                    help="time each square stays lit in the LED walk (default 0.15)")
     p.add_argument("--sim-stuck", action="append", default=[], metavar="SQUARE",
                    help="simulated board: this square's switch is stuck closed")
     p.add_argument("--sim-short-column", type=int, action="append", default=[],
                    metavar="N", help="simulated board: column N is shorted to ground")
     p.set_defaults(func=run)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < 1e6:
+        raise argparse.ArgumentTypeError(f"{text} seconds is out of range")
+    return value
 
 
 def _start_squares(size: int) -> set[str]:
@@ -182,20 +192,33 @@ def _face_test(config: Any, args: argparse.Namespace, out: Any) -> Any:
 
 def _live(matrix: Any, debouncer: Any, buttons: Any, seconds: float | None, hz: float,
           out: Any) -> None:
+    """Scan at ``hz`` until Ctrl-C or ``seconds``: on a terminal, the board redrawn in place
+    with the latest events under it; otherwise one line per event."""
+    from collections import deque
+
+    tty = bool(getattr(out, "isatty", lambda: False)())
     start = time.monotonic_ns()
     end = None if seconds is None else start + int(seconds * NS)
     period = int(NS / hz)
     next_at = start
-    print("live view: lift and put down pieces" + (", Ctrl-C to stop" if end is None else ""),
-          file=out)
+    recent: deque[str] = deque(maxlen=8)
+    title = "live view: lift and put down pieces, press the buttons" + (
+        ", Ctrl-C to stop" if end is None else "")
+    print(title, file=out)
     try:
         while end is None or time.monotonic_ns() < end:
-            now = time.monotonic_ns()
-            for e in debouncer.feed(matrix.scan(), now):
-                print(f"{(e.at - start) / NS:8.3f}s {e.kind:5} {e.square}", file=out)
+            lines = [f"{(e.at - start) / NS:8.3f}s {e.kind:5} {e.square}"
+                     for e in debouncer.feed(matrix.scan(), time.monotonic_ns())]
             if buttons is not None:
-                for press in buttons.poll():
-                    print(f"{(press.at - start) / NS:8.3f}s press {press.name}", file=out)
+                lines += [f"{(p.at - start) / NS:8.3f}s press {p.name}" for p in buttons.poll()]
+            if lines and tty:
+                recent.extend(lines)
+                out.write("\x1b[H\x1b[J" + title + "\n"
+                          + render(matrix.layout, debouncer.occupied()) + "\n"
+                          + "\n".join(recent) + "\n")
+                out.flush()
+            elif lines:
+                print("\n".join(lines), file=out, flush=True)
             next_at += period
             delay = next_at - time.monotonic_ns()
             if delay > 0:
@@ -204,4 +227,5 @@ def _live(matrix: Any, debouncer: Any, buttons: Any, seconds: float | None, hz: 
                 next_at = time.monotonic_ns()
     except KeyboardInterrupt:
         pass
-    print(render(matrix.layout, debouncer.occupied()), file=out)
+    if not tty:
+        print(render(matrix.layout, debouncer.occupied()), file=out)

@@ -72,10 +72,14 @@ def run_relay(args: argparse.Namespace) -> int:
         host, port = str(server.server_address[0]), int(server.server_address[1])
         print(f"relay: serving PDN at http://{host}:{port}/", file=sys.stderr, flush=True)
     errors: dict[str, str | None] = {}
+    opens: dict[str, int] = {}
     try:
         while not stop.is_set():
             relay.poll()
             for feed in relay.feeds:
+                if feed.opens != opens.get(feed.url, 0):
+                    opens[feed.url] = feed.opens
+                    print(f"relay: {feed.url} connected", file=sys.stderr, flush=True)
                 if feed.last_error != errors.get(feed.url):
                     errors[feed.url] = feed.last_error
                     if feed.last_error:

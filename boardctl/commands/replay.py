@@ -101,6 +101,7 @@ def replay_lines(
     from firmware.session import BoardSession
 
     tags: dict[str, str] = {}
+    started: bool | None = None
     first = _first_record(lines)
     where: list[str] = []
     if first is not None and first.get("type") == "game":
@@ -110,6 +111,7 @@ def replay_lines(
         fen = fen or header.fen
         time_control = time_control or header.time_control
         tags = dict(header.tags)
+        started = bool(getattr(header, "started", False))
         if settle is None and header.settle is not None:
             settle = header.settle
         events: list[Event] = []
@@ -131,16 +133,14 @@ def replay_lines(
         if square is not None and square not in cells:
             raise EventLogError(f"{w}: square {square!r} is not on a {size}x{size} board")
 
-    has_start = any(isinstance(e, Start) for e in events)
     settle_ns = round((settle if settle is not None else 1.5) * NS)
+    if started is None:  # a plain log: play from the first event unless it has a start
+        started = not any(isinstance(e, Start) for e in events)
+        clocked: bool | None = time_control is not None or any(e.type == "press" for e in events)
+    else:  # a journal: exactly as the service built its session (boardctl.service)
+        clocked = None
     session = BoardSession(
-        rule_set,
-        time_control,
-        fen,
-        settle_ns,
-        clocked=(time_control is not None) or any(e.type == "press" for e in events),
-        started=not has_start,
-        tags=tags,
+        rule_set, time_control, fen, settle_ns, clocked=clocked, started=started, tags=tags
     )
     records: list[dict[str, Any]] = []
     for event, w in zip(events, where, strict=True):

@@ -97,22 +97,22 @@ def _state_dir(args: argparse.Namespace, config: Any) -> Path:
 
 def run_service(args: argparse.Namespace) -> int:
     from boardctl.notify import Notifier
-    from boardctl.service import EventScript, GameSetup, Service, pi_hardware, sim_hardware, log
+    from boardctl.service import EventScript, GameSetup, Service, log, pi_hardware, sim_hardware
     from firmware.events import read_events
     from firmware.rules import find_rules
     from firmware.timecontrol import TimeControl
     from hw.config import default_config, load_config
 
-    rules = find_rules(args.rules or "international")
     if args.time_control:
         TimeControl.parse(args.time_control)  # a clear error before anything starts
     if args.config is not None:
         config = load_config(args.config)
     elif args.sim:
-        config = default_config(rules.size)
+        config = default_config(find_rules(args.rules).size if args.rules else 10)
     else:
         config = load_config(None)
-    if args.sim and config.size != rules.size:
+    rules = find_rules(args.rules or ("international" if config.size == 10 else "russian"))
+    if config.size != rules.size:
         raise BoardError(
             f"{config.source}: a {config.size}x{config.size} board cannot play {rules.name}"
         )
@@ -133,6 +133,8 @@ def run_service(args: argparse.Namespace) -> int:
                        else state_dir / "control.sock")
     setup = GameSetup(rules.name, args.time_control, args.fen, _tags(args),
                       started=script is not None and not script.has_start, settle=args.settle)
+    if script is not None and args.time_control is None:
+        setup.clocked = script.has_presses  # as `boardctl replay` reads the same log
     name = args.name or os.uname().nodename or "board"
     notifier = Notifier()
     service: Service | None = None

@@ -67,7 +67,7 @@ class MoveTable:
 
     __slots__ = (
         "position", "occupied", "moves", "results", "own", "opp", "starts", "capturing",
-        "geometry", "_paths", "_flipped",
+        "geometry", "_paths", "_flipped", "_children",
     )  # fmt: skip
 
     def __init__(self, position: Position) -> None:
@@ -84,6 +84,7 @@ class MoveTable:
             self.results.setdefault(self.result_of(m), []).append(m)
         self._paths: dict[Move, frozenset[int]] = {}
         self._flipped: MoveTable | None = None
+        self._children: dict[Board, MoveTable] = {}
 
     def result_of(self, move: Move) -> Board:
         return (self.occupied - {move.start} - frozenset(move.captured)) | {move.end}
@@ -103,6 +104,22 @@ class MoveTable:
             black = {sq: p.king for sq, p in pieces.items() if p.side is Side.BLACK}
             self._flipped = MoveTable(Position(pos.rules, pos.turn.other, white, black))
         return self._flipped
+
+    def two_plies(self, sensed: Board) -> tuple[tuple[Move, ...], tuple[Move, ...]] | None:
+        """Does ``sensed`` show a legal move and the opponent's reply (the first never
+        committed: no press, or the reply came before the settle time)?"""
+        for result, first in self.results.items():
+            extra = sensed - result  # the reply's end square, if it is not its start
+            missing = result - sensed  # the reply's start and the pieces it took
+            if len(extra) > 1 or not missing or (extra and not missing & self.opp):
+                continue
+            child = self._children.get(result)
+            if child is None:
+                child = self._children[result] = MoveTable(self.position.play(first[0]))
+            second = child.results.get(sensed)
+            if second:
+                return tuple(first), tuple(second)
+        return None
 
     # -- reading a board ---------------------------------------------------------------------
 
@@ -136,15 +153,18 @@ class MoveTable:
         return self.classify(sensed)
 
     def marks_towards(self, sensed: Board, target: Board) -> list[LedMark]:
-        """The LED picture that turns ``sensed`` into ``target``."""
+        """The LED picture that turns ``sensed`` into ``target``: ``restore`` where a piece is
+        missing, ``remove`` for a piece of the position to take off (a captured piece),
+        ``wrong`` for a piece standing where it has no business."""
         alg = self.geometry.algebraic
         marks = [LedMark(alg(sq), RESTORE) for sq in sorted(target - sensed)]
-        marks += [LedMark(alg(sq), REMOVE) for sq in sorted(sensed - target)]
+        marks += [
+            LedMark(alg(sq), REMOVE if sq in self.occupied else WRONG)
+            for sq in sorted(sensed - target)
+        ]
         return marks
 
-    def classify(
-        self, sensed: Board, previous: Board | None = None, ply: int = 0
-    ) -> Reading:
+    def classify(self, sensed: Board, previous: Board | None = None, ply: int = 0) -> Reading:
         """Name the irregularity a sensed board shows (000 5.4) and the LED picture."""
         alg = self.geometry.algebraic
         turn = self.position.turn
@@ -190,7 +210,6 @@ class MoveTable:
                     kind = "wrong-capture"
                 else:
                     kind = "illegal-move"
-                marks = [LedMark(m.square, WRONG) if m.meaning == REMOVE else m for m in marks]
                 return Reading("irregular", (), kind, turn, tuple(marks))
 
         if previous is not None and sensed == previous:

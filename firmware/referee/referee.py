@@ -37,6 +37,8 @@ from firmware.referee.decisions import (
 )
 from firmware.rules import RuleSet, Side
 
+#: Rule sets where a man taking a single man may take it off before the jump (003 4.16).
+CAPTURE_FIRST_RULES = frozenset({"international", "international64", "international1953"})
 #: Default settle time without a clock (issue 3 item 1).
 SETTLE_NS = 1_500_000_000
 #: A lift of one's own piece shorter than this is a brush or a bounce, not a touch (000 3.10).
@@ -75,6 +77,7 @@ class Referee:
     ) -> None:
         self.rules = rules
         self.geometry = rules.geometry
+        self._numbers = {self.geometry.algebraic(n): n for n in self.geometry.squares}
         self.position = position if position is not None else rules.start_position()
         self.clocked = clocked
         self.settle_ns = settle_ns
@@ -99,6 +102,7 @@ class Referee:
         self._touched: list[int] = []
         self._landings: list[tuple[int, int]] = []
         self._place_at: dict[int, int] = {}
+        self._light_reported: frozenset[str] = frozenset()
         #: A sealed move played on resumption, not yet carried out on the board.
         self._sync: tuple[MoveTable, Move] | None = None
 
@@ -108,7 +112,7 @@ class Referee:
         return frozenset(self.sensed)
 
     def _dark(self, square: str) -> int | None:
-        return self.geometry._num.get(square)
+        return self._numbers.get(square)
 
     def lift(self, square: str, at: int) -> list[Decision]:
         out = self.tick(at)
@@ -117,6 +121,7 @@ class Referee:
             piece = self.light.pop(square, None)
             if piece is not None:
                 self.hand.append(piece)
+                self._changed(at)
             return out
         if sq not in self.sensed:
             return out  # a sensor cannot open twice: a glitch, nothing changed
@@ -136,16 +141,16 @@ class Referee:
 
     def place(self, square: str, at: int) -> list[Decision]:
         out = self.tick(at)
-        piece = self._from_hand()
         sq = self._dark(square)
         if sq is None:
-            self.light[square] = piece
-            self._changed(at)
+            if square not in self.light:
+                self.light[square] = self._from_hand()
+                self._changed(at)
             return out
         if sq in self.sensed:
             return out
         self.sensed.add(sq)
-        self.pieces[sq] = piece
+        self.pieces[sq] = self._from_hand()
         lifted = self._open_lifts.pop(sq, None)
         if lifted is not None and at - lifted >= self.touch_ns and sq in self.table.starts:
             self._touch(sq)
@@ -183,14 +188,28 @@ class Referee:
             return self._setup_check(at, sensed)
         if self.over:
             return []
+        out = self._judge(at, sensed)
+        light = frozenset(self.light)
+        if light != self._light_reported:
+            self._light_reported = light
+            if light:  # a piece on a light square is out of play (003 5.3)
+                marks = tuple(LedMark(sq, WRONG) for sq in sorted(light))
+                out.append(Irregularity(at, "board-mismatch", self.position.turn, marks))
+        return out
+
+    def _judge(self, at: int, sensed: Board) -> list[Decision]:
         reading = self._read(sensed)
         if reading.kind == "result":
             if not self.clocked or self._ends_game(reading.moves):
                 return self._commit(reading.moves, at, pressed=False)
             return self._clear(at)
         if reading.kind == "irregular":
-            if self.clocked and reading.irregular in _MOVER_KINDS:
-                return []
+            if not self.clocked and self._sync is None:
+                plies = self.table.two_plies(sensed)
+                if plies is not None:  # the reply came before the move was seen to rest
+                    return self._commit(plies[0], at, False) + self._commit(plies[1], at, False)
+            if self.clocked and reading.irregular in _MOVER_KINDS and self.table.own - sensed:
+                return []  # the mover's move is under way: judged at his press
             return self._report(reading, at, sensed)
         if reading.kind == "progress" and self.notice is not None:
             if self.notice.kind != "touch-move":  # keep showing what is left to do
@@ -212,7 +231,7 @@ class Referee:
             if sensed == self.table.occupied:
                 self._sync = None
             elif sensed == table.occupied or table.in_progress(sensed, [move]):
-                marks = self.table.marks_towards(sensed, self.table.occupied)
+                marks = table.marks_towards(sensed, self.table.occupied)
                 return Reading("progress", (), "", None, tuple(marks))
         reading = self.table.read(sensed)
         if reading.kind == "irregular":
@@ -245,7 +264,15 @@ class Referee:
         out = self.tick(at)
         if not self.clocked:
             self.clocked = True  # the log has presses: the released hand ends at the press
-        if not self.started or self.over or side is not self.position.turn:
+        if not self.started or self.over:
+            return out
+        if side is not self.position.turn:
+            # The mover forgot to press and the opponent replied: both moves stand, the
+            # forgetful player's clock having run meanwhile (004 §32).
+            plies = self.table.two_plies(self.board()) if self._sync is None else None
+            if plies is not None:
+                out += self._commit(plies[0], at, pressed=True)
+                out += self._commit(plies[1], at, pressed=True)
             return out
         sensed = self.board()
         reading = self._read(sensed)
@@ -301,24 +328,30 @@ class Referee:
         self.judged = True
 
     def _opponent_starts(self, sq: int, at: int) -> list[Decision]:
-        """Without a clock, the opponent lifting one of his pieces ends the move on the board
-        (issue 3 item 1), unless it is a piece a longer capture would take (000 4.11)."""
+        """Without a clock, the opponent starting his move ends the move on the board (issue 3
+        item 1): he lifts one of his own pieces, unless it is one a longer capture would take
+        (000 4.11), or he takes off a piece he is about to capture (003 4.16; accepted under
+        every rule set: the board cannot mistake it)."""
         sensed = self.board()
         moves = self.table.results.get(sensed)
         if not moves:
             return []
-        opponent = self.position.turn.other
-        if sq not in self.table.opp or self.position.piece_at(sq) is None:
-            return []
-        if self.position.piece_at(sq).side is not opponent:  # type: ignore[union-attr]
-            return []
-        for m in self.table.moves:
-            if sq in m.captured and any(
-                m.start == c.start and m.end == c.end and set(c.captured) < set(m.captured)
-                for c in moves
-            ):
-                return []
-        return self._commit(tuple(moves), at, pressed=False)
+        piece = self.position.piece_at(sq)
+        if piece is not None and piece.side is self.position.turn.other:
+            for m in self.table.moves:
+                if sq in m.captured and any(
+                    m.start == c.start and m.end == c.end and set(c.captured) < set(m.captured)
+                    for c in moves
+                ):
+                    return []
+            return self._commit(tuple(moves), at, pressed=False)
+        if (
+            piece is not None
+            and all(sq != c.end for c in moves)
+            and any(m.captured == (sq,) for m in self.position.play(moves[0]).legal_moves())
+        ):
+            return self._commit(tuple(moves), at, pressed=False)
+        return []
 
     # -- irregularities ----------------------------------------------------------------------
 
@@ -441,5 +474,6 @@ class Referee:
         if self.notice is not None:
             for mark in self.notice.marks:
                 picture[mark.square] = mark.meaning
+        for square in self.light:
+            picture[square] = WRONG
         return picture
-

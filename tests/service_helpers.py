@@ -1,0 +1,88 @@
+"""Shared helpers of the service tests: real game logs and a service on a virtual clock."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+
+from boardctl.service import EventScript, GameSetup, Service, sim_hardware
+from firmware.events import Event
+from firmware.handling import NOISY, handle_game
+from firmware.pdn import read_games
+from firmware.position import Move, Position
+from firmware.session import BoardSession
+
+DATA = Path(__file__).resolve().parents[1] / "boardctl" / "data" / "wk2003.pdn"
+S = 1_000_000_000
+TC = "300+5"
+
+
+@cache
+def wk_game(number: int = 1) -> tuple[Position, tuple[Move, ...]]:
+    """A real game: WK 2003 (international), by its number in the file."""
+    for g in read_games(DATA.read_text(), "wk2003.pdn"):
+        if g.index == number:
+            game = g.replay()
+            return game.start, tuple(game.moves)
+    raise LookupError(number)
+
+
+def game_log(plies: int, seed: int = 1, think: tuple[float, float] = (0.3, 1.2),
+             game: int = 1, start: bool = True, change_mind: float | None = None) -> list[Event]:
+    """The first ``plies`` of a real game as human hands play it on a clocked board."""
+    position, moves = wk_game(game)
+    style = replace(NOISY, think_ns=(int(think[0] * S), int(think[1] * S)))
+    if change_mind is not None:
+        style = replace(style, change_mind=change_mind)
+    return handle_game(position, moves[:plies], seed=seed, clocked=True, style=style,
+                       start=start, t0=S // 2)
+
+
+def replayed(events: list[Event], tc: str | None = TC) -> BoardSession:
+    """The log through a fresh session, as ``boardctl replay`` runs it (no hardware)."""
+    has_start = any(e.type == "start" for e in events)
+    session = BoardSession("international", tc, started=not has_start)
+    for e in events:
+        session.handle(e)
+    session.finish()
+    return session
+
+
+class VirtualClock:
+    def __init__(self, now: int = 7 * 10**12) -> None:
+        self.now = now
+
+    def __call__(self) -> int:
+        return self.now
+
+
+def sim_service(state_dir: Path, events: list[Event] | None = None, *, tc: str | None = TC,
+                clock: VirtualClock | None = None, feed_url: str | None = None,
+                lines: list[str] | None = None, **kwargs: object) -> tuple[Service, VirtualClock]:
+    clock = clock or VirtualClock()
+    service: Service | None = None
+
+    def on_connect() -> None:
+        if service is not None:
+            service.port_connected()
+
+    hw = sim_hardware(10, clock=clock, feed_url=feed_url, on_connect=on_connect)
+    script = EventScript(events) if events is not None else None
+    setup = GameSetup("international", tc, started=script is not None and not script.has_start)
+    service = Service(state_dir, setup, hw, board="3", clock=clock, script=script,
+                      on_line=lines.append if lines is not None else None, **kwargs)  # type: ignore[arg-type]
+    return service, clock
+
+
+def run_until(service: Service, clock: VirtualClock, game_seconds: float) -> None:
+    """Step the loop every scan period until the game clock reads ``game_seconds``."""
+    period = service.hw.scanner.period_ns
+    while service.game_time(clock.now) < game_seconds * S:
+        step = clock.now + period
+        script = service.script
+        due = script.next_at() if script is not None else None
+        if due is not None:  # wake when the simulated hand acts, as Service.run does
+            step = min(step, max(clock.now + 1, service.origin + due))
+        clock.now = step
+        service.step(clock.now)

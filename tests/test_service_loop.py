@@ -1,0 +1,169 @@
+"""The service loop on simulated hardware and a virtual clock: one data path, journal, recovery."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from service_helpers import S, game_log, replayed, run_until, sim_service
+
+from boardctl.journal_file import current_path, load_journal
+from boardctl.relay import RelayState
+from boardctl.service import rebuild
+from firmware.feed import decode_line
+from firmware.rules import Side
+
+
+def clocks_at(session, at: int) -> dict[str, float]:
+    return {s.value: session.clock.remaining(s, at) / S for s in (Side.WHITE, Side.BLACK)}
+
+
+def test_a_real_game_through_sensors_referee_clock_feed_and_relay(tmp_path: Path) -> None:
+    events = game_log(14, seed=5)
+    lines: list[str] = []
+    service, clock = sim_service(tmp_path, events, lines=lines)
+    service.boot()
+    run_until(service, clock, events[-1].at / S + 2)
+    want = replayed(events)
+    got = service.session
+    assert [m["move"] for m in got.moves] == [m["move"] for m in want.moves]
+    for mine, theirs in zip(got.moves, want.moves, strict=True):
+        for side in ("white", "black"):  # presses stamped by the real button code, <= 1 scan late
+            assert mine["clock"][side] == pytest.approx(theirs["clock"][side], abs=0.011)
+    records = [decode_line(line) for line in lines]
+    assert all(r is not None for r in records)
+    assert [r["seq"] for r in records] == list(range(len(records)))
+    assert records[0]["type"] == "header" and records[0]["board"] == "3"
+    relay = RelayState()
+    for line in lines:
+        relay.feed_line("port", line)
+    (game,) = relay.games.values()
+    assert [m["move"] for m in game.moves] == [m["move"] for m in want.moves]
+    # The journal replayed gives the very same game (the one code path).
+    journal = load_journal(current_path(tmp_path))
+    again = rebuild(journal).session
+    assert again.moves == got.moves and again.leds() == got.leds()
+    service.close()
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_crash_at_a_random_moment_then_recovery_is_exact(tmp_path: Path, seed: int) -> None:
+    """The process dies (no close, nothing flushed beyond what was written); a new service on
+    the same state directory has the same game, the clocks paused where the journal last
+    recorded them, and the same LED picture."""
+    events = game_log(10, seed=seed)
+    service, clock = sim_service(tmp_path, events)
+    service.boot()
+    crash_at = random.Random(seed).uniform(1.0, events[-1].at / S)
+    run_until(service, clock, crash_at)
+    before = service.session
+    journal = load_journal(current_path(tmp_path))
+    t_rec = round(journal.last_t * S)
+    assert crash_at * S - t_rec <= 1.01 * S  # heartbeat: at most a second lost
+    expected_clock = clocks_at(before, t_rec) if before.clock.started else None
+    # "kill -9": the first service is simply abandoned.
+    again, clock2 = sim_service(tmp_path, None, clock=None)
+    again.boot()
+    after = again.session
+    assert after.moves == before.moves
+    assert after.position == before.position
+    assert after.leds() == before.leds()
+    if expected_clock is not None:
+        assert after.clock.running is None  # paused
+        assert clocks_at(after, t_rec) == expected_clock
+        run_until(again, clock2, t_rec / S + 5)  # time passes: the clocks stay paused
+        assert clocks_at(after, again.game_time(clock2.now)) == expected_clock
+    again.close()
+    # And once more: recovering a recovered journal changes nothing.
+    third, _ = sim_service(tmp_path, None)
+    third.boot()
+    assert third.session.moves == before.moves
+    third.close()
+
+
+def test_crash_then_the_log_goes_on_gives_the_whole_game(tmp_path: Path) -> None:
+    events = game_log(12, seed=21)
+    want = replayed(events)
+    rng = random.Random(4)
+    clock = None
+    t = 0.0
+    for _ in range(3):
+        service, clock = sim_service(tmp_path, events, clock=clock)
+        service.boot()
+        t = rng.uniform(t + 0.5, events[-1].at / S)
+        run_until(service, clock, t)
+    service, clock = sim_service(tmp_path, events, clock=clock)
+    service.boot()
+    run_until(service, clock, events[-1].at / S + 2)
+    assert [m["move"] for m in service.session.moves] == [m["move"] for m in want.moves]
+    final = service.session.moves[-1]["clock"]
+    for side in ("white", "black"):
+        assert final[side] == pytest.approx(want.moves[-1]["clock"][side], abs=0.05)
+    service.close()
+
+
+def test_torn_journal_tail_is_tolerated(tmp_path: Path) -> None:
+    events = game_log(6, seed=2)
+    service, clock = sim_service(tmp_path, events)
+    service.boot()
+    run_until(service, clock, events[-1].at / S + 2)
+    moves = list(service.session.moves)
+    path = current_path(tmp_path)
+    with open(path, "ab") as f:
+        f.write(b'{"type":"lift","t":99')
+    again, _ = sim_service(tmp_path, None)
+    again.boot()
+    assert again.session.moves == moves
+    again.close()
+
+
+def test_control_requests_in_process(tmp_path: Path) -> None:
+    service, clock = sim_service(tmp_path, None)
+    service.boot()
+    status = service.command({"cmd": "status"})
+    assert status["ok"] and status["started"] is False and status["ply"] == 0
+    assert service.command({"cmd": "pause"})["ok"]  # a clock not started yet: harmless
+    assert service.command({"cmd": "start"})["running"] == "white"
+    assert not service.command({"cmd": "start"})["ok"]
+    run_until(service, clock, 10)
+    answer = service.command({"cmd": "clock-set", "side": "white", "seconds": 100})
+    assert answer["ok"] and answer["clock"]["white"] == 100
+    assert service.command({"cmd": "pause"})["running"] is None
+    run_until(service, clock, 20)
+    assert service.command({"cmd": "status"})["clock"]["white"] == 100
+    assert service.command({"cmd": "resume"})["running"] == "white"
+    bad = service.command('{"cmd": "result", "result": "3-0"}')
+    assert not bad["ok"] and "not a result" in bad["error"]
+    assert not service.command("garbage")["ok"]
+    assert not service.command({"cmd": "adjourn", "sealed": "1-99"})["ok"]
+    refused = service.command({"cmd": "new"})
+    assert refused["ok"]  # no move made yet: a new game may replace it
+    new_id = refused["game"]
+    assert service.command({"cmd": "start"})["ok"]
+    done = service.command({"cmd": "result", "result": "1-1", "reason": "agreement"})
+    assert done["result"] == "1-1"
+    assert service.command({"cmd": "new", "tags": {"Round": "2", "White": "X"}})["game"] != new_id
+    service.close()
+
+
+def test_leds_show_an_irregularity_and_clear(tmp_path: Path) -> None:
+    service, clock = sim_service(tmp_path, None)
+    service.boot()
+    service.command({"cmd": "start"})
+    sim = service.hw.sim
+    sim.lift("c3")  # 32: a White man ...
+    run_until(service, clock, 1)
+    sim.place("c7")  # ... set down among Black's men: not a legal square
+    run_until(service, clock, 2)
+    assert service.hw.buttons is not None
+    service.hw.press("white")
+    run_until(service, clock, 3)
+    picture = service.session.leds()
+    assert picture, "an irregular board lights squares"
+    assert set(service.hw.leds.lit()) == set(picture)
+    sim.lift("c7")
+    sim.place("c3")
+    run_until(service, clock, 5)
+    assert service.session.leds() == {} or set(service.hw.leds.lit()) == set(service.session.leds())
+    service.close()
