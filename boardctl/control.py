@@ -53,8 +53,8 @@ def _side(v: Any) -> str | None:
 
 
 def _seconds(v: Any) -> float | None:
-    ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-    return float(v) if ok else None
+    ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+    return float(v) if ok and 0 <= v <= 100 * 3600 else None
 
 
 def _count(v: Any) -> int | None:
@@ -94,7 +94,7 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
     "resume": {},
     "clock-set": {
         "side": (_side, True, "white or black"),
-        "seconds": (_seconds, True, "seconds, a number >= 0"),
+        "seconds": (_seconds, True, "seconds, a number from 0 to 360000"),
     },
     "moves-set": {
         "side": (_side, True, "white or black"),
@@ -315,6 +315,9 @@ class ControlServer:
         except BoardError as exc:
             self.errors += 1
             return {"ok": False, "error": str(exc)}
+        except Exception as exc:  # a bug behind one request must not stop the board
+            self.errors += 1
+            return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
         response.setdefault("ok", True)
         return response
 

@@ -15,6 +15,7 @@ made durable with an ``fsync`` of the directory too.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -69,10 +70,11 @@ class JournalWriter:
 
 
 def new_game_id(now: float | None = None) -> str:
-    """A sortable, readable, unique-enough id: the wall-clock time the game was set up."""
+    """A sortable, readable, unique id: the wall-clock time the game was set up and 24
+    random bits (relays tell the games of many boards apart by it)."""
     now = time.time() if now is None else now
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
-    return f"{stamp}-{int(now * 1000) % 1000:03d}{os.getpid() % 100:02d}"
+    return f"{stamp}-{secrets.token_hex(3)}"
 
 
 def current_path(state_dir: Path) -> Path | None:

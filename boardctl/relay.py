@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import select
 import tempfile
 import threading
@@ -32,7 +33,8 @@ from firmware.pdn import ClockReading, write_game
 #: A longer line is noise: dropped, and the reader resynchronises at the next newline.
 MAX_LINE = 64 * 1024
 
-GameKey = tuple[str, str]
+GameKey = str
+_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
 
 
 @dataclass
@@ -99,11 +101,15 @@ class RelayGame:
 
 
 def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    """A clock reading in seconds, or None for anything that is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value < 1e7 else None
 
 
 @dataclass
 class _Source:
+    name: str
     board: str
     run: str | None = None
     seq: int | None = None
@@ -120,7 +126,7 @@ class RelayState:
         self.dropped = 0
 
     def source(self, name: str) -> _Source:
-        return self._sources.setdefault(name, _Source(board=name))
+        return self._sources.setdefault(name, _Source(name=name, board=name))
 
     def feed_line(self, source: str, line: str | bytes) -> bool:
         """Take one raw line from ``source``; True when the PDN changed."""
@@ -152,14 +158,17 @@ class RelayState:
             src.game = str(game_id)
         if src.game is None:
             return False  # nothing to attach the record to until a game or snapshot line
-        key = (src.board, src.game)
-        game = self.games.get(key)
+        # Games are known by their id alone (unique per board and game): a board that comes
+        # back on another port, or names itself only after its first lines, is the same game.
+        game = self.games.get(src.game)
         if game is None:
             if kind not in ("game", "snapshot", "move"):
                 return False
-            game = self.games[key] = RelayGame(board=src.board, game=src.game)
+            game = self.games[src.game] = RelayGame(board=src.board, game=src.game)
             if kind == "move":
                 game.gap = record.get("ply") != 1
+        if src.board != src.name:
+            game.board = src.board
         if kind == "game":
             return self._game(game, record)
         if kind == "snapshot":
@@ -168,7 +177,7 @@ class RelayState:
             return self._move(game, record)
         if kind == "result":
             result = record.get("result")
-            if isinstance(result, str) and result != game.result:
+            if isinstance(result, str) and result in _RESULTS and result != game.result:
                 game.result = result
                 game.reason = str(record.get("reason") or "")
                 return True
@@ -189,7 +198,7 @@ class RelayState:
             game.moves = [dict(m) for m in moves]
             game.gap = False
         result = record.get("result")
-        game.result = result if isinstance(result, str) else None
+        game.result = result if isinstance(result, str) and result in _RESULTS else None
         game.reason = str(record.get("reason") or "") if game.result else None
         return game.pdn() != before
 
@@ -223,16 +232,23 @@ def _setup(game: RelayGame, record: Mapping[str, Any]) -> None:
         game.time_control = tc
     tags = record.get("tags")
     if isinstance(tags, dict):
-        game.tags = {str(k): str(v) for k, v in tags.items() if isinstance(v, str | int)}
+        game.tags = {k: str(v)[:200] for k, v in tags.items()
+                     if isinstance(k, str) and _TAG.fullmatch(k) and isinstance(v, str | int)}
+
+
+_TAG = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
+_MOVE = re.compile(r"[a-j0-9]{1,3}(?:[-x:][a-j0-9]{1,3}){1,25}")
 
 
 def _good_move(m: Any) -> bool:
+    """A move record a PDN can carry: its ply, its side and a move in PDN notation."""
     return (
         isinstance(m, dict)
         and isinstance(m.get("ply"), int)
         and not isinstance(m.get("ply"), bool)
-        and m["ply"] >= 1
+        and 1 <= m["ply"] <= 10_000
         and isinstance(m.get("move"), str)
+        and _MOVE.fullmatch(m["move"]) is not None
         and m.get("side") in ("white", "black")
     )
 

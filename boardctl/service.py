@@ -429,6 +429,7 @@ class Service:
         self._next_faces = 0
         self._next_watchdog = 0
         self._reconnected = threading.Event()
+        self._seq_lock = threading.Lock()
         self.stopped = threading.Event()
 
     # -- life cycle -------------------------------------------------------------------------
@@ -444,8 +445,10 @@ class Service:
         if self.socket_path is not None:
             self.control = ControlServer(self.socket_path, self._on_request, self.group)
         if self.hw.feed is not None:
-            self.hw.feed.start()
-        self._announce()
+            self.hw.feed.start()  # its connection announces the board (port_connected)
+            self._next_snapshot = self.last_at + self.snapshot_every_ns
+        else:
+            self._announce()
         assert self.header is not None and self.session is not None
         self.notifier.ready(self._status_line())
         now = self.clock()
@@ -584,7 +587,7 @@ class Service:
         self._show(at, now)
         if self._reconnected.is_set():
             self._reconnected.clear()
-            self._announce()
+            self._announce(with_header=False)
         elif now - self.origin >= self._next_snapshot:
             self._emit(snapshot_of(self._session, self._header, at))
         self._watchdog(now)
@@ -675,9 +678,10 @@ class Service:
         rec = dict(record)
         if rec.get("type") != "header":
             rec.setdefault("game", self._header.id)
-        line = encode_line(rec, self.seq)
-        self.seq += 1
-        self.lines_sent += 1
+        with self._seq_lock:
+            line = encode_line(rec, self.seq)
+            self.seq += 1
+            self.lines_sent += 1
         if rec.get("type") == "snapshot":
             self._next_snapshot = self.game_time(self.clock()) + self.snapshot_every_ns
         if self.hw.feed is not None:
@@ -685,19 +689,31 @@ class Service:
         if self.on_line is not None:
             self.on_line(line)
 
-    def _announce(self) -> None:
+    def _announce(self, with_header: bool = True) -> None:
         """Header, game and snapshot: what a reader needs to start from nothing."""
-        header = self._header
         session = self._session
         at = max(self.game_time(self.clock()), self.last_at)
-        self._emit(header_record(self.board, self.run_id, session.rules.name, game=header.id))
+        if with_header:
+            self._emit(self._header_record())
+        header = self._header
         self._emit({"type": "game", "rules": header.rules, "fen": header.fen,
                     "time_control": header.time_control, "tags": dict(header.tags)})
         self._emit(snapshot_of(session, header, at))
 
-    def port_connected(self) -> None:
-        """FeedPort's on_connect hook (writer thread): the loop re-announces itself."""
+    def port_connected(self) -> list[str]:
+        """FeedPort's on_connect hook (on its writer thread): the header line goes out first,
+        at once (lines queued before are dropped: the snapshot that follows supersedes them);
+        the loop then sends the game and a snapshot."""
+        with self._seq_lock:
+            line = encode_line(self._header_record(), self.seq)
+            self.seq += 1
+            self.lines_sent += 1
         self._reconnected.set()
+        return [line]
+
+    def _header_record(self) -> dict[str, Any]:
+        header = self._header
+        return header_record(self.board, self.run_id, header.rules, game=header.id)
 
     # -- control -----------------------------------------------------------------------------
 
@@ -713,6 +729,8 @@ class Service:
             response = self._on_request(parse_request(line))
         except BoardError as exc:
             return {"ok": False, "error": str(exc)}
+        except Exception as exc:  # the same guard as the socket's (boardctl.control)
+            return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
         response.setdefault("ok", True)
         return response
 

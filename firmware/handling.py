@@ -29,11 +29,14 @@ from dataclasses import dataclass
 from firmware.events import Event, Lift, Place, Press, Start
 from firmware.position import Move, Position
 from firmware.referee.analysis import _between
-from firmware.referee.referee import CAPTURE_FIRST_RULES
 
 MS = 1_000_000
 S = 1_000_000_000
 
+
+#: Rule sets where a man taking a single man may take it off before the jump (003 4.16; 001
+#: follows the 100-square rules).
+CAPTURE_FIRST_RULES = frozenset({"international", "international64", "international1953"})
 
 REMOVAL_ORDERS = ("capture", "reverse", "shuffle")
 

@@ -301,12 +301,12 @@ _TOKEN = re.compile(
   | (?P<loosetag>\[\s*(?P<loosename>[A-Za-z][A-Za-z0-9_]*)
         (?:\s*"(?P<quoted>[^\n]*)"|\s+(?P<bare>[^"\]\n]*))\s*\][ \t]*(?=\n|$))
   | (?P<comment>\{{)
-  | (?P<setup>/[^/]*/)
+  | (?P<setup>/\s*FEN\s*"[^"\n]*"\s*/)
   | (?P<result>(?:1-0|0-1|1/2-1/2|½-½|2-0|0-2|1-1|0-0|\*){_END})
   | (?P<number>[0-9]+(?:\.\.\.|\.|…))
   | (?P<ellipsis>\.\.\.|…)
   | (?P<move>(?P<squares>{_SQ}(?:\s*{_SEP}\s*{_SQ})+|[a-jA-J](?:10|[1-9])[a-jA-J](?:10|[1-9])
-        |[0-9]{{4}}(?![0-9]))(?P<glued>\([!?]+\)|[!?*+=]+(?:[0-9]+)?)?)
+        |[0-9]{{4}}(?![0-9]))(?P<glued>\([!?]+\)|[!?*+=]+(?:[0-9]+)?)?(?:\.(?=\s|$))?)
   | (?P<strength>\([!?]+\)|[!?*+=]+(?:[0-9]+)?)
   | (?P<nag>\$[0-9]+)
   | (?P<lparen>\()
@@ -491,10 +491,7 @@ class _Reader:
                 self._comment(game, last, tok.text)
             elif kind == "setup":
                 fen = _setup_fen(tok.text)
-                if fen is None:
-                    raise PdnError(
-                        f"{game.where()}: line {tok.line}: unreadable setup command {tok.text}"
-                    )
+                assert fen is not None  # the token is a well-formed setup command
                 last = Setup(fen, tok.line)
                 game.body.append(last)
             elif kind == "number":

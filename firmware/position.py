@@ -106,7 +106,9 @@ class Position:
         white: dict[int, bool] | None = None,
         black: dict[int, bool] | None = None,
     ) -> None:
-        """A position from {square: is_king} per side. Prefer ``from_fen`` or ``start``."""
+        """A position from {square: is_king} per side. Prefer ``from_fen`` or ``start``.
+        RulesError for a square off the board, two pieces on one square, or a man on the row
+        where it would have been crowned."""
         rs = find_rules(rules)
         t = mg.tables(rs.size)
         w = b = k = 0
@@ -123,6 +125,11 @@ class Position:
                     b |= bit
                 if king:
                     k |= bit
+                elif bit & t.promotion[is_white]:
+                    raise RulesError(
+                        f"a {'white' if is_white else 'black'} man on {rs.square_name(sq)} "
+                        "would have been crowned (000 4.15, 003 3.5)"
+                    )
         self._init(rs, turn, w, b, k)
 
     def _init(self, rules: RuleSet, turn: Side, white: int, black: int, kings: int) -> None:

@@ -63,9 +63,8 @@ def sim_service(state_dir: Path, events: list[Event] | None = None, *, tc: str |
     clock = clock or VirtualClock()
     service: Service | None = None
 
-    def on_connect() -> None:
-        if service is not None:
-            service.port_connected()
+    def on_connect() -> list[str] | None:
+        return service.port_connected() if service is not None else None
 
     hw = sim_hardware(10, clock=clock, feed_url=feed_url, on_connect=on_connect)
     script = EventScript(events) if events is not None else None

@@ -148,10 +148,13 @@ def test_a_reader_that_stops_reading_never_blocks_send(pty: Pty) -> None:
         assert port.timeouts >= 1
         assert port.dropped >= port.timeouts
         assert port.written + port.dropped == 60
+        lines = _read_lines(pty.master, 10_000, timeout=0.2)  # the reader wakes up
         port.send("end")
-        lines = _read_lines(pty.master, 10_000, timeout=0.5)
+        assert port.wait_idle(5)
+        lines += _read_lines(pty.master, 1)
         assert lines[-1] == b"end"
         assert all(set(line) <= {ord("x")} for line in lines[:-1])
+        assert port.written + port.dropped == 61
     finally:
         port.close()
 

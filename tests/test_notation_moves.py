@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware.errors import AmbiguousMoveError, IllegalMoveError
 from firmware.notation import full_route, move_text, move_texts, parse_move, path, turns
@@ -205,3 +207,15 @@ def test_intermediate_square_off_every_route_is_named() -> None:
         parse_move(p, "d2:b4:a7")
     assert "no move from d2 to a7 passes b4" in str(err.value)
     assert "d2:h6:f8:c5:a7" in str(err.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="0123456789abcdefghijkxX:- !?*+=()×\t", max_size=14))
+def test_any_text_gives_a_move_or_an_illegal_move_error(text: str) -> None:
+    for position in (Position.from_fen(RUSSIAN, DIAGRAM_4), INTERNATIONAL.start_position()):
+        try:
+            move = parse_move(position, text)
+        except IllegalMoveError as exc:
+            assert "\n" not in str(exc)
+        else:
+            assert move in position.legal_moves()

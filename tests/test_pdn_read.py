@@ -218,7 +218,7 @@ def test_bad_fen_tag_and_bad_setup() -> None:
     (game,) = one('1. 32-28 /FEN "X:W1"/ 18-23 *', "f.pdn")
     with pytest.raises(PdnError, match='f.pdn: game 1 .*setup /FEN "X:W1"/'):
         game.replay()
-    with pytest.raises(PdnError, match="unreadable setup"):
+    with pytest.raises(PdnError, match="cannot read '/nonsense/'"):
         one("1. 32-28 /nonsense/ *", "f.pdn")
 
 
@@ -285,3 +285,9 @@ def test_variant_tags() -> None:
     assert one('[GameType "25"]\n[Variant "home"]\n*')[0].rules().name == "home"
     with pytest.raises(PdnError, match="Variant 'Antidraughts' is not played here"):
         one('[GameType "20"]\n[Variant "Antidraughts"]\n*')[0].rules()
+
+
+def test_a_full_stop_after_a_move_as_in_the_seed_is_tolerated() -> None:
+    (game,) = one('[FEN "W:WKd2:Bf4,g7,f6,d6,b6"]\n1. d2:h6:f8:c5:a7. *')
+    assert [m.text for m in game.moves] == ["d2:h6:f8:c5:a7"]
+    assert game.replay().position.fen() == "B:WKa7:Bf6"

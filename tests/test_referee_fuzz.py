@@ -66,7 +66,9 @@ def check_records(session: BoardSession, records: list[dict]) -> None:
     st.booleans(),
     st.data(),
 )
-def test_garbage_never_crashes(rules: str, tc: str | None, started: bool, data: st.DataObject) -> None:
+def test_garbage_never_crashes(
+    rules: str, tc: str | None, started: bool, data: st.DataObject
+) -> None:
     session = BoardSession(rules, tc, started=started)
     evs = data.draw(events(find_rules(rules).size))
     records: list[dict] = []

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from firmware.events import Event
@@ -26,7 +26,7 @@ RULES = ["international", "russian", "brazilian", "international64", "home", "ru
 def replay(start: Position, events: list[Event], clocked: bool) -> list[dict]:
     rules = start.rules
     fen = None if start == rules.start_position() else start.fen()
-    session = BoardSession(rules, "7200" if clocked else None, fen)
+    session = BoardSession(rules, "7200+30" if clocked else None, fen)
     records: list[dict] = []
     for event in events:
         records += session.handle(event)
@@ -143,3 +143,42 @@ def test_soak_many_seeds(rules: str) -> None:
         for clocked in (True, False):
             events = handle_game(start, moves, seed=seed, clocked=clocked, style=NOISY)
             check(start, moves, events, clocked)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=st.sampled_from(["international", "russian", "brazilian"]),
+    game_seed=st.integers(0, 10_000),
+    clocked=st.booleans(),
+    at_ply=st.integers(0, 30),
+    data=st.data(),
+)
+def test_displaced_and_restored_play_goes_on(
+    rules: str, game_seed: int, clocked: bool, at_ply: int, data: st.DataObject
+) -> None:
+    """A piece knocked to another square and put back (000 5.3): play goes on, same game."""
+    from firmware.events import Lift, Place
+
+    start, moves = random_game(rules, game_seed, 40)
+    at_ply = min(at_ply, len(moves))
+    head = handle_game(start, moves[:at_ply], seed=game_seed, clocked=clocked, style=NOISY)
+    p = start
+    for m in moves[:at_ply]:
+        p = p.play(m)
+    g = p.rules.geometry
+    occupied = sorted(p.occupied())
+    empty = sorted(set(g.squares) - set(occupied))
+    x = data.draw(st.sampled_from(occupied))
+    y = data.draw(st.sampled_from(empty))
+    assume(all((m.start, m.end) != (x, y) for m in p.legal_moves()))  # that would be a move
+    t = (head[-1].at if head else 0) + 3 * 10**9
+    noise: list[Event] = [
+        Lift(t, g.algebraic(x)),
+        Place(t + 10**8, g.algebraic(y)),
+        Lift(t + 4 * 10**9, g.algebraic(y)),
+        Place(t + 4 * 10**9 + 10**8, g.algebraic(x)),
+    ]
+    tail = handle_game(p, moves[at_ply:], seed=game_seed + 1, clocked=clocked, style=NOISY,
+                       start=False, t0=t + 7 * 10**9)  # fmt: skip
+    records = replay(start, head + noise + tail, clocked)
+    assert [r["fen"] for r in records if r["type"] == "move"] == expected_fens(start, moves)

@@ -84,13 +84,14 @@ def test_capture_stopped_half_way_is_a_wrong_capture() -> None:
 
 
 def test_fewer_pieces_than_the_majority_is_a_wrong_capture() -> None:
-    s = new("W:W32,33:B28,19,29", rules="international")  # 33x24x13? majority decides
-    legal = s.position.legal_moves()
-    most = max(len(m.captured) for m in legal)
-    assert most == 2
-    out = feed(s, "1 lift 32; 1.5 place 23; 1.8 lift 28; 3 press white".replace(
-        "32", "h4").replace("23", "f6").replace("28", "g5"))  # fmt: skip
-    assert moves(out) == [] and kinds(out)
+    """Brazilian: the capture taking the most is compulsory (000 4.16.1); Russian: free."""
+    s = new("W:Wc3,h2:Bd4,f6,g3", rules="brazilian")
+    out = feed(s, "1 lift h2; 1.5 place f4; 1.8 lift g3; 3 press white")
+    assert moves(out) == [] and kinds(out) == ["wrong-capture"]
+    assert s.leds() == {"g3": "restore", "h2": "restore", "f4": "wrong"}
+    s = new("W:Wc3,h2:Bd4,f6,g3", rules="russian")
+    out = feed(s, "1 lift h2; 1.5 place f4; 1.8 lift g3; 3 press white")
+    assert moves(out) == ["h2:f4"] and kinds(out) == []
 
 
 def test_incomplete_removal_then_completed() -> None:

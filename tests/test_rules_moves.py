@@ -233,3 +233,32 @@ def test_from_pieces_and_with_turn() -> None:
     assert p.with_turn(Side.BLACK).turn is Side.BLACK and p.with_turn(Side.BLACK) != p
     with pytest.raises(RulesError):
         Position.from_pieces("russian", Side.WHITE, {33: Piece(Side.WHITE, False)})
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_every_move_keeps_the_board_consistent(name: str) -> None:
+    """On random positions: FEN round trips; every route steps along diagonals, takes only
+    opposing pieces, each once; playing it leaves the mover on the end square, removes exactly
+    the captured pieces and crowns exactly when ``promotes`` says."""
+    rules = find_rules(name)
+    g = rules.geometry
+    rng = random.Random(f"consistent/{name}")
+    for _ in range(150):
+        p = random_position(rules, rng)
+        assert Position.from_fen(rules, p.fen()) == p
+        for m in p.legal_moves():
+            mover = p.piece_at(m.start)
+            assert mover is not None and mover.side is p.turn
+            assert len(set(m.captured)) == len(m.captured)
+            assert len(m.route) == (len(m.captured) + 1 if m.captured else 2)
+            for a, b in zip(m.route, m.route[1:], strict=False):
+                assert any(b in ray for ray in g.rays[a]), (p.fen(), m)
+            for sq in m.captured:
+                victim = p.piece_at(sq)
+                assert victim is not None and victim.side is not p.turn
+            q = p.play(m)
+            assert q.turn is p.turn.other
+            assert q.piece_at(m.end) == Piece(p.turn, mover.king or m.promotes)
+            assert q.count(p.turn.other) == p.count(p.turn.other) - len(m.captured)
+            assert q.count(p.turn) == p.count(p.turn)
+            assert not (m.promotes and mover.king)

@@ -22,7 +22,7 @@ draughts = pytest.importorskip("draughts")
 if not hasattr(draughts, "Board") or getattr(draughts, "__version__", "") != "0.6.7":
     pytest.skip("the oracle is pydraughts 0.6.7 (not py-draughts)", allow_module_level=True)
 
-DEFAULT = {"international": 160, "russian": 480, "brazilian": 480}
+DEFAULT = {"international": 100, "russian": 300, "brazilian": 300}
 CHUNKS = 4
 VARIANT = {"international": "standard", "russian": "russian", "brazilian": "brazilian"}
 

@@ -22,10 +22,11 @@ PUBLISHED = {
 
 @pytest.mark.parametrize("rules", sorted(PUBLISHED))
 def test_perft_matches_published_counts(rules: str) -> None:
+    """All seven depths for 8x8; international to depth 6 here, 7 and 8 under -m slow."""
     p = start_position(rules)
     counts = PUBLISHED[rules]
-    assert [perft(p, d) for d in range(1, 6)] == counts[:5]
-    assert perft(p, 7) == counts[6]
+    deepest = 6 if rules == "international" else 7
+    assert [perft(p, d) for d in range(1, deepest + 1)] == counts[:deepest]
 
 
 @pytest.mark.parametrize("rules", ["international1953", "russian1953", "international64"])
@@ -93,6 +94,8 @@ def test_perft_counting_agrees_with_legal_moves_on_random_positions(name: str) -
 
 
 @pytest.mark.slow
-def test_international_perft_8_published() -> None:
-    """Depth 8 of Aart Bik's international table (about 5 s; run with -m slow)."""
-    assert perft(start_position("international"), 8) == 6483961
+def test_international_perft_7_and_8_published() -> None:
+    """Depths 7 and 8 of Aart Bik's international table (about 6 s; run with -m slow)."""
+    p = start_position("international")
+    assert perft(p, 7) == PUBLISHED["international"][6]
+    assert perft(p, 8) == 6483961

@@ -167,3 +167,35 @@ def test_leds_show_an_irregularity_and_clear(tmp_path: Path) -> None:
     run_until(service, clock, 5)
     assert service.session.leds() == {} or set(service.hw.leds.lit()) == set(service.session.leds())
     service.close()
+
+
+def test_random_arbiter_requests_never_break_the_service(tmp_path: Path) -> None:
+    """Hundreds of requests, well-formed or not, in any order during a game: every answer is
+    a JSON object with ``ok``; the loop goes on and the journal replays to the same game."""
+    import json
+
+    from boardctl.control import COMMANDS
+
+    events = game_log(8, seed=31)
+    service, clock = sim_service(tmp_path, events)
+    service.boot()
+    rng = random.Random(5)
+    junk = [None, -1, 0, 1, 2.5, 1e308, "", "white", "black", "32-28", "2-0", "1-1", "x" * 300,
+            [], {}, {"White": "A"}, {"bad key": 1}, True, "international", "russian", "W:W1:B2"]
+    t = 0.0
+    for _ in range(300):
+        cmd = rng.choice([*COMMANDS, "nonsense"])
+        req: dict = {"cmd": cmd}
+        for name in COMMANDS.get(cmd, {}):
+            if rng.random() < 0.7:
+                req[name] = rng.choice(junk)
+        if cmd == "new" and rng.random() < 0.9:
+            continue  # keep the game going most of the time
+        answer = service.command(json.dumps(req))
+        assert isinstance(answer.get("ok"), bool)
+        assert "internal error" not in answer.get("error", ""), (req, answer)
+        t += rng.uniform(0, 0.1)
+        run_until(service, clock, t)
+    journal = load_journal(current_path(tmp_path))
+    assert rebuild(journal).session.moves == service.session.moves
+    service.close()

@@ -61,8 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     d.add_argument("--pdn", type=Path, help="PDN file (default: the bundled WK 2003 games)")
     d.add_argument("--game", type=int, default=None, help="game number in the file (1-based)")
-    d.add_argument("--speed", type=float, default=0.0,
-                   help="game seconds per real second (default 0: as fast as the CPU goes)")
+    d.add_argument("--speed", type=float, default=40.0,
+                   help="game seconds per real second (default 40; 0: as fast as the CPU goes)")
     d.add_argument("--time-control", default="5400+30", help="clock (default 5400+30)")
     d.add_argument("--seed", type=int, default=1, help="seed of the handling noise")
     d.add_argument("--moves", type=int, default=None, help="play only the first N moves (plies)")
@@ -139,9 +139,8 @@ def run_service(args: argparse.Namespace) -> int:
     notifier = Notifier()
     service: Service | None = None
 
-    def on_connect() -> None:
-        if service is not None:
-            service.port_connected()
+    def on_connect() -> list[str] | None:
+        return service.port_connected() if service is not None else None
 
     if args.sim:
         hardware = sim_hardware(rules.size, config, feed_url=args.feed, on_connect=on_connect)

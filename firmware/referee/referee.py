@@ -37,8 +37,6 @@ from firmware.referee.decisions import (
 )
 from firmware.rules import RuleSet, Side
 
-#: Rule sets where a man taking a single man may take it off before the jump (003 4.16).
-CAPTURE_FIRST_RULES = frozenset({"international", "international64", "international1953"})
 #: Default settle time without a clock (issue 3 item 1).
 SETTLE_NS = 1_500_000_000
 #: A lift of one's own piece shorter than this is a brush or a bounce, not a touch (000 3.10).
