@@ -19,13 +19,16 @@ from firmware.session import BoardSession
 
 
 def noisy_international_game(seed: int, plies: int = 200) -> Game:
-    """A random legal international game of up to 100 moves (200 plies)."""
-    rng = random.Random(seed)
-    game = Game("international")
-    while len(game.moves) < plies and game.outcome() is None:
-        legal = game.position.legal_moves()
-        game.push(rng.choice(legal))
-    return game
+    """A random legal international game of 100 moves (200 plies): the first seed from
+    ``seed`` on whose game lasts that long."""
+    while True:
+        rng = random.Random(seed)
+        game = Game("international")
+        while len(game.moves) < plies and game.outcome() is None:
+            game.push(rng.choice(game.position.legal_moves()))
+        if len(game.moves) == plies:
+            return game
+        seed += 1000
 
 
 def main() -> None:

@@ -144,8 +144,8 @@ class RelayState:
         seq = record.get("seq")
         if kind == "header":
             board, run = record.get("board"), record.get("run")
-            if isinstance(board, str) and board:
-                src.board = board
+            if isinstance(board, str) and _clean(board):
+                src.board = _clean(board)
             src.run = run if isinstance(run, str) else None
             src.seq = seq if isinstance(seq, int) else None
             return False
@@ -225,15 +225,20 @@ def _setup(game: RelayGame, record: Mapping[str, Any]) -> None:
     if isinstance(rules, str):
         game.rules = rules
     fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
-    if isinstance(fen, str) and fen:
-        game.start_fen = fen
+    if isinstance(fen, str) and _clean(fen):
+        game.start_fen = _clean(fen)
     tc = record.get("time_control")
-    if isinstance(tc, str) and tc:
-        game.time_control = tc
+    if isinstance(tc, str) and _clean(tc):
+        game.time_control = _clean(tc)
     tags = record.get("tags")
     if isinstance(tags, dict):
-        game.tags = {k: str(v)[:200] for k, v in tags.items()
+        game.tags = {k: _clean(str(v)) for k, v in tags.items()
                      if isinstance(k, str) and _TAG.fullmatch(k) and isinstance(v, str | int)}
+
+
+def _clean(text: str) -> str:
+    """Text fit for a PDN tag value: no control characters, at most 200 characters."""
+    return "".join(ch for ch in text if ch >= " " and ch != "\x7f")[:200]
 
 
 _TAG = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")

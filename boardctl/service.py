@@ -451,6 +451,12 @@ class Service:
             self._announce()
         assert self.header is not None and self.session is not None
         self.notifier.ready(self._status_line())
+        where = [f"state {self.state_dir}"]
+        if self.control is not None:
+            where.append(f"control {self.control.path}")
+        if self.hw.feed is not None:
+            where.append(f"feed {self.hw.feed.url}")
+        log("ready: " + ", ".join(where))
         now = self.clock()
         self._next_watchdog = now
         self._watchdog(now)

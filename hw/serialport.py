@@ -5,7 +5,8 @@ bounded queue and returns at once; when the queue is full the oldest line is dro
 counted (a broadcast wants the newest state, and snapshots let a reader catch up). The writer
 writes with pyserial's ``write_timeout``: a reader that stops reading costs a timed-out line,
 never a stuck service; the next line is then preceded by a newline, so the half-written line
-ends there and its checksum makes the reader drop it.
+ends there and its checksum makes the reader drop it (readers skip blank lines: pyserial can
+also report a timeout for a write that completed late, and the newline then stands alone).
 
 When the port vanishes (a USB gadget or USB-UART unplugged, a pty closed: ``SerialException``
 or ``OSError`` on write or open), the writer closes it and reopens it with exponential backoff.

@@ -105,3 +105,17 @@ def test_strip_too_short_for_the_layout() -> None:
 def test_real_backend_off_the_pi_is_a_clear_error() -> None:
     with pytest.raises(HardwareError):
         open_strip(10, LedConfig(backend="spi"))
+
+
+def test_the_referees_picture_lights_its_squares() -> None:
+    """A piece of the side not to move taken off (a7, Black's, with White to move): the
+    session asks for it back, and the strip lights a7 in the restore colour, nothing else."""
+    from firmware.events import Lift
+    from firmware.session import BoardSession
+
+    session = BoardSession("international", started=True)
+    session.handle(Lift(at=1, square="a7"))
+    session.tick(3_000_000_000)
+    strip = _strip(dark_only=True, origin="right-top")
+    strip.show(session.leds())
+    assert strip.lit(strip.pixels.colours()) == {"a7": (0, 255, 0)}

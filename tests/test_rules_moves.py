@@ -233,6 +233,11 @@ def test_from_pieces_and_with_turn() -> None:
     assert p.with_turn(Side.BLACK).turn is Side.BLACK and p.with_turn(Side.BLACK) != p
     with pytest.raises(RulesError):
         Position.from_pieces("russian", Side.WHITE, {33: Piece(Side.WHITE, False)})
+    with pytest.raises(RulesError, match="would have been crowned"):
+        Position("international", Side.WHITE, {3: False}, {40: False})
+    with pytest.raises(RulesError, match="two pieces"):
+        Position("international", Side.WHITE, {33: False}, {33: True})
+    assert Position("international", Side.WHITE, {3: True}, {18: False}).count(Side.WHITE) == 1
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))

@@ -6,13 +6,23 @@ import random
 from pathlib import Path
 
 import pytest
-from service_helpers import S, game_log, replayed, run_until, sim_service
+from service_helpers import (
+    S,
+    VirtualClock,
+    game_log,
+    replayed,
+    run_until,
+    sim_service,
+    wk_game,
+)
 
 from boardctl.journal_file import current_path, load_journal
 from boardctl.relay import RelayState
-from boardctl.service import rebuild
+from boardctl.service import EventScript, GameSetup, Service, rebuild, sim_hardware
 from firmware.feed import decode_line
+from firmware.handling import handle_game
 from firmware.rules import Side
+from firmware.session import BoardSession
 
 
 def clocks_at(session, at: int) -> dict[str, float]:
@@ -69,6 +79,8 @@ def test_crash_at_a_random_moment_then_recovery_is_exact(tmp_path: Path, seed: i
     assert after.moves == before.moves
     assert after.position == before.position
     assert after.leds() == before.leds()
+    again.step(clock2.now + 1)
+    assert set(again.hw.leds.lit()) == set(before.leds())  # the strip shows it too
     if expected_clock is not None:
         assert after.clock.running is None  # paused
         assert clocks_at(after, t_rec) == expected_clock
@@ -199,3 +211,59 @@ def test_random_arbiter_requests_never_break_the_service(tmp_path: Path) -> None
     journal = load_journal(current_path(tmp_path))
     assert rebuild(journal).session.moves == service.session.moves
     service.close()
+
+
+def test_a_board_without_a_clock_commits_moves_at_rest(tmp_path: Path) -> None:
+    """No time control and no presses: a move is made when the board rests on it (or the
+    opponent starts), exactly as `boardctl replay` reads the same log."""
+
+
+    position, moves = wk_game(2)
+    events = handle_game(position, moves[:8], seed=9, clocked=False, t0=S // 2)
+
+    clock = VirtualClock()
+    script = EventScript(events)
+    setup = GameSetup("international", None, started=not script.has_start,
+                      clocked=script.has_presses)
+    service = Service(tmp_path, setup, sim_hardware(10, clock=clock), clock=clock, script=script)
+    service.boot()
+    run_until(service, clock, events[-1].at / S + 3)
+    want = BoardSession("international", None, started=not script.has_start, clocked=False)
+    for e in events:
+        want.handle(e)
+    want.finish()
+    assert [m["move"] for m in service.session.moves] == [m["move"] for m in want.moves]
+    assert len(want.moves) == 8
+    service.close()
+
+
+def test_adjournment_keeps_the_sealed_move_secret_and_survives_a_crash(tmp_path: Path) -> None:
+    events = game_log(4, seed=41)
+    lines: list[str] = []
+    service, clock = sim_service(tmp_path, events, lines=lines)
+    service.boot()
+    run_until(service, clock, events[-1].at / S + 1)
+    assert len(service.session.moves) == 4
+    position = service.session.position
+    from firmware.notation import move_text
+
+    sealed = move_text(position, position.legal_moves()[0])
+    answer = service.command({"cmd": "adjourn", "sealed": sealed})
+    assert answer["ok"] and answer["adjourned"] and answer["running"] is None
+    assert all(sealed not in line for line in lines)  # never in the feed (004 §34)
+    assert sealed not in json_dumps(service.command({"cmd": "status"}))
+    # The board is switched off overnight (no clean stop at all) ...
+    again, clock2 = sim_service(tmp_path, None)
+    again.boot()
+    assert again.session.sealed is not None and again.session.clock.running is None
+    assert not again.command({"cmd": "resume"})["ok"]  # adjourned: only resume-adjourned
+    resumed = again.command({"cmd": "resume-adjourned"})
+    assert resumed["ok"] and resumed["moves"][-1] == sealed and resumed["ply"] == 5
+    assert resumed["running"] == position.turn.other.value  # the opponent's clock runs
+    again.close()
+
+
+def json_dumps(obj: object) -> str:
+    import json
+
+    return json.dumps(obj)

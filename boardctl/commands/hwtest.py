@@ -1,12 +1,12 @@
-"""``boardctl hwtest``: check a board as it is built or repaired.
+"""`boardctl hwtest`: check a board as it is built or repaired.
 
 In order: the sensor matrix is scanned with the board still and every stuck, shorted or
 flickering sensor is named (by square, and by GPIO for a shorted line); the LEDs light each
-square in turn; both clock faces show ``88:88`` and their side; then a live view of the
+square in turn; both clock faces show 88:88 (every segment lit); then a live view of the
 matrix runs, printing each debounced lift and place and each button press, until Ctrl-C, for
-``--seconds``, or just once (``--once``). ``--sim`` runs it all on the simulated board (with
-``--sim-stuck``/``--sim-short-column`` to see what faults look like). Exit 0 when no fault was
-found, 1 when one was.
+--seconds, or not at all (--once). --sim runs it all on the simulated board (--sim-stuck and
+--sim-short-column show what faults look like). Exit 0 when no fault was found, 1 when one
+was.
 """
 
 from __future__ import annotations
