@@ -72,6 +72,8 @@ DURABLE_EVENTS = frozenset(
     {"start", "pause", "resume", "accept", "clock-set", "moves-set", "adjourn",
      "resume-adjourned", "result"}
 )  # fmt: skip
+#: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
+CLOCK_EVENTS = frozenset({"start", "pause", "resume", "clock-set", "moves-set"})
 RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
 
 
@@ -635,6 +637,10 @@ class Service:
             writer.sync()
         for rec in records:
             self._emit(rec)
+        if event.type in CLOCK_EVENTS and session.clock is not None:
+            status = session.status(event.at)
+            self._emit({"type": "clock", "event": event.type, "clock": status["clock"],
+                        "running": status["running"]})
         return records
 
     def _tick(self, at: int) -> None:

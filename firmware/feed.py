@@ -23,8 +23,10 @@ Line format (exactly, so that a reader in any language can check it)::
   connect and every few seconds) carries the whole game so the reader catches up.
 
 Record types beyond CONTRACT.md's ``move``, ``irregularity``, ``result`` and ``snapshot``:
-``header`` (who is talking), ``game`` (a new game begins: its tags), ``clock`` (pause, resume,
-flag and arbiter corrections) and ``cleared`` (the board is back to a legal position).
+``header`` (who is talking), ``game`` (a new game begins: its tags), ``clock`` (the clocks after
+a start, pause, resume or arbiter correction: ``event``, ``clock``, ``running``), and those of
+``firmware.session``: ``position`` (an irregular board accepted) and ``adjourned`` (the sealed
+move itself never travels). Every record of a game carries its ``game`` id.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ rhalbersma/dctl test tables): moves with the same start square, end square and s
 pieces count once, however many routes (orders of capture, landing squares on the way) lead to
 them; two such moves that differ in whether the man is crowned count twice. The last ply is
 counted without making the moves (bulk counting).
+
+Checked against the published start-position counts: international to depth 8 (6483961),
+russian and brazilian to depth 9 (4570586, 4431766): tests/test_rules_perft.py.
 """
 
 from __future__ import annotations

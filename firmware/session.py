@@ -238,6 +238,8 @@ class BoardSession:
                 flag_at = press.flag.at if press.flag is not None else d.at
                 return self._flag_fall(d.side, flag_at)
         self.record.push(d.move)
+        outcome = self.record.outcome()
+        self.referee.adopt(self.record.position)
         ply = len(self.moves) + 1
         rec: dict[str, Any] = {
             "type": "move",
@@ -255,7 +257,6 @@ class BoardSession:
             ClockReading(clock["white"], clock["black"], d.after.turn.value) if clock else None
         )
         out.append(rec)
-        outcome = self.record.outcome()
         if outcome is not None:
             out += self._end(outcome.result, outcome.reason, d.at)
         return out

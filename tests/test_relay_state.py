@@ -226,3 +226,15 @@ def test_records_that_pass_the_checksum_but_make_no_sense_never_crash(records: l
     text = state.pdn()
     assert isinstance(text, str)
     assert len(list(read_games(text, "relay"))) == len(state.games)
+
+
+def test_two_boards_on_two_ports_make_one_pdn() -> None:
+    state = RelayState()
+    for port, board, game in (("ttyUSB0", "1", "ga"), ("ttyUSB1", "2", "gb")):
+        recs = [header_record(board, "r", "international"), dict(GAME, game=game),
+                *move_records(game, 4 if board == "1" else 6)]
+        for line in lines(recs):
+            state.feed_line(port, line)
+    games = list(read_games(state.pdn(), "relay"))
+    assert [g.tags["Round"] for g in games] == ["3.1", "3.2"]
+    assert [len(g.moves) for g in games] == [4, 6]

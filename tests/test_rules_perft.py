@@ -99,3 +99,15 @@ def test_international_perft_7_and_8_published() -> None:
     p = start_position("international")
     assert perft(p, 7) == PUBLISHED["international"][6]
     assert perft(p, 8) == 6483961
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("rules", "counts"),
+    [("russian", [929899, 4570586]), ("brazilian", [907830, 4431766])],
+)
+def test_8x8_perft_8_and_9_published(rules: str, counts: list[int]) -> None:
+    """Depths 8 and 9 of the rhalbersma/dctl walk test tables (from the shashki.com forum
+    perft threads), same counting convention (about 8 s each; run with -m slow)."""
+    p = start_position(rules)
+    assert [perft(p, 8), perft(p, 9)] == counts

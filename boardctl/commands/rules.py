@@ -13,8 +13,12 @@ convention: moves with the same start, end and captured pieces count once).
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from firmware.errors import RulesError
+
+if TYPE_CHECKING:
+    from firmware.position import Move, Position
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -60,7 +64,7 @@ def _depth(text: str) -> int:
     return value
 
 
-def _position(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _position(args: argparse.Namespace) -> Position:
     from firmware.position import Position
     from firmware.rules import find_rules
 
@@ -70,7 +74,7 @@ def _position(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return Position.from_fen(rules, args.fen)
 
 
-def route_text(position, move) -> str:  # type: ignore[no-untyped-def]
+def route_text(position: Position, move: Move) -> str:
     """A move's full route as ``boardctl moves`` prints it."""
     rules = position.rules
     names = [rules.square_name(sq) for sq in move.route]

@@ -40,7 +40,7 @@ from firmware.rules import RuleSet, Side
 #: Default settle time without a clock (issue 3 item 1).
 SETTLE_NS = 1_500_000_000
 #: A lift of one's own piece shorter than this is a brush or a bounce, not a touch (000 3.10).
-TOUCH_NS = 300_000_000
+TOUCH_NS = 400_000_000
 
 #: Irregularities about the mover's own move, which a clocked board judges only at the press
 #: (the player may still change the move with the piece in hand, 000 3.11).
@@ -83,7 +83,7 @@ class Referee:
         self.started = started
         self.over = False
         self.ply = 0
-        self.table = MoveTable(self.position)
+        self._table: MoveTable | None = MoveTable(self.position)
         self.previous: Board | None = None
         self.sensed: set[int] = set(self.table.occupied)
         self.light: dict[str, Piece] = {}
@@ -103,6 +103,19 @@ class Referee:
         self._light_reported: frozenset[str] = frozenset()
         #: A sealed move played on resumption, not yet carried out on the board.
         self._sync: tuple[MoveTable, Move] | None = None
+
+    @property
+    def table(self) -> MoveTable:
+        """The position's legal moves indexed by result (built once per position)."""
+        if self._table is None:
+            self._table = MoveTable(self.position)
+        return self._table
+
+    def adopt(self, position: Position) -> None:
+        """Use ``position``, equal to the current one, from now on (the game record's object,
+        whose legal moves are already worked out: nothing is computed twice)."""
+        if self._table is None and position == self.position:
+            self.position = position
 
     # -- the sensed board --------------------------------------------------------------------
 
@@ -314,7 +327,7 @@ class Referee:
         self.position = position
         self.previous = previous
         self.ply += 1
-        self.table = MoveTable(position)
+        self._table = None  # built when first needed: the game record may lend its position
         self.pieces = {sq: p for sq, p in position.pieces().items() if sq in self.sensed}
         self.hand.clear()
         self.notice = None
