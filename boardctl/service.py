@@ -535,6 +535,7 @@ class Service:
         self.origin = self.clock()
         self.last_at = 0
         self._leds = None
+        self._next_heartbeat = self._next_snapshot = 0  # the new game's time line
         if self.hw.sim is not None:
             # The simulated arbiter sets the pieces out: the start position.
             self.hw.sim.set_pieces(sensed_squares(session))
@@ -549,6 +550,7 @@ class Service:
         at = rebuilt.at
         self.origin = self.clock() - at
         self.last_at = at
+        self._next_heartbeat = self._next_snapshot = at
         self.writer.write(note_record("recovered", t=at / NS, torn=journal.torn), sync=False)
         clock = self.session.clock
         running = clock is not None and clock.running is not None and self.session.result is None

@@ -255,7 +255,7 @@ def parse_event_line(line: str | bytes, lineno: int, source: str = "") -> Event:
         except UnicodeDecodeError:
             raise EventLogError(f"{where}: not UTF-8 text") from None
     try:
-        rec = json.loads(line)
+        rec = json.loads(line.lstrip("\ufeff"))  # a byte-order mark from an editor
     except ValueError:
         raise EventLogError(f"{where}: not a JSON object: {_shorten(line)}") from None
     if not isinstance(rec, dict):
@@ -290,7 +290,7 @@ def read_events(
         if pending is not None:
             raise pending
         try:
-            event = parse_event_line(text, lineno, source)
+            event = parse_event_line(line, lineno, source)
         except EventLogError as exc:
             if not tolerate_torn_tail:
                 raise

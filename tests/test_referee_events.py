@@ -89,3 +89,8 @@ def test_round_trip(t: float, square: str, kind: str) -> None:
     event = parse_event_line(f'{{"type":"{kind}","t":{t!r},"square":"{square}"}}', 1)
     again = parse_event_line(event_to_json(event), 1)
     assert again == event
+
+
+def test_crlf_and_byte_order_mark_are_read() -> None:
+    data = b'\xef\xbb\xbf{"type":"start","t":0}\r\n{"type":"lift","t":1,"square":"c3"}\r\n'
+    assert read_events(data.splitlines(keepends=True)) == [Start(0), Lift(10**9, "c3")]

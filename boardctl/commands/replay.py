@@ -97,8 +97,10 @@ def replay_lines(
     from firmware.events import NS, Event, Start, event_from_record, read_events
     from firmware.feed import encode_line, header_record
     from firmware.journal import read_journal
+    from firmware.position import Position
     from firmware.rules import find_rules
     from firmware.session import BoardSession
+    from firmware.timecontrol import TimeControl
 
     tags: dict[str, str] = {}
     started: bool | None = None
@@ -126,6 +128,10 @@ def replay_lines(
     if not rules:
         raise EventLogError(f"{source}: give --rules (the log does not say which rule set)")
     rule_set = find_rules(rules)
+    if fen:
+        Position.from_fen(rule_set, fen)  # FenError before anything else
+    if time_control:
+        TimeControl.parse(time_control)
     size = rule_set.size
     cells = set(rule_set.geometry.all_cells())
     for event, w in zip(events, where, strict=True):
