@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,6 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BoardError as exc:
         print(f"boardctl: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`boardctl demo | head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except OSError as exc:
         print(f"boardctl: error: {exc}", file=sys.stderr)
         return 2

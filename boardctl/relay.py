@@ -123,6 +123,7 @@ class RelayState:
     def __init__(self) -> None:
         self.games: dict[GameKey, RelayGame] = {}
         self._sources: dict[str, _Source] = {}
+        self._texts: dict[str, tuple[Any, str]] = {}
         self.dropped = 0
 
     def source(self, name: str) -> _Source:
@@ -185,13 +186,13 @@ class RelayState:
 
     @staticmethod
     def _game(game: RelayGame, record: Mapping[str, Any]) -> bool:
-        before = game.pdn()
+        before = _looks(game)
         _setup(game, record)
-        return game.pdn() != before
+        return _looks(game) != before
 
     @staticmethod
     def _snapshot(game: RelayGame, record: Mapping[str, Any]) -> bool:
-        before = game.pdn()
+        before = _looks(game)
         _setup(game, record)
         moves = record.get("moves")
         if isinstance(moves, list) and all(_good_move(m) for m in moves):
@@ -200,7 +201,7 @@ class RelayState:
         result = record.get("result")
         game.result = result if isinstance(result, str) and result in _RESULTS else None
         game.reason = str(record.get("reason") or "") if game.result else None
-        return game.pdn() != before
+        return _looks(game) != before
 
     @staticmethod
     def _move(game: RelayGame, record: Mapping[str, Any]) -> bool:
@@ -216,8 +217,22 @@ class RelayState:
         return False
 
     def pdn(self) -> str:
-        """All the games, in the order first heard of, as one PDN text."""
-        return "".join(game.pdn() for game in self.games.values())
+        """All the games, in the order first heard of, as one PDN text (each game's text is
+        kept until that game changes: a tournament's relay rewrites only what moved)."""
+        parts = []
+        for game in self.games.values():
+            looks = (_looks(game), game.board)
+            cached = self._texts.get(game.game)
+            if cached is None or cached[0] != looks:
+                cached = self._texts[game.game] = (looks, game.pdn())
+            parts.append(cached[1])
+        return "".join(parts)
+
+
+def _looks(game: RelayGame) -> tuple[Any, ...]:
+    """Everything the game's PDN is made of (cheaper to compare than the PDN itself)."""
+    return (game.rules, game.start_fen, dict(game.tags), game.time_control,
+            [dict(m) for m in game.moves], game.result)
 
 
 def _setup(game: RelayGame, record: Mapping[str, Any]) -> None:

@@ -126,3 +126,18 @@ def test_a_second_service_on_the_same_socket_is_refused(server: ControlServer,
                                                         tmp_path: Path) -> None:
     with pytest.raises(ControlError, match="another service"):
         ControlServer(tmp_path / "c.sock", handler)
+
+
+def test_socket_group(tmp_path: Path) -> None:
+    import grp
+    import os
+
+    groups = [g for g in grp.getgrall() if g.gr_gid != os.getgid()]
+    name = groups[0].gr_name if os.getuid() == 0 and groups else grp.getgrgid(os.getgid()).gr_name
+    srv = ControlServer(tmp_path / "g.sock", handler, group=name)
+    try:
+        assert (tmp_path / "g.sock").stat().st_gid == grp.getgrnam(name).gr_gid
+    finally:
+        srv.close()
+    with pytest.raises(ControlError, match="no group named"):
+        ControlServer(tmp_path / "h.sock", handler, group="no-such-group-here")

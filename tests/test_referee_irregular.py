@@ -259,3 +259,17 @@ def test_piece_knocked_off_shows_what_to_restore() -> None:
     assert kinds(out) == ["extra-removal"] and s.leds() == {"h6": "restore"}
     out = feed(s, "5.5 place d4; 6 place h6; 9 press white")
     assert moves(out) == ["c3-d4"]
+
+
+def test_who_pressed_tells_who_moved() -> None:
+    """White to move presses with a Black piece moved: White moved it (wrong-side, 5.4.5);
+    White pressing again out of turn with his own second move on the board: two-moves."""
+    s = new()
+    out = feed(s, "1 lift f6; 1.4 place g5; 1.8 press white")
+    assert kinds(out) == ["wrong-side"] and moves(out) == []
+    assert next(r for r in out if r["type"] == "irregularity")["side"] == "white"
+    s = new()
+    out = feed(s, "1 lift c3; 1.4 place d4; 2 press white; 3 lift e3; 3.3 place f4")
+    out += feed(s, "3.6 press white")
+    assert moves(out) == ["c3-d4"] and kinds(out) == ["two-moves"]
+    assert s.status()["running"] == "black"

@@ -138,6 +138,13 @@ class MoveTable:
                 return True
         return False
 
+    def plausible(self, sensed: Board) -> bool:
+        """Is ``sensed`` the position, a legal result, a move under way or a piece in hand?"""
+        if sensed == self.occupied or sensed in self.results or self.in_progress(sensed):
+            return True
+        removed = self.occupied - sensed
+        return not (sensed - self.occupied) and len(removed) == 1 and removed <= self.own
+
     def read(self, sensed: Board) -> Reading:
         """Same position, a move's result, a move under way, or a piece in hand."""
         if sensed == self.occupied:

@@ -101,6 +101,10 @@ class Referee:
         self._landings: list[tuple[int, int]] = []
         self._place_at: dict[int, int] = {}
         self._light_reported: frozenset[str] = frozenset()
+        #: Without a clock: the last legal result the board showed this turn, and the table of
+        #: the position after it (the reply may start before the move is seen to rest).
+        self._candidate: tuple[Move, ...] | None = None
+        self._candidate_table: MoveTable | None = None
         #: A sealed move played on resumption, not yet carried out on the board.
         self._sync: tuple[MoveTable, Move] | None = None
 
@@ -148,7 +152,7 @@ class Referee:
         if sq in self.table.own and sq not in self._open_lifts:
             self._open_lifts[sq] = at
         self._changed(at)
-        return out
+        return out + self._follow(at)
 
     def place(self, square: str, at: int) -> list[Decision]:
         out = self.tick(at)
@@ -168,7 +172,7 @@ class Referee:
         self._landings.append((sq, 0))
         self._place_at[sq] = at
         self._changed(at)
-        return out
+        return out + self._follow(at)
 
     def _from_hand(self) -> Piece:
         if self.hand:
@@ -280,10 +284,19 @@ class Referee:
         if side is not self.position.turn:
             # The mover forgot to press and the opponent replied: both moves stand, the
             # forgetful player's clock having run meanwhile (004 §32).
-            plies = self.table.two_plies(self.board()) if self._sync is None else None
+            sensed = self.board()
+            plies = self.table.two_plies(sensed) if self._sync is None else None
             if plies is not None:
                 out += self._commit(plies[0], at, pressed=True)
                 out += self._commit(plies[1], at, pressed=True)
+            elif self._sync is None and sensed in self.table.flipped().results:
+                # He moved out of turn: a second move in a row (000 5.4.1), or first of all.
+                kind = "two-moves" if self.ply > 0 else "wrong-side"
+                marks = tuple(self.table.marks_towards(sensed, self.table.occupied))
+                irr = Irregularity(at, kind, side, marks)
+                self.notice = irr
+                self._reported = (kind, sensed, frozenset(self.light))
+                out += [irr, PressRefused(at, side)]
             return out
         sensed = self.board()
         reading = self._read(sensed)
@@ -293,6 +306,9 @@ class Referee:
             irr = Irregularity(at, "press-without-move", side, ())
         elif reading.kind == "progress":
             irr = self._progress_refusal(sensed, at, side)
+        elif reading.irregular in ("two-moves", "wrong-side"):
+            # The player to move pressed with the opponent's piece moved: he moved it (5.4.5).
+            irr = Irregularity(at, "wrong-side", side, reading.marks)
         else:
             irr = Irregularity(at, reading.irregular, reading.side, reading.marks)
         self.notice = irr if irr.marks else self.notice
@@ -328,6 +344,8 @@ class Referee:
         self.previous = previous
         self.ply += 1
         self._table = None  # built when first needed: the game record may lend its position
+        self._candidate = None
+        self._candidate_table = None
         self.pieces = {sq: p for sq, p in position.pieces().items() if sq in self.sensed}
         self.hand.clear()
         self.notice = None
@@ -337,6 +355,29 @@ class Referee:
         self._landings.clear()
         self._place_at.clear()
         self.judged = True
+
+    def _follow(self, at: int) -> list[Decision]:
+        """Without a clock: when the board leaves the last legal result it showed for a picture
+        the mover's move cannot explain but the opponent's reply can (he started at once, say
+        by taking off the man just moved, 003 4.16), that result was the move."""
+        if self.clocked or not self.started or self.over or self._sync is not None:
+            return []
+        sensed = self.board()
+        moves = self.table.results.get(sensed)
+        if moves:
+            if self._candidate is None or self._candidate[0] not in moves:
+                self._candidate = tuple(moves)
+                self._candidate_table = None
+            return []
+        if self._candidate is None or self.table.plausible(sensed):
+            return []
+        if self._candidate_table is None:
+            self._candidate_table = MoveTable(self.position.play(self._candidate[0]))
+        if not self._candidate_table.plausible(sensed):
+            return []
+        out = self._commit(self._candidate, at, pressed=False)
+        self.judged = False  # the reply under way comes to rest in its turn
+        return out
 
     def _opponent_starts(self, sq: int, at: int) -> list[Decision]:
         """Without a clock, the opponent starting his move ends the move on the board (issue 3
