@@ -62,6 +62,9 @@ class Log:
     events: list[dict[str, Any]] = field(default_factory=list)
     t: float = 0.0
     marks: list[tuple[int, str, Any]] = field(default_factory=list)
+    speed: float = 1.0  #: scales the gaps between sensor events (0.2: a blitz player)
+    interleave: bool = False  #: bounce bursts overlap the next events on other squares
+    late: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -78,18 +81,24 @@ class Log:
 
     def sensor(self, kind: str, square: int, dt: float | None = None) -> None:
         """A lift or place on square ``square`` (number), ``dt`` after the last event."""
-        self.t += self.rng.uniform(0.15, 0.6) if dt is None else dt
+        gap = self.rng.uniform(0.15, 0.6) if dt is None else dt
+        self.t += gap if self.speed == 1.0 else max(0.05, gap * self.speed)
         name = self.g.algebraic(square)
         self.events.append({"type": kind, "t": round(self.t, 4), "square": name})
         if self.bounce:
             other = "place" if kind == "lift" else "lift"
             t = self.t
-            for _ in range(self.rng.randint(1, 2)):
-                t += self.rng.uniform(0.001, 0.005)
-                self.events.append({"type": other, "t": round(t, 4), "square": name})
-                t += self.rng.uniform(0.001, 0.005)
-                self.events.append({"type": kind, "t": round(t, 4), "square": name})
-            self.t = t
+            burst = []
+            for _ in range(self.rng.randint(1, 2)):  # 2 or 4 toggles, 1-20 ms apart
+                t += self.rng.uniform(0.001, 0.020 if not self.interleave else 0.011)
+                burst.append({"type": other, "t": round(t, 4), "square": name})
+                t += self.rng.uniform(0.001, 0.020 if not self.interleave else 0.011)
+                burst.append({"type": kind, "t": round(t, 4), "square": name})
+            if self.interleave:
+                self.late += burst  # other squares' events may come in between
+            else:
+                self.events += burst
+                self.t = t
 
     def lift(self, square: int, dt: float | None = None) -> None:
         self.sensor("lift", square, dt)
@@ -106,8 +115,11 @@ class Log:
         self.t += dt
         self.events.append({"type": kind, "t": round(self.t, 4), **fields})
 
+    def all_events(self) -> list[dict[str, Any]]:
+        return sorted(self.events + self.late, key=lambda e: e["t"])
+
     def write(self, path: Path) -> Path:
-        path.write_text("".join(json.dumps(e) + "\n" for e in self.events))
+        path.write_text("".join(json.dumps(e) + "\n" for e in self.all_events()))
         return path
 
     # -- geometry ---------------------------------------------------------------------------

@@ -273,3 +273,19 @@ def test_who_pressed_tells_who_moved() -> None:
     out += feed(s, "3.6 press white")
     assert moves(out) == ["c3-d4"] and kinds(out) == ["two-moves"]
     assert s.status()["running"] == "black"
+
+
+def test_quick_reply_taking_the_man_just_moved_first() -> None:
+    """No clock: the opponent at once takes off the man just moved (003 4.16) and jumps; the
+    move before is the one the board showed, whatever came next."""
+    from firmware.geometry import geometry
+
+    a = geometry(10).algebraic
+    s = new("W:W33,38:B23,3", tc=None, rules="international")
+    out = feed(
+        s,
+        f"1 lift {a(33)}; 1.3 place {a(29)}; 1.5 lift {a(29)}; 1.8 lift {a(23)}; "
+        f"2.2 place {a(34)}; 2.5 lift {a(38)}; 2.8 place {a(32)}",
+    )
+    out += s.finish(3 * NS)
+    assert moves(out) == ["33-29", "23x34", "38-32"] and kinds(out) == []

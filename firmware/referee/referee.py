@@ -10,7 +10,11 @@ on a flicker:
 - with a clock, a move is committed by its player's press (released hand, 000 3.9, 3.11;
   004 §32): the board at the press must show a legal result; a press without one is refused;
 - without a clock, when the board has rested on one legal result for ``settle_ns`` or the
-  opponent starts to move (lifts one of his own pieces).
+  opponent starts to move (lifts one of his own pieces, or takes off the man he captures,
+  003 4.16, or the board goes on to a picture only his reply explains).
+
+A reply that came before the move was committed (a forgotten press, a quick opponent) is
+caught up: a board showing a legal move and a legal reply gives both moves.
 
 Irregularities (000 5.4) are reported with the LED picture and never end the game: the board
 returning to the position, or showing a legal result, lets play go on; ``accept`` (the
