@@ -123,8 +123,9 @@ class Demo:
         import pty
         import tty
 
+        from boardctl.hardware import EventScript, sim_hardware
         from boardctl.relay import LineSplitter, RelayState
-        from boardctl.service import EventScript, GameSetup, Service, sim_hardware
+        from boardctl.service import GameSetup, Service
         from firmware.game import parse_result, result_text
         from firmware.pdn import read_games
         from firmware.rules import find_rules

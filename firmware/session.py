@@ -41,7 +41,7 @@ from firmware.events import (
 )
 from firmware.game import Game, result_text
 from firmware.notation import move_text, parse_move
-from firmware.pdn import ClockReading, Setup, write_game
+from firmware.pdn import ClockReading, Setup, rules_tags, write_game
 from firmware.position import Move, Position
 from firmware.referee import (
     SETTLE_NS,
@@ -347,8 +347,7 @@ class BoardSession:
     def pdn(self) -> str:
         """The game so far as PDN: only the moves made, ``[%clock]`` after each with a time
         control, accepted positions as ``/FEN "..."/`` setups."""
-        tags = dict(self.tags)
-        tags.setdefault("GameType", str(self.rules.game_type))
+        tags = {**rules_tags(self.rules), **self.tags}
         if self.control is not None:
             tags.setdefault("TimeControl", str(self.control))
         result = self.result["result"] if self.result is not None else "*"

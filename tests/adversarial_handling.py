@@ -12,7 +12,7 @@ import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from firmware.notation import move_text
 from firmware.position import Move, Position
@@ -27,7 +27,7 @@ class Style:
 
     landings: bool = False  #: set the capturing piece down on each intermediate landing
     slide: bool = False  #: transient place/lift on each empty square passed over
-    removal: str = "after"  #: "after" the piece lands, "inhand" while it is held
+    removal: str = "after"  #: "after" the piece lands, "inhand" while it is held, "during"
     order: str = "order"  #: captured pieces lifted in "order", "reverse" or "random"
     slow: bool = False  #: several seconds between removals
     change: bool = False  #: set the piece down on another legal end first, then correct
@@ -72,7 +72,7 @@ class Log:
         self.by_coords = {self.g.coords(n): n for n in self.g.squares}
 
     # -- raw events -------------------------------------------------------------------------
-    def start(self) -> Log:
+    def start(self) -> Self:
         self.events.append({"type": "start", "t": round(self.t, 4)})
         return self
 
@@ -185,6 +185,14 @@ class Log:
         route = list(move.route[1:])
         for i, landing in enumerate(route):
             last = i == len(route) - 1
+            if st.removal == "during" and not single_first and i > 0 and not last:
+                # two hands: a captured piece already jumped comes off mid-capture
+                for sq in order[:]:
+                    if sq in move.captured[:i] and sq not in removed:
+                        self.lift(sq, rng.uniform(0.1, 0.3))
+                        occupied.discard(sq)
+                        removed.add(sq)
+                        order.remove(sq)
             if st.slide:
                 for sq in self.between(here, landing):
                     if sq not in occupied:
@@ -192,8 +200,7 @@ class Log:
                         self.lift(sq, rng.uniform(0.05, 0.2))
             if last and st.change:
                 alts = sorted(
-                    {m.end for m in legal if m.start == move.start and m.end != move.end}
-                    - occupied
+                    {m.end for m in legal if m.start == move.start and m.end != move.end} - occupied
                 )
                 if alts:
                     alt = rng.choice(alts)
@@ -206,7 +213,7 @@ class Log:
             here = landing
         occupied.add(move.end)
         if captured and st.removal != "inhand" and not single_first:
-            remove_all()
+            remove_all()  # (what "during" left on the board)
         return pos.play(move)
 
     def commit(self, pos_before: Position, quick: bool = False) -> None:
@@ -237,29 +244,29 @@ class Script(Log):
     def num(self, name: str) -> int:
         return self.g.number(name)
 
-    def up(self, name: str, dt: float = 0.4) -> Script:
+    def up(self, name: str, dt: float = 0.4) -> Self:
         self.lift(self.num(name), dt)
         return self
 
-    def down(self, name: str, dt: float = 0.4) -> Script:
+    def down(self, name: str, dt: float = 0.4) -> Self:
         self.place(self.num(name), dt)
         return self
 
-    def move(self, *names: str, dt: float = 0.4) -> Script:
+    def move(self, *names: str, dt: float = 0.4) -> Self:
         """Lift the first square, place on the last (a plain move or jump, no removals)."""
         self.up(names[0], dt)
         self.down(names[-1], dt)
         return self
 
-    def hit(self, side: str, dt: float = 0.5) -> Script:
+    def hit(self, side: str, dt: float = 0.5) -> Self:
         self.press(side, dt)
         return self
 
-    def idle(self, seconds: float) -> Script:
+    def idle(self, seconds: float) -> Self:
         self.t += seconds
         return self
 
-    def end(self) -> Script:
+    def end(self) -> Self:
         """A last event well after any settle time."""
         self.t += 3.0
         self.raw("pause", dt=0.0)

@@ -6,7 +6,8 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from boardctl.service import EventScript, GameSetup, Service, sim_hardware
+from boardctl.hardware import EventScript, sim_hardware
+from boardctl.service import GameSetup, Service
 from firmware.events import Event
 from firmware.handling import NOISY, handle_game
 from firmware.pdn import read_games

@@ -17,9 +17,10 @@ from service_helpers import (
     wk_game,
 )
 
+from boardctl.hardware import EventScript, sim_hardware
 from boardctl.journal_file import current_path, load_journal
 from boardctl.relay import RelayState
-from boardctl.service import EventScript, GameSetup, Service, rebuild, sim_hardware
+from boardctl.service import GameSetup, Service, rebuild
 from firmware.feed import decode_line
 from firmware.handling import handle_game
 from firmware.rules import Side

@@ -142,7 +142,9 @@ def replay_lines(
     settle_ns = round((settle if settle is not None else 1.5) * NS)
     if started is None:  # a plain log: play from the first event unless it has a start
         started = not any(isinstance(e, Start) for e in events)
-        clocked: bool | None = time_control is not None or any(e.type == "press" for e in events)
+        # The log tells how the game was played: presses commit moves; without them the
+        # released hand is read from the board at rest (the clock, if any, follows the board).
+        clocked: bool | None = any(e.type == "press" for e in events)
     else:  # a journal: exactly as the service built its session (boardctl.service)
         clocked = None
     session = BoardSession(

@@ -96,8 +96,9 @@ def _state_dir(args: argparse.Namespace, config: Any) -> Path:
 
 
 def run_service(args: argparse.Namespace) -> int:
+    from boardctl.hardware import EventScript, log, pi_hardware, sim_hardware
     from boardctl.notify import Notifier
-    from boardctl.service import EventScript, GameSetup, Service, log, pi_hardware, sim_hardware
+    from boardctl.service import GameSetup, Service
     from firmware.events import read_events
     from firmware.rules import find_rules
     from firmware.timecontrol import TimeControl

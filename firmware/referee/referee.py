@@ -509,12 +509,15 @@ class Referee:
         return out
 
     def finish(self, at: int) -> list[Decision]:
-        """The log ended: a board resting on a legal result is the last move made."""
+        """The log ended: a board resting on a legal result is the last move made.
+
+        With a clock too: the last move of a game is often left unpressed (the opponent
+        resigns, the flag falls, the log was cut), and the board shows it complete."""
         out = self.tick(at)
-        if self.started and not self.over and not self.judged:
+        if self.started and not self.over:
             self.judged = True
             reading = self._read(self.board())
-            if reading.kind == "result" and (not self.clocked or self._ends_game(reading.moves)):
+            if reading.kind == "result":
                 out += self._commit(reading.moves, at, pressed=False)
         return out
 

@@ -1,0 +1,227 @@
+"""The board's body as the service sees it (:class:`Hardware`, built on simulated parts by
+:func:`sim_hardware` or on a Raspberry Pi by :func:`pi_hardware`), and :class:`EventScript`,
+which acts an event log out on the simulated board for ``boardctl run --sim --events`` and
+``boardctl demo``. Hardware libraries are imported inside the builders only."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from firmware.events import Event, Lift, Pause, Place, Press, Resume, Start
+
+
+def log(message: str) -> None:
+    """One line for the journal of systemd (stderr)."""
+    print(f"boardctl: {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The body, as the service sees it
+
+
+class Hardware:
+    """The board's parts behind the few calls the service makes. Built by :func:`sim_hardware`
+    or :func:`pi_hardware`; any part but the scanner may be missing."""
+
+    def __init__(
+        self,
+        *,
+        size: int,
+        scanner: Any,
+        samples: int,
+        buttons: Any = None,
+        leds: Any = None,
+        faces: Any = None,
+        feed: Any = None,
+        sim: Any = None,
+        factory: Any = None,
+        button_pins: Mapping[str, int] | None = None,
+    ) -> None:
+        self.size = size
+        self.scanner = scanner
+        self.samples = samples
+        self.buttons = buttons
+        self.leds = leds
+        self.faces = faces
+        self.feed = feed
+        self.sim = sim
+        self.factory = factory
+        self.button_pins = dict(button_pins or {})
+
+    def expect(self, squares: Iterable[str]) -> None:
+        """Start debouncing from this settled state: whatever differs on the board is then
+        reported as events (pieces moved while the service was down are not missed)."""
+        from hw.debounce import Debouncer
+
+        layout = self.scanner.matrix.layout
+        known = [sq for sq in squares if sq in set(layout.squares)]
+        self.scanner.debouncer = Debouncer(layout.squares, self.samples, initial=layout.mask(known))
+
+    def scan(self) -> list[Any]:
+        return list(self.scanner.step())
+
+    def press(self, name: str) -> None:
+        """Simulated hardware only: press and release a clock button (its real edge callback
+        stamps the time)."""
+        pin = self.factory.pin(self.button_pins[name])
+        pin.drive_low()
+        pin.drive_high()
+
+    def close(self) -> None:
+        for part in (self.buttons, self.faces, self.leds):
+            if part is not None:
+                try:
+                    part.close()
+                except Exception as exc:  # closing must go on with the other parts
+                    log(f"closing {type(part).__name__}: {exc}")
+        if self.feed is not None:
+            self.feed.wait_idle(1.0)
+            self.feed.close()
+        self.scanner.matrix.close()
+
+
+def sim_hardware(
+    size: int,
+    config: Any = None,
+    *,
+    clock: Callable[[], int] = time.monotonic_ns,
+    feed_url: str | None = None,
+    on_connect: Callable[[], Iterable[str] | None] | None = None,
+) -> Hardware:
+    """The whole board on simulated parts: the diode matrix and the buttons on gpiozero's
+    MockFactory, the recording LED strip and faces; the real scanner, debouncer and drivers."""
+    from gpiozero.pins.mock import MockFactory
+
+    from hw.buttons import ClockButtons
+    from hw.config import default_config
+    from hw.debounce import Debouncer
+    from hw.faces import ClockFaces
+    from hw.leds import open_strip
+    from hw.matrix import Scanner
+    from hw.serialport import FeedPort
+    from hw.sim import SimulatedBoard
+
+    config = config or default_config(size)
+    factory = MockFactory()
+    board = SimulatedBoard.from_config(size, config.matrix, factory)
+    matrix = board.scanner()
+    samples = config.matrix.debounce_samples
+    debouncer = Debouncer(matrix.layout.squares, samples, initial=0)
+    scanner = Scanner(matrix, debouncer, lambda events: None, hz=config.matrix.scan_hz,
+                      clock=clock)
+    pins = {"white": config.buttons.white, "black": config.buttons.black,
+            "pause": config.buttons.pause}
+    buttons = ClockButtons(pins, clock=clock, pin_factory=factory)
+    leds = open_strip(size, dataclasses.replace(config.leds, backend="sim"))
+    faces = ClockFaces.simulated(config.faces.white_address, config.faces.black_address)
+    feed = None
+    if feed_url:
+        feed = FeedPort(feed_url, baudrate=config.serial.baudrate,
+                        write_timeout=config.serial.write_timeout,
+                        queue_lines=config.serial.queue_lines,
+                        reconnect_max_s=config.serial.reconnect_max_s, on_connect=on_connect)
+    return Hardware(size=size, scanner=scanner, samples=samples, buttons=buttons, leds=leds,
+                    faces=faces, feed=feed, sim=board, factory=factory,
+                    button_pins={k: v for k, v in pins.items() if v})
+
+
+def pi_hardware(
+    config: Any,
+    *,
+    clock: Callable[[], int] = time.monotonic_ns,
+    feed_url: str | None = None,
+    on_connect: Callable[[], Iterable[str] | None] | None = None,
+) -> Hardware:
+    """The real board from its configuration (a Raspberry Pi; HardwareError elsewhere)."""
+    from hw.buttons import ClockButtons
+    from hw.debounce import Debouncer
+    from hw.faces import ClockFaces
+    from hw.gpio import real_pin_factory
+    from hw.leds import open_strip
+    from hw.matrix import ReedMatrix, Scanner
+    from hw.serialport import FeedPort
+
+    factory = real_pin_factory(config.gpio)
+    matrix = ReedMatrix.from_config(config.size, config.matrix, pin_factory=factory)
+    samples = config.matrix.debounce_samples
+    scanner = Scanner(matrix, Debouncer(matrix.layout.squares, samples, initial=0),
+                      lambda events: None, hz=config.matrix.scan_hz, clock=clock)
+    pins = {"white": config.buttons.white, "black": config.buttons.black,
+            "pause": config.buttons.pause}
+    buttons = ClockButtons(pins, pull_up=config.buttons.pull_up, clock=clock,
+                           pin_factory=factory)
+    leds = open_strip(config.size, config.leds)
+    faces = None
+    if config.faces.enabled:
+        faces = ClockFaces.real(config.faces.i2c_bus, config.faces.white_address,
+                                config.faces.black_address, config.faces.brightness)
+    port = feed_url or config.serial.port
+    feed = FeedPort.from_config(dataclasses.replace(config.serial, port=port),
+                                on_connect=on_connect) if port else None
+    return Hardware(size=config.size, scanner=scanner, samples=samples, buttons=buttons,
+                    leds=leds, faces=faces, feed=feed)
+
+
+# --------------------------------------------------------------------------------------------
+# A log acted out on the simulated board
+
+
+class EventScript:
+    """Acts out an event log on simulated hardware: lifts and places move the simulated pieces
+    (the real scanner and debouncer then see them, bounce included), presses press the
+    simulated buttons, and the arbiter's events go straight to the service."""
+
+    def __init__(self, events: Sequence[Event]) -> None:
+        self.events = sorted(events, key=lambda e: e.at)
+        self.pos = 0
+        #: The log's own arbiter had paused the clocks (at the point reached by board_at).
+        self.paused = False
+
+    @property
+    def has_start(self) -> bool:
+        return any(isinstance(e, Start) for e in self.events)
+
+    @property
+    def has_presses(self) -> bool:
+        return any(isinstance(e, Press) for e in self.events)
+
+    @property
+    def done(self) -> bool:
+        return self.pos >= len(self.events)
+
+    def next_at(self) -> int | None:
+        return self.events[self.pos].at if self.pos < len(self.events) else None
+
+    def board_at(self, start: Iterable[str], at: int) -> set[str]:
+        """The pieces on the board at game time ``at``, and skip the events up to it."""
+        pieces = set(start)
+        while self.pos < len(self.events) and self.events[self.pos].at <= at:
+            e = self.events[self.pos]
+            if isinstance(e, Lift):
+                pieces.discard(e.square)
+            elif isinstance(e, Place):
+                pieces.add(e.square)
+            elif isinstance(e, Pause | Resume):
+                self.paused = isinstance(e, Pause)
+            self.pos += 1
+        return pieces
+
+    def act(self, at: int, hardware: Hardware) -> list[Event]:
+        """Perform every event due by ``at``; returns the arbiter's events for the service."""
+        arbiter: list[Event] = []
+        while self.pos < len(self.events) and self.events[self.pos].at <= at:
+            e = self.events[self.pos]
+            self.pos += 1
+            if isinstance(e, Lift):
+                hardware.sim.lift(e.square)
+            elif isinstance(e, Place):
+                hardware.sim.place(e.square)
+            elif isinstance(e, Press) and e.side in hardware.button_pins:
+                hardware.press(e.side)
+            else:
+                arbiter.append(e)
+        return arbiter
