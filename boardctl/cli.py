@@ -46,7 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except OSError as exc:
-        print(f"boardctl: error: {exc}", file=sys.stderr)
+        # "FILE: No such file or directory" rather than "[Errno 2] No such file or ...: 'FILE'"
+        text = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+        print(f"boardctl: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -359,7 +359,7 @@ def request(path: Path, cmd: str, timeout: float = 5.0, **args: Any) -> dict[str
     try:
         try:
             sock.connect(str(path))
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             raise ControlError(
                 f"the board service is not running (no control socket at {path})"
             ) from None

@@ -84,6 +84,10 @@ def current_path(state_dir: Path) -> Path | None:
         name = pointer.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
         return None
+    except UnicodeDecodeError:
+        raise EventLogError(f"{pointer}: does not name a journal file (not UTF-8 text)") from None
+    except IsADirectoryError:
+        raise EventLogError(f"{pointer}: is a directory, not the name of a journal") from None
     if not name or "/" in name or name.startswith("."):
         raise EventLogError(f"{pointer}: does not name a journal file")
     path = state_dir / GAMES / name

@@ -386,7 +386,10 @@ class SerialFeed:
 def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` by ``text`` so that a reader sees the old file or the new, never half."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+    except OSError as exc:  # name the file the user gave, not the temporary one
+        raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

@@ -43,7 +43,7 @@ from boardctl.journal_file import (
     open_journal,
 )
 from boardctl.notify import Notifier
-from firmware.errors import BoardError
+from firmware.errors import BoardError, EventLogError
 from firmware.events import (
     NS,
     Accept,
@@ -61,6 +61,7 @@ from firmware.events import (
 )
 from firmware.feed import encode_line, header_record, snapshot_record
 from firmware.journal import GameHeader, Journal, decision_record, note_record
+from firmware.rules import find_rules
 from firmware.session import BoardSession
 
 #: Records after which the journal is made durable at once (committed moves and results).
@@ -126,9 +127,17 @@ def rebuild(journal: Journal, source: str = "journal") -> Rebuilt:
     """Replay a journal's events through a fresh session: the game, the clocks and the LEDs
     as they stood at the journal's last recorded time (the one code path: issue 6 item 6)."""
     session = session_for(journal.header)
+    cells = set(session.rules.geometry.all_cells())
+    size = session.rules.size
     records: list[dict[str, Any]] = []
     for rec, lineno in zip(journal.events, journal.lines, strict=True):
-        event = event_from_record(rec, f"{source}: line {lineno}")
+        where = f"{source}: line {lineno}"
+        event = event_from_record(rec, where)
+        square = getattr(event, "square", None)
+        if square is not None and square not in cells:
+            # A journal whose sensor squares do not fit its rule set's board is damaged (or
+            # its header was edited): say so rather than rebuild some other game from it.
+            raise EventLogError(f"{where}: square {square!r} is not on a {size}x{size} board")
         try:
             records += session.handle(event)
         except BoardError:
@@ -220,12 +229,14 @@ class Service:
         self._reconnected = threading.Event()
         self._seq_lock = threading.Lock()
         self.stopped = threading.Event()
+        self._lock_fd = -1
 
     # -- life cycle -------------------------------------------------------------------------
 
     def boot(self) -> None:
         """Resume the game in the state directory, or set up a new one; then listen."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
+        self._lock_state_dir()
         path = current_path(self.state_dir)
         if path is not None:
             self._recover(path)
@@ -250,6 +261,22 @@ class Service:
         self._next_watchdog = now
         self._watchdog(now)
 
+    def _lock_state_dir(self) -> None:
+        """One service per state directory: a second one (another ``boardctl run`` on the same
+        DIR, whatever its --socket) would append to the same journal as the first, recover
+        and pause a game the first is playing. A POSIX record lock on STATE_DIR/lock is held
+        for the life of the process (the kernel drops it on any exit, kill -9 included)."""
+        import fcntl
+
+        fd = os.open(self.state_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise BoardError(f"{self.state_dir}: another boardctl service is running on this "
+                             "state directory") from None
+        self._lock_fd = fd
+
     def _status_line(self) -> str:
         assert self.header is not None and self.session is not None
         return f"game {self.header.id}, {self.session.rules.name}, ply {len(self.session.moves)}"
@@ -270,6 +297,9 @@ class Service:
         self.hw.close()
         if self.writer is not None:
             self.writer.close()
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)  # releases the state directory's lock
+            self._lock_fd = -1
         self.notifier.close()
 
     def run(self, stop: threading.Event) -> None:
@@ -315,6 +345,7 @@ class Service:
     def _new_game(self, setup: GameSetup) -> None:
         header = setup.header(self.board)
         session = session_for(header)  # BoardError before anything is written
+        self._check_size(header.rules, "new game")
         if self.writer is not None:
             self.writer.close()
         self.writer = create_journal(self.state_dir, header)
@@ -330,8 +361,17 @@ class Service:
         log(f"new game {header.id}: {header.rules}"
             + (f", {header.time_control}" if header.time_control else ""))
 
+    def _check_size(self, rules: str, what: str) -> None:
+        """A game must fit the board it is played on (BoardError before anything changes)."""
+        n = find_rules(rules).size
+        size = getattr(self.hw, "size", n)
+        if n != size:
+            raise BoardError(f"{what}: {rules} is played on a {n}x{n} board; "
+                             f"this board is {size}x{size}")
+
     def _recover(self, path: Path) -> None:
         journal, self.writer = open_journal(path)
+        self._check_size(journal.header.rules, str(path))
         rebuilt = rebuild(journal, str(path))
         self.header, self.session = journal.header, rebuilt.session
         at = rebuilt.at

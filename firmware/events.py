@@ -274,13 +274,17 @@ def event_to_json(event: Event) -> str:
 
 
 def read_events(
-    lines: Iterable[str | bytes], source: str = "", tolerate_torn_tail: bool = False
+    lines: Iterable[str | bytes],
+    source: str = "",
+    tolerate_torn_tail: bool = False,
+    linenos: list[int] | None = None,
 ) -> list[Event]:
     """Read a whole event log. Blank lines are skipped. Events must be in time order.
 
     With ``tolerate_torn_tail`` (a journal after a power cut) an unreadable LAST line is
     dropped; anywhere else, and always without it, an unreadable line raises EventLogError
-    naming it."""
+    naming it. ``linenos``, if given, receives each event's line number (for later messages
+    that must name the line)."""
     events: list[Event] = []
     pending: EventLogError | None = None
     for lineno, line in enumerate(lines, 1):
@@ -302,6 +306,8 @@ def read_events(
                 f"{where}: time goes backwards ({event.at / NS} after {events[-1].at / NS})"
             )
         events.append(event)
+        if linenos is not None:
+            linenos.append(lineno)
     return events
 
 

@@ -40,7 +40,7 @@ def parse_fen(rules: RuleSet, text: str) -> FenPieces:
     fields = [f.strip() for f in raw.split(":")]
     turn_text = fields[0].upper()
     if turn_text not in ("W", "B"):
-        raise FenError(f"FEN {text!r}: side to move must be W or B, not {fields[0]!r}")
+        raise FenError(f"FEN {_quote(text)}: side to move must be W or B, not {_quote(fields[0])}")
     turn = Side.WHITE if turn_text == "W" else Side.BLACK
     pieces: dict[Side, tuple[set[int], set[int]]] = {
         Side.WHITE: (set(), set()),
@@ -54,12 +54,12 @@ def parse_fen(rules: RuleSet, text: str) -> FenPieces:
         head = field[0].upper()
         if head not in ("W", "B"):
             raise FenError(
-                f"FEN {text!r}: field {field!r} must start with W or B (the side whose pieces "
-                "follow)"
+                f"FEN {_quote(text)}: field {_quote(field)} must start with W or B (the side "
+                "whose pieces follow)"
             )
         side = Side.WHITE if head == "W" else Side.BLACK
         if side in seen_sides:
-            raise FenError(f"FEN {text!r}: {side.value}'s pieces are given twice")
+            raise FenError(f"FEN {_quote(text)}: {side.value}'s pieces are given twice")
         seen_sides.add(side)
         men, kings = pieces[side]
         for item in field[1:].split(","):
@@ -71,7 +71,7 @@ def parse_fen(rules: RuleSet, text: str) -> FenPieces:
             for square in _expand(rules, body, text):
                 if square in where:
                     raise FenError(
-                        f"FEN {text!r}: square {rules.square_name(square)} is given twice "
+                        f"FEN {_quote(text)}: square {rules.square_name(square)} is given twice "
                         f"({where[square]} and {side.value})"
                     )
                 where[square] = side.value
@@ -86,19 +86,26 @@ def parse_fen(rules: RuleSet, text: str) -> FenPieces:
     )
 
 
+def _quote(text: str, limit: int = 80) -> str:
+    """A FEN (or a part of one) quoted in a message, cut to a readable length."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _expand(rules: RuleSet, body: str, text: str) -> list[int]:
     """One FEN square item: ``32``, ``c3`` or a range ``1-20``."""
     g = rules.geometry
+    if not all(part.strip() for part in body.split("-")) or body.count("-") > 1:
+        raise FenError(f"FEN {_quote(text)}: {_quote(body)} is not a square or a range of squares")
     try:
         if "-" in body:
             first, _, last = body.partition("-")
             a, b = g.parse_square(first), g.parse_square(last)
             if a > b:
-                raise FenError(f"FEN {text!r}: range {body!r} runs backwards")
+                raise FenError(f"FEN {_quote(text)}: range {body!r} runs backwards")
             return list(range(a, b + 1))
         return [g.parse_square(body)]
     except SquareError as exc:
-        raise FenError(f"FEN {text!r}: {exc}") from None
+        raise FenError(f"FEN {_quote(text)}: {exc}") from None
 
 
 def _check_men(rules: RuleSet, text: str, pieces: dict[Side, tuple[set[int], set[int]]]) -> None:
@@ -110,7 +117,7 @@ def _check_men(rules: RuleSet, text: str, pieces: dict[Side, tuple[set[int], set
         for square in sorted(men):
             if square in far[side]:
                 raise FenError(
-                    f"FEN {text!r}: a {side.value} man on {rules.square_name(square)} would "
+                    f"FEN {_quote(text)}: a {side.value} man on {rules.square_name(square)} would "
                     "have been crowned (write it as a king: K)"
                 )
 

@@ -21,9 +21,11 @@ plies, unless a rule counts one player's moves):
   a man, or a king and 2 men against a lone king on the main road (a1-h8): drawn unless the
   stronger side wins by its 5th move (7.2.7); 2 kings, a king and a man, or a king against a
   lone king: likewise by its 5th move (7.2.8); without Fischer increments (``fischer=False``)
-  the positions of 7.2.7 and 7.2.8 are drawn at once (7.2.9); its exception, a win the player
-  can show, is the arbiter's call (``declare(None, ...)`` does not undo a board ending: build
-  the game with ``fischer=True`` to let such a game go on).
+  the positions of 7.2.7 and 7.2.8 are drawn at once (7.2.9) unless a win is evident; the
+  evident win computed is the stronger side to move taking the lone king at once (then the
+  7.2.7/7.2.8 count runs as with increments); any other win the player can show is the
+  arbiter's call (``declare(None, ...)`` does not undo a board ending: build the game with
+  ``fischer=True`` to let such a game go on).
   The seeds' "fails to reach a winning position" cannot be computed; it is read as: for 7.2.7,
   the lone king still holds the main road (driving it off ends that count; 7.2.4 goes on); for
   7.2.8, the lone king is still on the board.
@@ -548,7 +550,7 @@ class Game:
                 continue
             plies = state.runs[cls.key]
             strong = cls.test(position) or _lone_king(position)
-            if cls.at_once_without_fischer and not self.fischer:
+            if cls.at_once_without_fischer and not self.fischer and not _win_evident(position):
                 out.append(DrawCounter(f"{cls.name} without Fischer increments", 0, "000 7.2.9",
                                        strong, cls.claim))
                 continue
@@ -560,6 +562,17 @@ class Game:
                 out.append(DrawCounter(cls.name, _each_left(cls.limit, plies), cls.rule, None,
                                        cls.claim))
         return out
+
+
+def _win_evident(position: Position) -> bool:
+    """000 7.2.9's exception, "unless the game has an evident continuation and the player can
+    show the win": at least when the stronger side, to move, takes the lone king at once
+    (a legal move leaving the other side no pieces)."""
+    strong = _lone_king(position)
+    if strong is None or position.turn is not strong:
+        return False
+    weak = strong.other
+    return any(position.play(m).count(weak) == 0 for m in position.legal_moves())
 
 
 def _each_left(limit: int, plies: int) -> int:

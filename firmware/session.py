@@ -98,6 +98,9 @@ class BoardSession:
         self.result: dict[str, Any] | None = None
         self.sealed: Move | None = None
         self.last_at = 0
+        #: The last accepted position (000 5.7) and how many moves came before it: a snapshot
+        #: starts there, so that its start FEN and moves give its FEN.
+        self._setup: tuple[str, int] | None = None
 
     # -- events ------------------------------------------------------------------------------
 
@@ -274,6 +277,7 @@ class BoardSession:
         if d.passes_turn and self.clock is not None and self.clock.started:
             self.clock.press(d.side, d.at)
         fen = d.position.fen()
+        self._setup = (fen, len(self.moves))
         self.items.append(Setup(fen))
         self.record.setup(d.position)
         out: list[dict[str, Any]] = [{"type": "position", "fen": fen, "reason": "accepted"}]
@@ -359,18 +363,28 @@ class BoardSession:
             result=result,
         )
 
+    def snapshot_start(self) -> tuple[str, list[dict[str, Any]]]:
+        """Where a snapshot starts: the start FEN, or the last accepted position (000 5.7),
+        and the move records since, so that replaying them gives the current position."""
+        if self._setup is None:
+            return self.start.fen(), self.moves
+        fen, first = self._setup
+        return fen, self.moves[first:]
+
     def snapshot(self, game: str, at: int | None = None) -> dict[str, Any]:
-        """A full-state ``snapshot`` feed record (``firmware.feed.snapshot_record``)."""
+        """A full-state ``snapshot`` feed record (``firmware.feed.snapshot_record``). After an
+        accepted position (000 5.7) it starts there: ``start_fen`` + ``moves`` give ``fen``."""
         from firmware.feed import snapshot_record
 
         at = self.last_at if at is None else at
         running = self.clock.running if self.clock is not None else None
+        start_fen, moves = self.snapshot_start()
         return snapshot_record(
             game=game,
             rules=self.rules.name,
-            start_fen=self.start.fen(),
+            start_fen=start_fen,
             fen=self.position.fen(),
-            moves=self.moves,
+            moves=moves,
             tags=self.tags,
             clock=self._clock_values(at),
             running=running.value if running is not None else None,

@@ -33,6 +33,8 @@ class Style:
     change: bool = False  #: set the piece down on another legal end first, then correct
     first_single: bool = False  #: international: single captured man lifted before the jump
     quick_opponent: bool = False  #: unclocked: the opponent starts moving at once
+    fumble: bool = False  #: a captured piece taken off, put back, taken off again
+    adjust: bool = False  #: the piece is lifted and set down again on its end square
 
 
 LEGIT_STYLES = ("landings", "slide", "removal", "order", "slow", "change", "first_single")
@@ -48,6 +50,8 @@ def random_style(rng: random.Random, rules: RuleSet) -> Style:
         change=rng.random() < 0.25,
         first_single=rules.name.startswith("international") and rng.random() < 0.5,
         quick_opponent=rng.random() < 0.4,
+        fumble=rng.random() < 0.15,
+        adjust=rng.random() < 0.15,
     )
 
 
@@ -159,10 +163,12 @@ class Log:
         def remove_all() -> None:
             for i, sq in enumerate(order):
                 slow_ok = st.slow and not ambiguous_partial(removed)
+                # (a partial removal is no legal result: a long gap must not commit anything)
                 gap = rng.uniform(2.0, 4.0) if (slow_ok and i > 0) else rng.uniform(0.2, 0.7)
-                if st.slow and i > 0 and not self.clocked and gap >= SETTLE:
-                    pass  # a partial removal is not a legal result: no settle commit
                 self.lift(sq, gap)
+                if st.fumble and i == 0:
+                    self.place(sq, rng.uniform(0.2, 0.5))
+                    self.lift(sq, rng.uniform(0.2, 0.5))
                 occupied.discard(sq)
                 removed.add(sq)
 
@@ -212,6 +218,9 @@ class Log:
                     self.lift(landing, rng.uniform(0.1, 0.4))
             here = landing
         occupied.add(move.end)
+        if st.adjust:
+            self.lift(move.end, rng.uniform(0.2, 0.5))
+            self.place(move.end, rng.uniform(0.1, 0.3))
         if captured and st.removal != "inhand" and not single_first:
             remove_all()  # (what "during" left on the board)
         return pos.play(move)

@@ -97,14 +97,14 @@ def parse_duration(text: str) -> int:
             raise ValueError
         values = [float(part) for part in parts]
     except ValueError:
-        raise ScriptError(f"bad time {text!r}: write H:MM:SS, M:SS or seconds") from None
+        raise ScriptError(f"bad time {_clip(text)!r}: write H:MM:SS, M:SS or seconds") from None
     if any(v < 0 or v != v or v == float("inf") for v in values):
-        raise ScriptError(f"bad time {text!r}: must be 0 or more")
+        raise ScriptError(f"bad time {_clip(text)!r}: must be 0 or more")
     seconds = 0.0
     for value in values:
         seconds = seconds * 60 + value
     if seconds > 1000 * 3600:
-        raise ScriptError(f"bad time {text!r}: over 1000 hours")
+        raise ScriptError(f"bad time {_clip(text)!r}: over 1000 hours")
     return round(seconds * NS)
 
 
@@ -117,11 +117,14 @@ def run_clock(args: argparse.Namespace) -> int:
         return 0
     control = TimeControl.parse(args.time_control)
     if args.script:
-        if args.script == "-":
-            lines = sys.stdin.read().splitlines()
-        else:
-            with open(args.script, encoding="utf-8") as handle:
-                lines = handle.read().splitlines()
+        try:
+            if args.script == "-":
+                lines = sys.stdin.read().splitlines()
+            else:
+                with open(args.script, encoding="utf-8") as handle:
+                    lines = handle.read().splitlines()
+        except UnicodeDecodeError as exc:
+            raise ScriptError(f"{args.script}: not UTF-8 text (byte {exc.start + 1})") from None
         until = None if args.until is None else round(args.until * NS)
         run_script(lines, str(control), sys.stdout, until=until, source=args.script)
         return 0
@@ -170,6 +173,11 @@ def run_script(
         out.write(f"{until / NS:10.3f}  {'(until)':<34} {terminal_line(clock, until)}\n")
 
 
+def _clip(text: str, limit: int = 60) -> str:
+    """A bad line quoted in a message, cut to a readable length."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _script_action(raw: str, lineno: int, source: str) -> tuple[int, str, list[str]] | None:
     where = f"{source} line {lineno}"
     text = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("{") else raw.strip()
@@ -193,7 +201,7 @@ def _script_action(raw: str, lineno: int, source: str) -> tuple[int, str, list[s
         return event.at, verb, words
     parts = text.split()
     if len(parts) < 2:
-        raise ScriptError(f"{where}: expected 'SECONDS ACTION', got {text!r}")
+        raise ScriptError(f"{where}: expected 'SECONDS ACTION', got {_clip(text)!r}")
     try:
         at = parse_duration(parts[0])
     except ScriptError as exc:
@@ -207,7 +215,7 @@ def _side(word: str, where: str) -> Side:
     names = {"white": Side.WHITE, "w": Side.WHITE, "black": Side.BLACK, "b": Side.BLACK}
     side = names.get(word.lower())
     if side is None:
-        raise ScriptError(f"{where}: side must be white or black, not {word!r}")
+        raise ScriptError(f"{where}: side must be white or black, not {_clip(word)!r}")
     return side
 
 
@@ -251,7 +259,9 @@ def _apply(clock: GameClock, at: int, verb: str, words: list[str], where: str) -
         need(2, "moves white|black N")
         side = _side(words[0], where)
         if not words[1].isdigit():
-            raise ScriptError(f"{where}: move count must be a whole number, not {words[1]!r}")
+            raise ScriptError(
+                f"{where}: move count must be a whole number, not {_clip(words[1])!r}"
+            )
         clock.set_moves(side, int(words[1]))
         return f"arbiter: {side.value} moves {words[1]}"
     if verb == "adjourn":
@@ -271,8 +281,8 @@ def _apply(clock: GameClock, at: int, verb: str, words: list[str], where: str) -
         need(0, "show")
         return "show"
     raise ScriptError(
-        f"{where}: unknown action {verb!r} (start, press, pause, resume, set, moves, adjourn, "
-        "resume-adjourned, show)"
+        f"{where}: unknown action {_clip(verb)!r} (start, press, pause, resume, set, moves, "
+        "adjourn, resume-adjourned, show)"
     )
 
 

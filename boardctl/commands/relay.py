@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 import threading
@@ -48,10 +49,20 @@ def parse_address(text: str) -> tuple[str, int] | None:
 def run_relay(args: argparse.Namespace) -> int:
     from boardctl.relay import PdnServer, Relay
 
-    if args.poll <= 0:
-        raise BoardError("--poll must be a positive number of seconds")
+    if not (math.isfinite(args.poll) and 0 < args.poll <= 3600):
+        raise BoardError("--poll must be a positive number of seconds (at most 3600)")
     if args.out is not None and not args.out.parent.resolve().is_dir():
         raise BoardError(f"--out: directory {args.out.parent} does not exist")
+    if args.out is not None and args.out.is_dir():
+        raise BoardError(f"--out {args.out}: is a directory; give the PDN file to write")
+    for url in args.ports:
+        if "://" in url:  # a bad URL never opens; a missing device may be plugged in later
+            import serial
+
+            try:
+                serial.serial_for_url(url, do_not_open=True)
+            except ValueError as exc:
+                raise BoardError(f"{url}: {exc}") from None
     address = parse_address(args.http)
     server = None
     if address is not None:

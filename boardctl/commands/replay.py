@@ -17,6 +17,9 @@ import json
 import sys
 from typing import Any
 
+#: Seconds of log time between two snapshot lines in ``--format feed`` (the service's period).
+SNAPSHOT_EVERY = 10.0
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``replay`` to the subcommands."""
@@ -123,8 +126,9 @@ def replay_lines(
         if journal.torn and warn is not None:
             warn(f"{source}: a torn last record was dropped (power cut)")
     else:
-        events = read_events(lines, source)
-        where = [source] * len(events)
+        linenos: list[int] = []
+        events = read_events(lines, source, linenos=linenos)
+        where = [f"{source}: line {n}" for n in linenos]
     if not rules:
         raise EventLogError(f"{source}: give --rules (the log does not say which rule set)")
     rule_set = find_rules(rules)
@@ -133,11 +137,27 @@ def replay_lines(
     if time_control:
         TimeControl.parse(time_control)
     size = rule_set.size
-    cells = set(rule_set.geometry.all_cells())
+    geometry = rule_set.geometry
+    cells = set(geometry.all_cells())
+    light: set[str] = set()  # light squares a piece was put on (003 5.3: out of play)
+    noise = False
     for event, w in zip(events, where, strict=True):
         square = getattr(event, "square", None)
-        if square is not None and square not in cells:
+        if square is None:
+            continue
+        if square not in cells:
             raise EventLogError(f"{w}: square {square!r} is not on a {size}x{size} board")
+        if geometry.is_dark(square):
+            continue
+        if event.type == "place":
+            light.add(square)
+        elif square in light:
+            light.discard(square)
+        elif not noise and warn is not None:
+            # A full-matrix board senses light squares too; a lift where no piece stood is
+            # sensor noise: ignored, but said once.
+            noise = True
+            warn(f"{w}: lift on the empty light square {square!r} ignored (sensor noise)")
 
     settle_ns = round((settle if settle is not None else 1.5) * NS)
     if started is None:  # a plain log: play from the first event unless it has a start
@@ -151,7 +171,15 @@ def replay_lines(
         rule_set, time_control, fen, settle_ns, clocked=clocked, started=started, tags=tags
     )
     records: list[dict[str, Any]] = []
+    # A full-state snapshot every SNAPSHOT_EVERY seconds of log time and at the end, as the
+    # service sends them on the serial line (CONTRACT.md "Broadcast feed").
+    step = round(SNAPSHOT_EVERY * NS)
+    next_snapshot = events[0].at + step if events else 0
     for event, w in zip(events, where, strict=True):
+        while fmt == "feed" and event.at >= next_snapshot:
+            records += session.tick(next_snapshot)
+            records.append(session.snapshot("replay", next_snapshot))
+            next_snapshot += step
         try:
             records += session.handle(event)
         except BoardError as exc:  # an arbiter event the game could not take: say so, go on
@@ -159,6 +187,8 @@ def replay_lines(
                 warn(f"{w}: {event.type} ignored: {exc}")
     records += session.finish()
     if fmt == "feed":
+        if events and (not records or records[-1]["type"] != "snapshot"):
+            records.append(session.snapshot("replay", session.last_at))
         head = header_record("replay", "replay", rule_set.name)
         lines_out = [encode_line(head, 0)]
         lines_out += [encode_line(rec, seq) for seq, rec in enumerate(records, 1)]

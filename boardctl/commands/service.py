@@ -106,6 +106,9 @@ def run_service(args: argparse.Namespace) -> int:
 
     if args.time_control:
         TimeControl.parse(args.time_control)  # a clear error before anything starts
+    _check_numbers(args)
+    if args.feed:
+        _check_feed(args.feed)
     if args.config is not None:
         config = load_config(args.config)
     elif args.sim:
@@ -121,12 +124,25 @@ def run_service(args: argparse.Namespace) -> int:
     if args.events is not None:
         if not args.sim:
             raise BoardError("--events needs --sim (a real board is played by hand)")
+        linenos: list[int] = []
         try:
             with open(args.events, "rb") as f:
-                script = EventScript(read_events(f, str(args.events)))
+                events = read_events(f, str(args.events), linenos=linenos)
         except FileNotFoundError:
             raise BoardError(f"{args.events}: no such event log") from None
+        except IsADirectoryError:
+            raise BoardError(f"{args.events}: is a directory, not an event log") from None
+        cells = set(rules.geometry.all_cells())
+        for n, event in zip(linenos, events, strict=True):
+            square = getattr(event, "square", None)
+            if square is not None and square not in cells:  # before a journal is started
+                raise BoardError(f"{args.events}: line {n}: square {square!r} is not on a "
+                                 f"{rules.size}x{rules.size} board")
+        script = EventScript(events)
     state_dir = _state_dir(args, config)
+    if state_dir.exists() and not state_dir.is_dir():
+        raise BoardError(f"{state_dir}: not a directory (--state-dir names the journal's "
+                         "directory)")
     socket_path = args.socket
     if socket_path is None:
         runtime = os.environ.get("RUNTIME_DIRECTORY")
@@ -160,6 +176,37 @@ def run_service(args: argparse.Namespace) -> int:
     service.run(stop)
     log("stopped")
     return 0
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """--settle and --snapshot-every: finite and in range, or a clear error."""
+    import math
+
+    if args.settle is not None and not (math.isfinite(args.settle) and 0 <= args.settle <= 3600):
+        raise BoardError(f"--settle must be between 0 and 3600 seconds, not {args.settle}")
+    every = args.snapshot_every
+    if not (math.isfinite(every) and 0.1 <= every <= 86400):
+        raise BoardError(f"--snapshot-every must be between 0.1 and 86400 seconds, not {every}")
+
+
+def _check_feed(url: str) -> None:
+    """Refuse a --feed that can never open (a bad URL, a directory, a file in a missing
+    directory) before the service starts; a serial device that is not there (yet) is fine:
+    the feed port keeps trying to open it (hw.serialport)."""
+    if "://" in url:
+        import serial
+
+        try:
+            serial.serial_for_url(url, do_not_open=True)
+        except ValueError as exc:
+            raise BoardError(f"--feed {url}: {exc}") from None
+        return
+    path = Path(url)
+    if path.is_dir():
+        raise BoardError(f"--feed {url}: is a directory, not a file or a serial device")
+    if not path.exists() and not url.startswith("/dev/") and not path.name.startswith("tty") \
+            and not path.parent.is_dir():
+        raise BoardError(f"--feed {url}: no directory {path.parent} to write the feed file in")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -196,8 +243,17 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    import math
+
     from boardctl.demo import Demo
 
+    if not math.isfinite(args.speed):
+        raise BoardError(f"--speed must be a number of game seconds per second, not {args.speed}")
+    if args.game is not None and args.game < 1:
+        raise BoardError(f"--game counts from 1, not {args.game}")
+    if args.state_dir is not None and args.state_dir.exists() and not args.state_dir.is_dir():
+        raise BoardError(f"{args.state_dir}: not a directory (--state-dir names the journal's "
+                         "directory)")
     return Demo(
         pdn=args.pdn,
         game=args.game,

@@ -234,7 +234,10 @@ class MoveTable:
                     "irregular", (), kind, turn.other,
                     tuple(self.marks_towards(sensed, self.occupied)),
                 )  # fmt: skip
-            if added and not own_removed and (removed & self.opp):
+            if added and not own_removed and len(removed) == 1:
+                # One of the opponent's pieces went from one square to another: he moved it
+                # out of turn. Several of his pieces gone at once are knocked over (000 5.3):
+                # a board mismatch, below.
                 return Reading(
                     "irregular", (), "wrong-side", turn.other,
                     tuple(self.marks_towards(sensed, self.occupied)),

@@ -51,6 +51,8 @@ TOUCH_NS = 400_000_000
 _MOVER_KINDS = frozenset(
     {"illegal-move", "missed-capture", "wrong-capture", "incomplete-removal", "extra-removal"}
 )
+#: Irregularities of the mover's move that his opponent's next move accepts (000 5.7).
+_FAULT_KINDS = _MOVER_KINDS | {"own-piece-removed"}
 
 
 @dataclass(slots=True)
@@ -93,6 +95,8 @@ class Referee:
         self.light: dict[str, Piece] = {}
         self.pieces: dict[int, Piece] = dict(self.position.pieces())
         self.hand: list[Piece] = []
+        #: Squares where a piece was set down while the hand held pieces of both colours.
+        self._mixed: set[int] = set()
         #: When the sensed board last changed, and whether its rest has been judged.
         self.changed_at: int | None = None
         self.judged = True
@@ -102,6 +106,7 @@ class Referee:
         #: This turn: lifts of the mover's own pieces (touch-move), set-downs (landing squares).
         self._open_lifts: dict[int, int] = {}
         self._touched: list[int] = []
+        self._lifted_at: dict[int, int] = {}  # the first lift of each own piece this turn
         self._landings: list[tuple[int, int]] = []
         self._place_at: dict[int, int] = {}
         self._light_reported: frozenset[str] = frozenset()
@@ -111,6 +116,16 @@ class Referee:
         self._candidate_table: MoveTable | None = None
         #: A sealed move played on resumption, not yet carried out on the board.
         self._sync: tuple[MoveTable, Move] | None = None
+        #: The irregular position of the mover's fault last reported (the board, its pieces,
+        #: the side at fault) and its table: the opponent's next move accepts it (000 5.7).
+        self._base: tuple[Board, dict[int, Piece], Side] | None = None
+        self._base_table: MoveTable | None = None
+        #: The board the opponent started from while the mover's irregular move was not yet
+        #: reported (a clock not yet pressed, a quick reply), with its reading.
+        self._unreported: tuple[Board, dict[int, Piece], Reading] | None = None
+        #: Without a clock: the opponent's own piece whose lift ended the move (quickly); if
+        #: the board then rests with only it off, the mover took it off (an extra removal).
+        self._quick_lift: int | None = None
 
     @property
     def table(self) -> MoveTable:
@@ -146,7 +161,10 @@ class Referee:
             return out  # a sensor cannot open twice: a glitch, nothing changed
         if not self.clocked and self.started and not self.over:
             out += self._opponent_starts(sq, at)
+        if self._base is None and sq in self.table.opp and self.started and not self.over:
+            self._note_unreported()
         self.sensed.discard(sq)
+        self._mixed.discard(sq)
         piece = self.pieces.pop(sq, None)
         if piece is not None:
             self.hand.append(piece)
@@ -155,8 +173,10 @@ class Referee:
             self._landings[-1] = (sq, at - placed)
         if sq in self.table.own and sq not in self._open_lifts:
             self._open_lifts[sq] = at
+            self._lifted_at.setdefault(sq, at)
         self._changed(at)
-        return out + self._follow(at)
+        out += self._follow(at)
+        return out + self._accepted_by_reply(at)
 
     def place(self, square: str, at: int) -> list[Decision]:
         out = self.tick(at)
@@ -169,14 +189,20 @@ class Referee:
         if sq in self.sensed:
             return out
         self.sensed.add(sq)
+        if len({p.side for p in self.hand}) > 1:
+            self._mixed.add(sq)  # which piece the hand set down is not known
+        else:
+            self._mixed.discard(sq)
         self.pieces[sq] = self._from_hand()
         lifted = self._open_lifts.pop(sq, None)
         if lifted is not None and at - lifted >= self.touch_ns and sq in self.table.starts:
             self._touch(sq)
         self._landings.append((sq, 0))
         self._place_at[sq] = at
+        self._quick_lift = None
         self._changed(at)
-        return out + self._follow(at)
+        out += self._follow(at)
+        return out + self._accepted_by_reply(at)
 
     def _from_hand(self) -> Piece:
         if self.hand:
@@ -211,20 +237,33 @@ class Referee:
         light = frozenset(self.light)
         if light != self._light_reported:
             self._light_reported = light
-            if light:  # a piece on a light square is out of play (003 5.3)
+            if light:  # a piece on a light square is out of play (003 5.3): never silent
                 marks = tuple(LedMark(sq, WRONG) for sq in sorted(light))
                 out.append(Irregularity(at, "board-mismatch", self.position.turn, marks))
+            elif not out and self.notice is None:
+                out.append(Cleared(at))  # the light squares are empty again
         return out
 
     def _judge(self, at: int, sensed: Board) -> list[Decision]:
+        if self._quick_lift is not None and sensed == self.table.occupied - {self._quick_lift}:
+            return self._extra_removed(at, sensed)
         reading = self._read(sensed)
         if reading.kind == "result":
             if not self.clocked or self._ends_game(reading.moves):
                 return self._commit(reading.moves, at, pressed=False)
             return self._clear(at)
         if reading.kind == "irregular":
+            pre: list[Decision] = []
+            if self._base is None and self._unreported is not None:
+                pre = self._report_unreported(at, sensed)
+            if self._base is not None:
+                accepted = self._accepted_by_reply(at)
+                if accepted:
+                    return pre + accepted + self._judge(at, sensed)
+                if self._base_table_of().plausible(sensed):
+                    return pre  # the opponent's reply under way from the irregular position
             if not self.clocked and self._sync is None:
-                plies = self.table.two_plies(sensed)
+                plies = self._two_plies(sensed)
                 if plies is not None:  # the reply came before the move was seen to rest
                     return self._commit(plies[0], at, False) + self._commit(plies[1], at, False)
             if self.clocked and reading.irregular in _MOVER_KINDS and self.table.own - sensed:
@@ -237,6 +276,23 @@ class Referee:
                     self.notice = Irregularity(at, self.notice.kind, self.notice.side, marks)
                     return []
         return self._clear(at)
+
+    def _two_plies(self, sensed: Board) -> tuple[tuple[Move, ...], tuple[Move, ...]] | None:
+        """A legal move and the opponent's reply that ``sensed`` shows, if the pieces standing
+        on their end squares are the movers' own as followed through lifts and places (the
+        occupancy alone may match pieces knocked off and a piece of the other colour)."""
+        plies = self.table.two_plies(sensed)
+        if plies is None:
+            return None
+        turn = self.position.turn
+
+        def fits(m: Move, side: Side) -> bool:
+            piece = self.pieces.get(m.end)
+            return piece is None or piece.side is side or m.end in self._mixed
+
+        second = tuple(m for m in plies[1] if fits(m, turn.other))
+        first = tuple(m for m in plies[0] if fits(m, turn))
+        return (first, second) if first and second else None
 
     def _ends_game(self, moves: tuple[Move, ...]) -> bool:
         after = self.position.play(moves[0])
@@ -285,11 +341,15 @@ class Referee:
             self.clocked = True  # the log has presses: the released hand ends at the press
         if not self.started or self.over:
             return out
+        if side is not self.position.turn and self._base is None and self._unreported:
+            # The mover's irregular move was never pressed, and the opponent replied from it.
+            reported = self._report_unreported(at, self.board())
+            out += reported + (self._accepted_by_reply(at) if reported else [])
         if side is not self.position.turn:
+            sensed = self.board()
             # The mover forgot to press and the opponent replied: both moves stand, the
             # forgetful player's clock having run meanwhile (004 §32).
-            sensed = self.board()
-            plies = self.table.two_plies(sensed) if self._sync is None else None
+            plies = self._two_plies(sensed) if self._sync is None else None
             if plies is not None:
                 out += self._commit(plies[0], at, pressed=True)
                 out += self._commit(plies[1], at, pressed=True)
@@ -300,6 +360,7 @@ class Referee:
                 irr = Irregularity(at, kind, side, marks)
                 self.notice = irr
                 self._reported = (kind, sensed, frozenset(self.light))
+                self._keep_base(irr, sensed)
                 out += [irr, PressRefused(at, side)]
             return out
         sensed = self.board()
@@ -317,6 +378,7 @@ class Referee:
             irr = Irregularity(at, reading.irregular, reading.side, reading.marks)
         self.notice = irr if irr.marks else self.notice
         self._reported = (irr.kind, sensed, frozenset(self.light))
+        self._keep_base(irr, sensed)
         return out + [irr, PressRefused(at, side)]
 
     # -- commits -----------------------------------------------------------------------------
@@ -340,7 +402,10 @@ class Referee:
         """The first own piece with a legal move the player lifted this turn, if it is not the
         piece he moved (000 3.10, 004 §11)."""
         if self._touched and self._touched[0] != move.start:
-            return self._touched[0]
+            first = self._touched[0]
+            started = self._lifted_at.get(move.start)
+            if started is None or self._lifted_at.get(first, started) < started:
+                return first  # touched before the piece moved (a knock after it is not)
         return None
 
     def _advance(self, position: Position, previous: Board | None) -> None:
@@ -352,12 +417,18 @@ class Referee:
         self._candidate_table = None
         self.pieces = {sq: p for sq, p in position.pieces().items() if sq in self.sensed}
         self.hand.clear()
+        self._mixed.clear()
         self.notice = None
         self._reported = None
         self._open_lifts.clear()
         self._touched.clear()
+        self._lifted_at.clear()
         self._landings.clear()
         self._place_at.clear()
+        self._base = None
+        self._base_table = None
+        self._unreported = None
+        self._quick_lift = None
         self.judged = True
 
     def _follow(self, at: int) -> list[Decision]:
@@ -400,7 +471,12 @@ class Referee:
                     for c in moves
                 ):
                     return []
-            return self._commit(tuple(moves), at, pressed=False)
+            out = self._commit(tuple(moves), at, pressed=False)
+            if moves[0].is_capture:
+                # Lifted while the capturer may still be taking pieces off (before the move
+                # was seen to rest): if the board rests with only it off, he took it (F4).
+                self._quick_lift = sq
+            return out
         if (
             piece is not None
             and all(sq != c.end for c in moves)
@@ -418,10 +494,117 @@ class Referee:
         if self._reported == key:
             return []
         self._reported = key
+        self._keep_base(irr, sensed)
         return [irr]
+
+    def _extra_removed(self, at: int, sensed: Board) -> list[Decision]:
+        """Without a clock, the lift of the opponent's piece that ended the move was the
+        mover taking off a piece he did not capture (000 5.4.13): the board rested with only
+        that piece off. Show where it goes back; the mover is at fault."""
+        marks = tuple(self.table.marks_towards(sensed, self.table.occupied))
+        reading = Reading("irregular", (), "extra-removal", self.position.turn.other, marks)
+        return self._report(reading, at, sensed)
+
+    # -- the opponent's reply accepts an irregular move (000 5.7) -----------------------------
+
+    def _keep_base(self, irr: Irregularity, sensed: Board) -> None:
+        """Remember the irregular position the mover left (his fault, 000 5.4): if nobody
+        corrects it and the opponent replies from it, his reply accepts it (000 5.7)."""
+        if irr.kind in _FAULT_KINDS and irr.side is self.position.turn:
+            fault = irr.side
+        elif irr.kind in ("two-moves", "wrong-side") and irr.side is not None:
+            fault = irr.side  # a move out of turn: the player to move may reply from it
+        else:
+            return
+        pieces = {sq: p for sq, p in self.pieces.items() if sq in sensed}
+        self._base = (sensed, pieces, fault)
+        self._base_table = None
+
+    def _note_unreported(self) -> None:
+        """The opponent lifts one of his pieces: if the board (before the lift) is an
+        irregular move of the mover not yet reported, keep it: a reply from it accepts it."""
+        if self._sync is not None:
+            return
+        board = self.board()
+        reading = self._read(board)
+        if (
+            reading.kind == "irregular"
+            and reading.irregular in _FAULT_KINDS
+            and reading.side is self.position.turn
+        ):
+            pieces = {sq: p for sq, p in self.pieces.items() if sq in board}
+            self._unreported = (board, pieces, reading)
+
+    def _report_unreported(self, at: int, sensed: Board) -> list[Decision]:
+        """The board shows a legal reply from the irregular board kept by
+        :meth:`_note_unreported`: report that irregularity now (its base is then kept)."""
+        assert self._unreported is not None
+        board, pieces, reading = self._unreported
+        side = self.position.turn
+        table = MoveTable(self._position_from(board, pieces, side.other))
+        if sensed not in table.results:
+            return []
+        self._unreported = None
+        irr = Irregularity(at, reading.irregular, side, reading.marks)
+        self.notice = irr
+        self._reported = (irr.kind, board, frozenset(self.light))
+        self._base = (board, pieces, side)
+        self._base_table = table
+        return [irr]
+
+    def _base_table_of(self) -> MoveTable:
+        assert self._base is not None
+        if self._base_table is None:
+            board, pieces, fault = self._base
+            self._base_table = MoveTable(self._position_from(board, pieces, fault.other))
+        return self._base_table
+
+    def _accepted_by_reply(self, at: int) -> list[Decision]:
+        """The board shows a legal move of the side not at fault from the irregular position
+        as it stood (kings followed through lifts and places): his move accepts that position
+        (000 5.7, "the opponent's next move accepts the position"). The accept decision is
+        applied, and the reply is then a move under the released hand like any other (the
+        press, the settle time or the other side starting to move commits it)."""
+        if self._base is None or self.over or not self.started or self._sync is not None:
+            return []
+        sensed = self.board()
+        table = self._base_table_of()
+        moves = table.results.get(sensed)
+        if not moves or sensed == self.table.occupied or sensed in self.table.results:
+            return []
+        if self.table.in_progress(sensed):
+            return []
+        fault = self._base[2]
+        before = self.position
+        pieces, hand, mixed = dict(self.pieces), list(self.hand), set(self._mixed)
+        self._advance(table.position, None)
+        self.ply -= 1
+        self._table = table
+        self.pieces, self.hand, self._mixed = pieces, hand, mixed
+        self.judged = False
+        self._candidate = tuple(moves)
+        passes = fault is before.turn  # the mover's irregular move stands: the turn passes
+        return [Accepted(at, before, table.position, passes, fault)]
+
+    def _position_from(self, sensed: Board, pieces: dict[int, Piece], turn: Side) -> Position:
+        """The board as sensed as a position: each piece keeps its crown (followed through
+        lifts and places), a man left on its far row is crowned (000 3.6)."""
+        white: dict[int, bool] = {}
+        black: dict[int, bool] = {}
+        g = self.geometry
+        for sq in sorted(sensed):
+            piece = pieces.get(sq) or Piece(self.position.turn, False)
+            row = g.row_from_white(sq)
+            far = g.size - 1 if piece.side is Side.WHITE else 0
+            king = piece.king or row == far
+            (white if piece.side is Side.WHITE else black)[sq] = king
+        return Position(self.rules, turn, white, black)
 
     def _clear(self, at: int) -> list[Decision]:
         self._reported = None
+        self._base = None
+        self._base_table = None
+        self._quick_lift = None
         if self.notice is not None and self.notice.kind != "touch-move":
             self.notice = None
             return [Cleared(at)]
@@ -469,17 +652,7 @@ class Referee:
         passes = self._passes_turn(reading, sensed)
         before = self.position
         side = before.turn
-        white: dict[int, bool] = {}
-        black: dict[int, bool] = {}
-        g = self.geometry
-        for sq in sorted(sensed):
-            piece = self.pieces.get(sq) or Piece(side, False)
-            row = g.row_from_white(sq)
-            far = g.size - 1 if piece.side is Side.WHITE else 0
-            king = piece.king or row == far
-            (white if piece.side is Side.WHITE else black)[sq] = king
-        turn = side.other if passes else side
-        position = Position(self.rules, turn, white, black)
+        position = self._position_from(sensed, self.pieces, side.other if passes else side)
         self._advance(position, None)
         self.ply -= 1
         return out + [Accepted(at, before, position, passes, side)]
