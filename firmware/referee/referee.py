@@ -19,7 +19,12 @@ caught up: a board showing a legal move and a legal reply gives both moves.
 Irregularities (000 5.4) are reported with the LED picture and never end the game: the board
 returning to the position, or showing a legal result, lets play go on; ``accept`` (the
 opponent lets it stand, 000 5.4, 5.7) continues from the board as sensed, with the kings found
-by following every piece through the lifts and places.
+by following every piece through the lifts and places. Nobody has to call it: when the board
+shows a legal move of the side not at fault from the irregular position as it stood, "the
+opponent's next move accepts the position" (000 5.7) and the accept is applied by itself.
+A reading of two plies at once must agree with the colours the hand carried (a knock within
+the settle time is no move). A piece on a light square is out of play (003 5.3): reported as
+a board mismatch until taken off.
 """
 
 from __future__ import annotations
