@@ -59,7 +59,7 @@ from firmware.events import (
     Start,
     event_from_record,
 )
-from firmware.feed import encode_line, header_record, snapshot_record
+from firmware.feed import encode_line, header_record
 from firmware.journal import GameHeader, Journal, decision_record, note_record
 from firmware.rules import find_rules
 from firmware.session import BoardSession
@@ -155,22 +155,12 @@ def sensed_squares(session: BoardSession) -> set[str]:
 
 
 def snapshot_of(session: BoardSession, header: GameHeader, at: int) -> dict[str, Any]:
-    """The feed's full-state record for a reader joining late."""
-    status = session.status(at)
-    return snapshot_record(
-        game=header.id,
-        rules=session.rules.name,
-        start_fen=session.start.fen(),
-        fen=status["fen"],
-        moves=session.moves,
-        tags=header.tags,
-        clock=status["clock"],
-        running=status["running"],
-        result=status["result"],
-        reason=status["reason"],
-        time_control=header.time_control,
-        leds=status["leds"],
-    )
+    """The feed's full-state record for a reader joining late: the session's own snapshot
+    (which starts from an accepted position where there is one), with the journal's tags."""
+    record = session.snapshot(header.id, at)
+    record["tags"] = header.tags
+    record["time_control"] = header.time_control
+    return record
 
 
 # --------------------------------------------------------------------------------------------

@@ -471,3 +471,16 @@ def test_random_irregular_moves_accepted_by_the_reply(rules: str, clocked: bool)
 
 
 FAULTS = {"illegal-move", "missed-capture", "wrong-capture", "incomplete-removal"}
+
+
+def test_a_sensor_name_off_the_board_is_an_error_not_a_silent_no_op() -> None:
+    from firmware.errors import SquareError
+    from firmware.events import Lift, Place
+    from firmware.rules import find_rules
+
+    session = BoardSession(find_rules("russian"), None, None, started=True)
+    with pytest.raises(SquareError, match="i5"):
+        session.handle(Lift(10**9, "i5"))
+    with pytest.raises(SquareError, match="a9"):
+        session.handle(Place(10**9, "a9"))
+    assert session.handle(Lift(2 * 10**9, "c3")) == []  # the game is untouched

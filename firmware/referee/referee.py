@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from firmware.errors import SquareError
 from firmware.position import Move, Piece, Position
 from firmware.referee.analysis import Board, MoveTable, Reading
 from firmware.referee.decisions import (
@@ -87,6 +88,7 @@ class Referee:
         self.rules = rules
         self.geometry = rules.geometry
         self._numbers = {self.geometry.algebraic(n): n for n in self.geometry.squares}
+        self._cells = frozenset(self.geometry.all_cells())
         self.position = position if position is not None else rules.start_position()
         self.clocked = clocked
         self.settle_ns = settle_ns
@@ -151,9 +153,17 @@ class Referee:
         return frozenset(self.sensed)
 
     def _dark(self, square: str) -> int | None:
+        """The square's number, or None for a light square."""
         return self._numbers.get(square)
 
+    def _check(self, square: str) -> None:
+        """A sensor name off the board is an error, never a silent no-op."""
+        if square not in self._cells:
+            size = self.geometry.size
+            raise SquareError(f"square {square!r} is not on a {size}x{size} board")
+
     def lift(self, square: str, at: int) -> list[Decision]:
+        self._check(square)
         out = self.tick(at)
         sq = self._dark(square)
         if sq is None:
@@ -184,6 +194,7 @@ class Referee:
         return out + self._accepted_by_reply(at)
 
     def place(self, square: str, at: int) -> list[Decision]:
+        self._check(square)
         out = self.tick(at)
         sq = self._dark(square)
         if sq is None:
