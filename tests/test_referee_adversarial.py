@@ -763,11 +763,16 @@ def test_garbage_subprocess_no_traceback(tmp_path: Path) -> None:
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="F3: a lift on a light square is silently ignored")
-def test_light_square_rejected(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_light_square_lift_warned_not_fatal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """F3, decided: full-matrix boards sense light squares, so a lift there is sensor noise:
+    the log is still read (exit 0), but never silently: one warning naming the line."""
     path = _write_raw(tmp_path / "f3-light-square.jsonl", LIGHT)
     rc, out, err = replay(capsys, path, "russian", fast=False)
-    assert rc == 2 and len(err.strip().splitlines()) == 1, (rc, out, err)
+    assert rc == 0, (rc, out, err)
+    warnings = err.strip().splitlines()
+    assert len(warnings) == 1 and "c4" in warnings[0] and "line" in warnings[0], err
 
 
 def test_empty_log(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -1146,11 +1151,6 @@ def test_king_kept_through_accepted_illegal_move(
     assert irregularities(recs)[0]["kind"] == "illegal-move"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="F10: without a clock, two pieces knocked off within "
-    "the settle time are read as two plies that were never played",
-)
 def test_knock_within_settle_is_not_two_plies(capsys: pytest.CaptureFixture[str]) -> None:
     """International, no clock: White plays 24-20 (via g7, then adjusts it on i7); 0.28 s
     later a sleeve knocks off e5 (White) and e7 (Black) for 3 s; they are put back; Black
@@ -1241,8 +1241,6 @@ def test_injected_irregularities_never_lose_the_game(
     for mv in moves:
         st = random_style(rng, rs)
         if rng.random() < 0.2:
-            if st.quick_opponent and not clocked:
-                log.wait(2.0)  # (a knock inside the settle time is finding F10)
             _inject(log, pos, rng, clocked)
         texts.append(move_text(pos, mv))
         after = log.perform(pos, mv, st)
