@@ -315,3 +315,29 @@ def iter_records(events: Iterable[Event]) -> Iterator[str]:
     """The log lines (with newlines) for ``events``."""
     for event in events:
         yield event_to_json(event) + "\n"
+
+
+def same_instant_order(events: list[Event]) -> list[int]:
+    """The order to feed a plain event log in: as written, except that in a run of events
+    with the same ``t`` made only of sensor events and presses, the presses come last.
+
+    One sensor scan sees the last set-down and the clock button together, and a log gives
+    them the same ``t`` in either order; the player set the piece down before his hand
+    reached the button (released hand, 000 3.9; 004 §32). The opponent's lift at that same
+    instant is told apart by the referee (the press commits the result the lift spoiled).
+    Returns indices into ``events``."""
+    order: list[int] = []
+    i = 0
+    n = len(events)
+    while i < n:
+        j = i + 1
+        while j < n and events[j].at == events[i].at:
+            j += 1
+        run = range(i, j)
+        if j - i > 1 and all(isinstance(events[k], Lift | Place | Press) for k in run):
+            order += [k for k in run if not isinstance(events[k], Press)]
+            order += [k for k in run if isinstance(events[k], Press)]
+        else:
+            order += run
+        i = j
+    return order

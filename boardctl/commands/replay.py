@@ -97,7 +97,14 @@ def replay_lines(
 ) -> str:
     """Replay the lines of an event log or journal; the PDN text or the feed lines."""
     from firmware.errors import BoardError, EventLogError
-    from firmware.events import NS, Event, Start, event_from_record, read_events
+    from firmware.events import (
+        NS,
+        Event,
+        Start,
+        event_from_record,
+        read_events,
+        same_instant_order,
+    )
     from firmware.feed import encode_line, header_record
     from firmware.journal import read_journal
     from firmware.position import Position
@@ -129,6 +136,11 @@ def replay_lines(
         linenos: list[int] = []
         events = read_events(lines, source, linenos=linenos)
         where = [f"{source}: line {n}" for n in linenos]
+        # Presses after the sensor events of the same instant (a journal keeps the order
+        # the service acted on).
+        order = same_instant_order(events)
+        events = [events[k] for k in order]
+        where = [where[k] for k in order]
     if not rules:
         raise EventLogError(f"{source}: give --rules (the log does not say which rule set)")
     rule_set = find_rules(rules)

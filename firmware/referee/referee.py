@@ -133,6 +133,12 @@ class Referee:
         #: Without a clock: the opponent's own piece whose lift ended the move (quickly); if
         #: the board then rests with only it off, the mover took it off (an extra removal).
         self._quick_lift: int | None = None
+        #: The dark squares lifted at the latest event time, with their pieces: a press at
+        #: that same instant came first if the opponent's lift spoils the mover's result
+        #: (one sensor scan sees the reply start and the button; the log orders them anyhow).
+        self._instant: tuple[int, list[tuple[int, Piece | None]]] = (-1, [])
+        #: A sensor event came before the start (the set-up is under way).
+        self._setup_seen = False
 
     @property
     def table(self) -> MoveTable:
@@ -172,6 +178,7 @@ class Referee:
                 self.hand.append(piece)
                 self._changed(at)
             return out
+        self._setup_seen = self._setup_seen or not self.started
         if sq not in self.sensed:
             return out  # a sensor cannot open twice: a glitch, nothing changed
         if not self.clocked and self.started and not self.over:
@@ -183,6 +190,9 @@ class Referee:
         piece = self.pieces.pop(sq, None)
         if piece is not None:
             self.hand.append(piece)
+        if self._instant[0] != at:
+            self._instant = (at, [])
+        self._instant[1].append((sq, piece))
         placed = self._place_at.pop(sq, None)
         if placed is not None and self._landings and self._landings[-1][0] == sq:
             self._landings[-1] = (sq, at - placed)
@@ -203,7 +213,13 @@ class Referee:
                 self._changed(at)
             return out
         if sq in self.sensed:
-            return out
+            if self.started or self._setup_seen:
+                return out
+            # The first set-down before the start closes a sensor thought closed: the board
+            # was empty, set up from the box (000 5.2 is checked at the start).
+            self.sensed.clear()
+            self.pieces.clear()
+        self._setup_seen = self._setup_seen or not self.started
         self.sensed.add(sq)
         if len({p.side for p in self.hand}) > 1:
             self._mixed.add(sq)  # which piece the hand set down is not known
@@ -383,6 +399,9 @@ class Referee:
         reading = self._read(sensed)
         if reading.kind == "result":
             return out + self._commit(reading.moves, at, pressed=True)
+        same = self._same_instant_reply(sensed, at)
+        if same is not None:
+            return out + same
         if reading.kind == "same":
             irr = Irregularity(at, "press-without-move", side, ())
         elif reading.kind == "progress":
@@ -396,6 +415,33 @@ class Referee:
         self._reported = (irr.kind, sensed, frozenset(self.light))
         self._keep_base(irr, sensed)
         return out + [irr, PressRefused(at, side)]
+
+    def _same_instant_reply(self, sensed: Board, at: int) -> list[Decision] | None:
+        """The press and the opponent's first lift came at the same instant, the lift logged
+        first: if the board with those pieces back shows the mover's legal result, the press
+        commits it (004 §32) and the lifted pieces are the opponent's move under way."""
+        when, lifted = self._instant
+        if when != at or not lifted:
+            return None
+        # the opponent's pieces, or the man just moved that he takes off to capture (003 4.16)
+        back = [(sq, p) for sq, p in lifted if sq not in self.sensed]
+        if not back:
+            return None
+        reading = self._read(sensed | {sq for sq, _ in back})
+        if reading.kind != "result":
+            return None
+        hand = [p for _, p in back if p is not None]
+        for p in hand:
+            if p in self.hand:
+                self.hand.remove(p)
+        out = self._commit(reading.moves, at, pressed=True)
+        self.hand.extend(hand)
+        for sq, _ in back:  # the opponent's lifts open his turn (touch-move, 000 3.10)
+            if sq in self.table.own:
+                self._open_lifts[sq] = at
+                self._lifted_at.setdefault(sq, at)
+        self._changed(at)
+        return out
 
     # -- commits -----------------------------------------------------------------------------
 
@@ -641,13 +687,18 @@ class Referee:
         out = self.tick(at)
         self.started = True
         self.judged = True
+        for sq, piece in self.position.pieces().items():
+            if sq in self.sensed:  # the men set up from the box are the position's
+                self.pieces[sq] = piece
         marks = self.table.marks_towards(self.board(), self.table.occupied)
         marks += [LedMark(sq, WRONG) for sq in sorted(self.light)]
         if marks:
             irr = Irregularity(at, "setup", None, tuple(marks))
             self.notice = irr
-            self._reported = ("setup", self.board(), frozenset(self.light))
-            out.append(irr)
+            key = ("setup", self.board(), frozenset(self.light))
+            if self._reported != key:  # said once: the board at rest before the start
+                out.append(irr)
+            self._reported = key
         return out
 
     # -- the arbiter -------------------------------------------------------------------------
