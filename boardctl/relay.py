@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from firmware.feed import decode_line
+from firmware.game import RESULTS
 from firmware.pdn import ClockReading, write_game
 
 #: A longer line is noise: dropped, and the reader resynchronises at the next newline.
 MAX_LINE = 64 * 1024
 
 GameKey = str
-_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
 
 
 @dataclass
@@ -178,7 +178,7 @@ class RelayState:
             return self._move(game, record)
         if kind == "result":
             result = record.get("result")
-            if isinstance(result, str) and result in _RESULTS and result != game.result:
+            if isinstance(result, str) and result in RESULTS and result != game.result:
                 game.result = result
                 game.reason = str(record.get("reason") or "")
                 return True
@@ -199,7 +199,7 @@ class RelayState:
             game.moves = [dict(m) for m in moves]
             game.gap = False
         result = record.get("result")
-        game.result = result if isinstance(result, str) and result in _RESULTS else None
+        game.result = result if isinstance(result, str) and result in RESULTS else None
         game.reason = str(record.get("reason") or "") if game.result else None
         return _looks(game) != before
 

@@ -60,6 +60,7 @@ from firmware.events import (
     event_from_record,
 )
 from firmware.feed import encode_line, header_record
+from firmware.game import RESULTS
 from firmware.journal import GameHeader, Journal, decision_record, note_record
 from firmware.rules import find_rules
 from firmware.session import BoardSession
@@ -73,7 +74,6 @@ DURABLE_EVENTS = frozenset(
 )  # fmt: skip
 #: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
 CLOCK_EVENTS = frozenset({"start", "pause", "resume", "clock-set", "moves-set"})
-RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
 
 
 

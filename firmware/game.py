@@ -86,6 +86,9 @@ _RESULTS: dict[str, tuple[Side | None, bool]] = {
     "0-0": (None, False),
 }
 
+#: The PDN result texts a record may carry, in either form (8x8 and 10x10).
+RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
+
 
 def parse_result(text: str) -> tuple[Side | None, bool]:
     """(winner, decided) of a PDN result in either form; ``0-0`` (both lose) is (None, False).
