@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser import browser  # noqa: F401  (fixture: headless Chromium)
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
+from mqtt_broker import mosquitto  # noqa: F401  (fixture: a real Mosquitto broker)
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -1,0 +1,19 @@
+#!/bin/sh
+# The system programs the test suite drives for real: a Mosquitto broker (MQTT tests) and
+# Debian's Chromium with its ChromeDriver (tests of the live page). Installs only what is
+# missing, so it is quick to run again; needs root or sudo (Debian or Raspberry Pi OS).
+set -eu
+need=""
+command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need="$need mosquitto"
+command -v chromium >/dev/null 2>&1 || need="$need chromium"
+command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
+[ -z "$need" ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+echo "installing:$need"
+$sudo apt-get update -qq
+# shellcheck disable=SC2086  # one word per package
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $need >/dev/null
+# The Debian package starts a broker on port 1883; the tests start their own on free ports.
+if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now mosquitto >/dev/null 2>&1 || true
+fi
