@@ -302,24 +302,20 @@ Key = tuple[int, int, int, bool]
 PerftFunction = Callable[[int, int, int, bool, int], int]
 
 
-def _make_perft(t: Tables, f: Flags) -> PerftFunction:
-    """A perft function specialised to one board and rule set.
+#: Distinct capture keys of the side to move: (white, mover, opp, kings, empty, cand).
+CaptureKeys = Callable[[bool, int, int, int, int, int], list[Key]]
 
-    Captures are enumerated straight into keys (from, to, captured set, promotes), without the
-    routes: the same rules as ``captures`` (kept in step by the tests, which compare both with
-    the published counts and with each other on random positions)."""
-    valid = t.valid
+# perft is built from small factories, each returning a closure over one board's tables and one
+# rule set's flags, bound to locals: in CPython a closure's cell and local reads are much faster
+# than attribute and global look-ups, and perft makes millions of these calls. The functions
+# below keep the size guideline except the two recursive walkers (king_keys and perft), which
+# stay whole because splitting them adds a call on every node of the tree.
+
+
+def _king_keys_factory(t: Tables, f: Flags) -> Callable[..., bool]:
+    """Distinct king captures (from, to, captured, promoted) into ``out``; True if any."""
     rays = t.rays
-    all_jumps = t.jumps
-    fwd = t.forward_jumps
-    promotion = t.promotion
-    s_nw, s_ne, s_sw, s_se = t.shift
-    s_nw2, s_ne2, s_sw2, s_se2 = 2 * s_nw, 2 * s_ne, 2 * s_sw, 2 * s_se
-    backwards = f.backwards
     flying = f.flying
-    majority = f.majority
-    crown = f.crown_in_capture
-    king_first = f.king_first
     reverse = REVERSE
 
     def king_keys(frm: int, sq: int, came: int, straight: bool, taken: int, opp: int,
@@ -360,6 +356,13 @@ def _make_perft(t: Tables, f: Flags) -> PerftFunction:
                     out[(frm, land, now, promoted)] = None
         return found
 
+    return king_keys
+
+
+def _man_keys_factory(f: Flags, king_keys: Callable[..., bool]) -> Callable[..., bool]:
+    """Distinct man captures into ``out`` (crowned on the way where the rule set says so)."""
+    crown = f.crown_in_capture
+
     def man_keys(frm: int, sq: int, jumps: dict[int, tuple[tuple[int, int, int], ...]],
                  promo: int, taken: int, opp: int, empty: int, out: dict[Key, None]) -> bool:
         found = False
@@ -377,9 +380,24 @@ def _make_perft(t: Tables, f: Flags) -> PerftFunction:
                     out[(frm, land, now, False)] = None
         return found
 
-    def capture_keys(white: bool, mover: int, opp: int, kings: int, empty: int, men: int,
+    return man_keys
+
+
+def _capture_keys_factory(t: Tables, f: Flags) -> CaptureKeys:
+    """The distinct legal captures of the side to move, as keys (majority and king-first
+    rules applied)."""
+    king_keys = _king_keys_factory(t, f)
+    man_keys = _man_keys_factory(f, king_keys)
+    all_jumps = t.jumps
+    fwd = t.forward_jumps
+    promotion = t.promotion
+    backwards = f.backwards
+    majority = f.majority
+    king_first = f.king_first
+
+    def capture_keys(white: bool, mover: int, opp: int, kings: int, empty: int,
                      cand: int) -> list[Key]:
-        """Distinct captures; ``cand`` holds the men that can capture (men_candidates)."""
+        """``cand`` holds the men that can capture (men_candidates)."""
         out: dict[Key, None] = {}
         if cand:
             jumps = all_jumps if backwards else fwd[white]
@@ -405,6 +423,16 @@ def _make_perft(t: Tables, f: Flags) -> PerftFunction:
             keys = [k for k in keys if k[2].bit_count() == most]
         return keys
 
+    return capture_keys
+
+
+def _men_candidates_factory(t: Tables, f: Flags) -> Callable[[bool, int, int, int], int]:
+    """The men of the side to move that have an enemy piece next to them with an empty square
+    behind (a superset of the men that can capture)."""
+    s_nw, s_ne, s_sw, s_se = t.shift
+    s_nw2, s_ne2, s_sw2, s_se2 = 2 * s_nw, 2 * s_ne, 2 * s_sw, 2 * s_se
+    backwards = f.backwards
+
     def men_candidates(white: bool, men: int, opp: int, empty: int) -> int:
         cand = 0
         if backwards or white:
@@ -415,6 +443,52 @@ def _make_perft(t: Tables, f: Flags) -> PerftFunction:
                 men & (opp >> s_se) & (empty >> s_se2))
         return cand
 
+    return men_candidates
+
+
+def _quiet_count_factory(t: Tables, f: Flags) -> Callable[[bool, int, int, int], int]:
+    """How many quiet moves the side to move has (the last ply is counted, not played)."""
+    rays = t.rays
+    s_nw, s_ne, s_sw, s_se = t.shift
+    flying = f.flying
+
+    def quiet_count(white_to_move: bool, men: int, own_kings: int, empty: int) -> int:
+        if white_to_move:
+            n = ((men >> s_nw) & empty).bit_count() + ((men >> s_ne) & empty).bit_count()
+        else:
+            n = ((men << s_sw) & empty).bit_count() + ((men << s_se) & empty).bit_count()
+        while own_kings:
+            frm = own_kings & -own_kings
+            own_kings ^= frm
+            for ray in rays[frm]:
+                for to in ray:
+                    if not to & empty:
+                        break
+                    n += 1
+                    if not flying:
+                        break
+        return n
+
+    return quiet_count
+
+
+def _make_perft(t: Tables, f: Flags) -> PerftFunction:
+    """A perft function specialised to one board and rule set.
+
+    Captures are enumerated straight into keys (from, to, captured set, promotes), without the
+    routes: the same rules as ``captures`` (kept in step by the tests, which compare both with
+    the published counts and with each other on random positions)."""
+    capture_keys = _capture_keys_factory(t, f)
+    men_candidates = _men_candidates_factory(t, f)
+    quiet_count = _quiet_count_factory(t, f)
+    valid = t.valid
+    rays = t.rays
+    promotion = t.promotion
+    s_nw, s_ne, s_sw, s_se = t.shift
+    s_nw2, s_ne2, s_sw2, s_se2 = 2 * s_nw, 2 * s_ne, 2 * s_sw, 2 * s_se
+    flying = f.flying
+    backwards = f.backwards
+
     def perft(white: int, black: int, kings: int, white_to_move: bool, depth: int) -> int:
         if white_to_move:
             mover, opp = white, black
@@ -423,16 +497,14 @@ def _make_perft(t: Tables, f: Flags) -> PerftFunction:
         empty = valid & ~(mover | opp)
         men = mover & ~kings
         own_kings = mover & kings
-        if backwards:
-            cand = (
-                (men & (opp << s_nw) & (empty << s_nw2))
-                | (men & (opp << s_ne) & (empty << s_ne2))
-                | (men & (opp >> s_sw) & (empty >> s_sw2))
-                | (men & (opp >> s_se) & (empty >> s_se2))
-            )
+        if backwards:  # inline: the call would cost ~5% of a russian perft
+            cand = ((men & (opp << s_nw) & (empty << s_nw2))
+                    | (men & (opp << s_ne) & (empty << s_ne2))
+                    | (men & (opp >> s_sw) & (empty >> s_sw2))
+                    | (men & (opp >> s_se) & (empty >> s_se2)))
         else:
             cand = men_candidates(white_to_move, men, opp, empty)
-        keys = capture_keys(white_to_move, mover, opp, kings, empty, men, cand) if (
+        keys = capture_keys(white_to_move, mover, opp, kings, empty, cand) if (
             cand or own_kings) else None
         if keys:
             if depth == 1:
@@ -453,21 +525,7 @@ def _make_perft(t: Tables, f: Flags) -> PerftFunction:
                     total += perft(new_opp, new_mover, new_kings, True, depth - 1)
             return total
         if depth == 1:
-            if white_to_move:
-                n = ((men >> s_nw) & empty).bit_count() + ((men >> s_ne) & empty).bit_count()
-            else:
-                n = ((men << s_sw) & empty).bit_count() + ((men << s_se) & empty).bit_count()
-            while own_kings:
-                frm = own_kings & -own_kings
-                own_kings ^= frm
-                for ray in rays[frm]:
-                    for to in ray:
-                        if not to & empty:
-                            break
-                        n += 1
-                        if not flying:
-                            break
-            return n
+            return quiet_count(white_to_move, men, own_kings, empty)
         total = 0
         depth -= 1
         promo = promotion[white_to_move]
