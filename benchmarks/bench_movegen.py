@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from firmware.perft import perft
-from firmware.position import Position, start_position
+from firmware.position import Position
 from firmware.rules import RuleSet, Side, find_rules
 
 PYDRAUGHTS_PERFT = """
@@ -37,7 +37,7 @@ def bench_perft(quick: bool) -> None:
     if not quick:
         cases = [("international", 7), ("russian", 8), ("brazilian", 8)]
     for name, depth in cases:
-        p = start_position(name)
+        p = Position.start(name)
         t = time.perf_counter()
         n = perft(p, depth)
         dt = time.perf_counter() - t

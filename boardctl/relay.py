@@ -30,6 +30,7 @@ from typing import Any
 from firmware.feed import decode_line
 from firmware.game import RESULTS
 from firmware.pdn import ClockReading, write_game
+from firmware.position import Position
 
 #: A longer line is noise: dropped, and the reader resynchronises at the next newline.
 MAX_LINE = 64 * 1024
@@ -79,7 +80,7 @@ class RelayGame:
                 rules = None
             if rules is not None:
                 game_type = rules.game_type
-                if start_fen is not None and start_fen == rules.start_position().fen():
+                if start_fen is not None and start_fen == Position.start(rules).fen():
                     start_fen = None
         clocks: list[ClockReading | None] = []
         for m in self.moves:

@@ -342,7 +342,7 @@ class Game:
             )
         self.fischer = fischer
         self._draws = _draw_rules(self.rules)
-        first = start if start is not None else self.rules.start_position()
+        first = start if start is not None else Position.start(self.rules)
         self._entries: list[_Entry] = []
         self._declared: Outcome | None = None
         self._append(None, first, _State(runs=self._runs({}, first, True)))

@@ -492,8 +492,10 @@ def format_game(
 ) -> str:
     """A ``Game`` as PDN 3.0 (``write_game``): GameType from its rule set, the FEN tag when it
     did not start from the start position, the result from ``game.outcome()`` or ``*``."""
+    from firmware.position import Position
+
     outcome = game.outcome()
-    start_fen = None if game.start == game.rules.start_position() else game.start.fen()
+    start_fen = None if game.start == Position.start(game.rules) else game.start.fen()
     return write_game(
         {**(tags or {}), **rules_tags(game.rules)},
         game_moves(game),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from firmware import _movegen as mg
 from firmware.errors import RulesError
-from firmware.position import Move, Position, _flags
+from firmware.position import Move, Position, move_flags
 from firmware.rules import Side
 
 
@@ -22,15 +22,9 @@ def perft(position: Position, depth: int) -> int:
     """Leaf nodes ``depth`` plies from ``position`` (1 for depth 0)."""
     if not isinstance(depth, int) or depth < 0:
         raise RulesError(f"perft depth must be a whole number 0 or more, not {depth!r}")
-    return mg.perft(
-        position._t,
-        _flags(position.rules),
-        position._white,
-        position._black,
-        position._kings,
-        position.turn is Side.WHITE,
-        depth,
-    )
+    white, black, kings = position.bitboards
+    return mg.perft(mg.tables(position.rules.size), move_flags(position.rules), white, black,
+                    kings, position.turn is Side.WHITE, depth)
 
 
 def divide(position: Position, depth: int) -> list[tuple[Move, int]]:

@@ -81,7 +81,8 @@ class Piece(NamedTuple):
 
 
 @cache
-def _flags(rules: RuleSet) -> mg.Flags:
+def move_flags(rules: RuleSet) -> mg.Flags:
+    """The rule-set flags move generation reads (one object per rule set)."""
     return mg.Flags(
         rules.men_capture_backwards,
         rules.flying_kings,
@@ -238,6 +239,11 @@ class Position:
 
     # -- moves -------------------------------------------------------------------------------
 
+    @property
+    def bitboards(self) -> tuple[int, int, int]:
+        """(white, black, kings) as move generation holds them (bit ``i`` is square ``i``)."""
+        return self._white, self._black, self._kings
+
     def legal_moves(self) -> list[Move]:
         """Every legal move, every route: captures only when one exists (000 4.1), in route
         order. Computed once per position."""
@@ -247,7 +253,7 @@ class Position:
 
     def _generate(self) -> list[Move]:
         t = self._t
-        f = _flags(self.rules)
+        f = move_flags(self.rules)
         white = self.turn is Side.WHITE
         mover, opp = (self._white, self._black) if white else (self._black, self._white)
         sq = t.square
@@ -304,14 +310,6 @@ class Position:
             return Position._from_bits(self.rules, Side.BLACK, mover, opp, kings)
         return Position._from_bits(self.rules, Side.WHITE, opp, mover, kings)
 
-    def perft(self, depth: int) -> int:
-        """Leaf nodes ``depth`` plies on (firmware.perft documents the counting convention)."""
-        from firmware.perft import perft
-
-        return perft(self, depth)
-
-    count_leaves = perft
-
     # -- identity ----------------------------------------------------------------------------
 
     def _key(self) -> tuple[str, Side, int, int, int]:
@@ -327,8 +325,3 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position({self.rules.name!r}, {self.fen()!r})"
-
-
-def start_position(rules: RuleSet | str) -> Position:
-    """The opening position of a rule set."""
-    return Position.start(rules)

@@ -18,19 +18,16 @@ home               8x8    002: men capture forwards only, kings fly, a king capt
 Usage::
 
     rules = find_rules("russian")
-    position = rules.start_position()
+    position = Position.start(rules)        # firmware.position
 """
 
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from firmware.errors import RulesError
 from firmware.geometry import Geometry, geometry
-
-if TYPE_CHECKING:
-    from firmware.position import Position
 
 
 class Side(enum.Enum):
@@ -79,12 +76,6 @@ class RuleSet:
     def squares(self) -> int:
         """How many dark squares the board has (32 or 50)."""
         return self.size * self.size // 2
-
-    def start_position(self) -> Position:
-        """The opening position: each side on its first three (8x8) or four (10x10) rows."""
-        from firmware.position import Position
-
-        return Position.start(self)
 
     def square_name(self, square: int) -> str:
         """A square as this rule set's notation writes it: ``c3`` on 8x8, ``32`` on 10x10."""

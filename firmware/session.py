@@ -74,7 +74,7 @@ class BoardSession:
         tags: dict[str, str] | None = None,
     ) -> None:
         self.rules = find_rules(rules)
-        self.start = Position.from_fen(self.rules, fen) if fen else self.rules.start_position()
+        self.start = Position.from_fen(self.rules, fen) if fen else Position.start(self.rules)
         self.start_fen = fen.strip() if fen else None
         if isinstance(time_control, str):
             time_control = TimeControl.parse(time_control)

@@ -15,6 +15,7 @@ from firmware.errors import HardwareError
 from firmware.geometry import geometry
 from firmware.notation import parse_move
 from firmware.pdn import read_games
+from firmware.position import Position
 from firmware.rules import find_rules
 from hw.config import MatrixConfig, default_config
 from hw.debounce import Debouncer, SquareEvent
@@ -187,7 +188,7 @@ def _physical_moves(rules_name: str, pdn: Path) -> tuple[set[str], list[Actions]
     g = geometry(rules.size)
     with open(pdn, encoding="utf-8", errors="replace") as f:
         game = next(iter(read_games(f, pdn.name)))
-    pos = rules.start_position()
+    pos = Position.start(rules)
     start = {g.algebraic(n) for n in pos.occupied()}
     moves: list[Actions] = []
     for text in game.moves:

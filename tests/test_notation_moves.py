@@ -23,14 +23,14 @@ def texts(position: Position) -> set[str]:
 
 
 def test_start_position_simple_moves_international() -> None:
-    p = INTERNATIONAL.start_position()
+    p = Position.start(INTERNATIONAL)
     assert texts(p) == {
         "31-26", "31-27", "32-27", "32-28", "33-28", "33-29", "34-29", "34-30", "35-30",
     }
 
 
 def test_start_position_simple_moves_russian_are_algebraic() -> None:
-    p = RUSSIAN.start_position()
+    p = Position.start(RUSSIAN)
     assert texts(p) == {"a3-b4", "c3-b4", "c3-d4", "e3-d4", "e3-f4", "g3-f4", "g3-h4"}
 
 
@@ -101,7 +101,7 @@ def test_same_pieces_in_another_order_is_one_move_for_notation() -> None:
     ],
 )
 def test_sloppy_simple_moves_10x10(text: str, route: tuple[int, ...] | None) -> None:
-    p = INTERNATIONAL.start_position()
+    p = Position.start(INTERNATIONAL)
     assert parse_move(p, text).route == (route or (32, 28))
 
 
@@ -113,7 +113,7 @@ def test_space_after_separator_and_single_digit_squares() -> None:
 
 
 def test_8x8_numbers_and_glued_algebraic() -> None:
-    p = RUSSIAN.start_position()
+    p = Position.start(RUSSIAN)
     expected = parse_move(p, "c3-d4")
     assert parse_move(p, "22-18") == expected  # 1-32 numbering (c3 = 22, d4 = 18)
     assert parse_move(p, "c3d4") == expected
@@ -165,7 +165,7 @@ def test_illegal_moves_say_why(fen: str, text: str, words: str) -> None:
 
 
 def test_move_text_refuses_a_move_that_is_not_legal() -> None:
-    p = INTERNATIONAL.start_position()
+    p = Position.start(INTERNATIONAL)
     other = Position.from_fen(INTERNATIONAL, "W:W32:B28").legal_moves()[0]
     with pytest.raises(IllegalMoveError):
         move_text(p, other)
@@ -177,7 +177,7 @@ def test_round_trip_every_move_of_a_random_walk(name: str) -> None:
     pseudo-random moves from the start (deterministic: the choice is by ply index)."""
     rules = RULESETS[name]
     for seed in range(6):
-        p = rules.start_position()
+        p = Position.start(rules)
         for ply in range(120):
             moves = p.legal_moves()
             if not moves:
@@ -212,7 +212,7 @@ def test_intermediate_square_off_every_route_is_named() -> None:
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet="0123456789abcdefghijkxX:- !?*+=()×\t", max_size=14))
 def test_any_text_gives_a_move_or_an_illegal_move_error(text: str) -> None:
-    for position in (Position.from_fen(RUSSIAN, DIAGRAM_4), INTERNATIONAL.start_position()):
+    for position in (Position.from_fen(RUSSIAN, DIAGRAM_4), Position.start(INTERNATIONAL)):
         try:
             move = parse_move(position, text)
         except IllegalMoveError as exc:

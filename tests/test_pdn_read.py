@@ -9,6 +9,7 @@ import pytest
 
 from firmware.errors import PdnError
 from firmware.pdn import ClockReading, MoveText, PdnGame, Setup, parse_clock, read_games
+from firmware.position import Position
 from firmware.rules import Side, find_rules
 
 TWO_GAMES = """[Event "Test"]
@@ -148,7 +149,7 @@ def test_setup_commands_are_part_of_the_main_line() -> None:
     assert setup.comments == ["reset by the arbiter"]
     record = game.replay()
     assert len(record.moves) == 4
-    assert record.history[3] == find_rules("international").start_position()
+    assert record.history[3] == Position.start(find_rules("international"))
 
 
 def test_numbered_fen_tag_like_the_ussr_file() -> None:
@@ -159,7 +160,7 @@ def test_numbered_fen_tag_like_the_ussr_file() -> None:
     (game,) = one(text)
     assert game.rules().name == "russian"
     record = game.replay()
-    assert record.start == find_rules("russian").start_position()
+    assert record.start == Position.start(find_rules("russian"))
     assert record.position.turn is Side.WHITE
 
 
@@ -250,7 +251,7 @@ def test_a_leading_setup_without_fen_tag_is_the_initial_position() -> None:
     )
     (game,) = one(text)
     record = game.replay()
-    assert record.start == find_rules("international").start_position()
+    assert record.start == Position.start(find_rules("international"))
     assert len(record.history) == 3 and len(record.moves) == 1
 
 

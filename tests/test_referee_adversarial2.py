@@ -265,7 +265,7 @@ def test_setup_from_empty_board_then_start(
     rs = find_rules("russian")
     ev: list[dict[str, Any]] = []
     t = 0.0
-    for n in sorted(rs.start_position().occupied()):
+    for n in sorted(Position.start(rs).occupied()):
         t += 0.7
         ev.append(P(t, rs.geometry.algebraic(n)))
     ev += [S(t + 5), L(t + 6, "c3"), P(t + 6.5, "d4"), B(t + 7, "white"), L(t + 8, "f6"),
@@ -390,7 +390,7 @@ def test_setup_from_the_box_shows_the_missing_square(
     rs = find_rules("russian")
     ev: list[dict[str, Any]] = []
     t = 0.0
-    for n in sorted(rs.start_position().occupied()):
+    for n in sorted(Position.start(rs).occupied()):
         t += 0.5
         name = rs.geometry.algebraic(n)
         ev.append(P(t, "d4" if name == "c3" else name))

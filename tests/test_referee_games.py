@@ -25,7 +25,7 @@ RULES = ["international", "russian", "brazilian", "international64", "home", "ru
 
 def replay(start: Position, events: list[Event], clocked: bool) -> list[dict]:
     rules = start.rules
-    fen = None if start == rules.start_position() else start.fen()
+    fen = None if start == Position.start(rules) else start.fen()
     session = BoardSession(rules, "7200+30" if clocked else None, fen)
     records: list[dict] = []
     for event in events:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.errors import BoardError, FenError
-from firmware.position import Piece, Position, start_position
+from firmware.position import Piece, Position
 from firmware.rules import RULESETS, Side
 
 
@@ -21,7 +21,7 @@ def test_contract_example_reads_ranges_and_kings() -> None:
 
 @pytest.mark.parametrize("name", sorted(RULESETS))
 def test_start_position_round_trips(name: str) -> None:
-    p = start_position(name)
+    p = Position.start(name)
     assert Position.from_fen(name, p.fen()) == p
     assert p.count(Side.WHITE) == p.count(Side.BLACK) == (20 if p.rules.size == 10 else 12)
 

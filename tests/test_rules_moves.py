@@ -9,7 +9,7 @@ import pytest
 from rules_helpers import random_position
 
 from firmware.errors import IllegalMoveError, RulesError
-from firmware.position import Move, Piece, Position, start_position
+from firmware.position import Move, Piece, Position
 from firmware.rules import RULESETS, RuleSet, Side, find_rules
 
 
@@ -85,11 +85,11 @@ def test_king_lands_anywhere_behind_unless_it_can_go_on() -> None:
 
 
 def test_position_is_immutable_hashable_and_play_checks_legality() -> None:
-    p = start_position("international")
+    p = Position.start("international")
     move = p.legal_moves()[0]
     q = p.play(move)
-    assert p == start_position("international") and q != p
-    assert q.turn is Side.BLACK and len({p, q, start_position("international")}) == 2
+    assert p == Position.start("international") and q != p
+    assert q.turn is Side.BLACK and len({p, q, Position.start("international")}) == 2
     assert p.piece_at(move.start) == Piece(Side.WHITE, False) and q.piece_at(move.start) is None
     with pytest.raises(IllegalMoveError):
         p.play(Move((36, 31)))
@@ -227,7 +227,7 @@ def test_straight_on_capture_is_one_route_and_turns_drop_straight_landings() -> 
 
 
 def test_from_pieces_and_with_turn() -> None:
-    p = start_position("russian")
+    p = Position.start("russian")
     same = Position.from_pieces("russian", Side.WHITE, p.pieces())
     assert same == p and hash(same) == hash(p)
     assert p.with_turn(Side.BLACK).turn is Side.BLACK and p.with_turn(Side.BLACK) != p

@@ -10,7 +10,7 @@ import pytest
 from rules_helpers import random_position
 
 from firmware.perft import divide, perft
-from firmware.position import Position, start_position
+from firmware.position import Position
 from firmware.rules import RULESETS, find_rules
 
 PUBLISHED = {
@@ -23,7 +23,7 @@ PUBLISHED = {
 @pytest.mark.parametrize("rules", sorted(PUBLISHED))
 def test_perft_matches_published_counts(rules: str) -> None:
     """All seven depths for 8x8; international to depth 6 here, 7 and 8 under -m slow."""
-    p = start_position(rules)
+    p = Position.start(rules)
     counts = PUBLISHED[rules]
     deepest = 6 if rules == "international" else 7
     assert [perft(p, d) for d in range(1, deepest + 1)] == counts[:deepest]
@@ -34,13 +34,13 @@ def test_variant_perft_matches_the_rule_set_it_follows(rules: str) -> None:
     """1953 rules move as their modern counterparts; international64 as brazilian (seed 001)."""
     same = {"international1953": "international", "russian1953": "russian",
             "international64": "brazilian"}[rules]
-    assert perft(start_position(rules), 5) == PUBLISHED[same][4]
+    assert perft(Position.start(rules), 5) == PUBLISHED[same][4]
 
 
 def test_home_perft_differs_from_russian_once_men_capture_backwards() -> None:
     """home: men capture forwards only (002), so counts part from russian's where a backward
     capture arises; the first plies agree."""
-    home, russian = start_position("home"), start_position("russian")
+    home, russian = Position.start("home"), Position.start("russian")
     assert [perft(home, d) for d in range(1, 4)] == PUBLISHED["russian"][:3]
     assert perft(home, 6) != perft(russian, 6)
 
@@ -57,7 +57,7 @@ def test_same_pieces_other_order_listed_twice_counted_once() -> None:
 
 
 def test_perft_depth_zero_and_bad_depth() -> None:
-    p = start_position("russian")
+    p = Position.start("russian")
     assert perft(p, 0) == 1
     with pytest.raises(ValueError):
         perft(p, -1)
@@ -96,7 +96,7 @@ def test_perft_counting_agrees_with_legal_moves_on_random_positions(name: str) -
 @pytest.mark.slow
 def test_international_perft_7_and_8_published() -> None:
     """Depths 7 and 8 of Aart Bik's international table (about 6 s; run with -m slow)."""
-    p = start_position("international")
+    p = Position.start("international")
     assert perft(p, 7) == PUBLISHED["international"][6]
     assert perft(p, 8) == 6483961
 
@@ -109,5 +109,5 @@ def test_international_perft_7_and_8_published() -> None:
 def test_8x8_perft_8_and_9_published(rules: str, counts: list[int]) -> None:
     """Depths 8 and 9 of the rhalbersma/dctl walk test tables (from the shashki.com forum
     perft threads), same counting convention (about 8 s each; run with -m slow)."""
-    p = start_position(rules)
+    p = Position.start(rules)
     assert [perft(p, 8), perft(p, 9)] == counts

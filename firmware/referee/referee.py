@@ -89,7 +89,7 @@ class Referee:
         self.geometry = rules.geometry
         self._numbers = {self.geometry.algebraic(n): n for n in self.geometry.squares}
         self._cells = frozenset(self.geometry.all_cells())
-        self.position = position if position is not None else rules.start_position()
+        self.position = position if position is not None else Position.start(rules)
         self.clocked = clocked
         self.settle_ns = settle_ns
         self.touch_ns = touch_ns
