@@ -1,0 +1,56 @@
+"""A round's setup messages, one a board (HALL-INTERFACES section 1, kept in docs/CONTRACT.md):
+topic ``kabelaud/HALL/BOARD/setup``, a UTF-8 JSON object published retained with QoS 1."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from firmware.errors import TournamentError
+from firmware.tournament.state import Tournament
+
+NAME = re.compile(r"[A-Za-z0-9_-]+")
+MAX_PAYLOAD = 16 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SetupMessage:
+    topic: str
+    payload: bytes
+    board: str
+    white: str
+    black: str
+
+
+def setup_topic(hall: str, board: str) -> str:
+    for what, value in (("hall", hall), ("board", board)):
+        if not NAME.fullmatch(value):
+            raise TournamentError(f"{what} name {value[:40]!r} must match [A-Za-z0-9_-]+")
+    return f"kabelaud/{hall}/{board}/setup"
+
+
+def round_setups(t: Tournament, hall: str, number: int) -> list[SetupMessage]:
+    """One setup per game of round ``number``, boards in table order. Games of a player who
+    has withdrawn (seed 004 §38) are not set up: they are not played."""
+    games, _ = t.games(number)
+    gone = t.withdrawn()
+    messages = []
+    for g in games:
+        if any(name in gone and number > gone[name] for name in (g.white, g.black)):
+            continue
+        body = {
+            "type": "setup",
+            "id": f"{hall}-r{number}-b{g.board}",
+            "rules": t.rules,
+            "time_control": t.time_control,
+            "fen": None,
+            "tags": {"Event": t.event, "Site": t.site, "Date": t.date, "Round": str(number),
+                     "Board": g.board, "White": g.white, "Black": g.black},
+        }
+        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        if len(payload) > MAX_PAYLOAD:
+            raise TournamentError(f"board {g.board}: setup message over {MAX_PAYLOAD} bytes")
+        messages.append(SetupMessage(setup_topic(hall, g.board), payload, g.board,
+                                     g.white, g.black))
+    return messages
