@@ -97,3 +97,16 @@ def render_html(t: Tournament, table: Crosstable) -> str:
         + "".join(f"<p class=note>{n}</p>\n" for n in notes)
         + "</body></html>\n"
     )
+
+
+def render_text(t: Tournament, table: Crosstable) -> str:
+    """The crosstable for a terminal: fixed-width columns, the ranking's notes below."""
+    header = _header(table)
+    rows = [_row(t, table, s) + [format_points(s.points), _decimal(s.sonneborn_berger),
+                                 s.place] for s in table.standings]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) if i == 1 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+             for r in [header, *rows]]
+    lines += [f"annulled (seed 004 §38): {name}" for name in table.annulled]
+    return "\n".join(lines) + "\n"

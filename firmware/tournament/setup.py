@@ -39,14 +39,18 @@ def round_setups(t: Tournament, hall: str, number: int) -> list[SetupMessage]:
     for g in games:
         if any(name in gone and number > gone[name] for name in (g.white, g.black)):
             continue
+        tags = {"Event": t.event, "Site": t.site, "Date": t.date}
+        tags = {k: v for k, v in tags.items() if v}  # an unknown tag is left out, not blank
+        tags.update({"Round": str(number), "Board": g.board, "White": g.white,
+                     "Black": g.black})
+        board_id = f"b{g.board}" if g.board.isdigit() else g.board
         body = {
             "type": "setup",
-            "id": f"{hall}-r{number}-b{g.board}",
+            "id": f"{hall}-r{number}-{board_id}",
             "rules": t.rules,
             "time_control": t.time_control,
             "fen": None,
-            "tags": {"Event": t.event, "Site": t.site, "Date": t.date, "Round": str(number),
-                     "Board": g.board, "White": g.white, "Black": g.black},
+            "tags": tags,
         }
         payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
         if len(payload) > MAX_PAYLOAD:
