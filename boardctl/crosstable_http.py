@@ -2,19 +2,23 @@
 section 2): ``GET /HALL/crosstable.html`` and ``GET /HALL/crosstable.csv``.
 
 Each request reads the tournament file and the games afresh, so what it serves follows the
-organizer's and the arbiter's entries and the boards' results without a restart. A bad file or
-PDN is answered with 503 and the one-line reason, never a traceback.
+organizer's and the arbiter's entries and the boards' results without a restart; the pages are
+computed again only when the file or the games' text changed (reading a whole hall's PDN is the
+cost, see benchmarks/bench_crosstable.py). A bad file or PDN is answered with 503 and the
+one-line reason, never a traceback.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
+import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from boardctl.hall_files import GamesSource, build_crosstable, load_tournament
+from boardctl.hall_files import GamesSource, crosstable_of_texts, fetch_pdn, load_tournament
 from firmware.errors import BoardError
 from firmware.tournament.crosstable import render_csv, render_html
 
@@ -31,6 +35,26 @@ def crosstable_handler(tournament_path: str | Path, games_source: GamesSource | 
     ``games_source`` is a PDN file, a URL, or a function giving the relay's PDN text."""
     path_of_state = Path(tournament_path)
     sources = [] if games_source is None else [games_source]
+    lock = threading.Lock()
+    cache: dict[str, tuple[bytes, str, str]] = {}  # "key" -> (key, html, csv)
+
+    def pages() -> tuple[str, str]:
+        stat = path_of_state.stat()
+        texts = [fetch_pdn(s) for s in sources]
+        digest = hashlib.sha256(repr((stat.st_mtime_ns, stat.st_size, stat.st_ino)).encode())
+        for data, _ in texts:
+            digest.update(data.encode() if isinstance(data, str) else data)
+            digest.update(b"\0")
+        key = digest.digest()
+        with lock:
+            if "last" in cache and cache["last"][0] == key:
+                return cache["last"][1], cache["last"][2]
+        t = load_tournament(path_of_state)
+        table = crosstable_of_texts(t, texts)
+        result = (key, render_html(t, table), render_csv(t, table))
+        with lock:
+            cache["last"] = result
+        return result[1], result[2]
 
     def handle(request: BaseHTTPRequestHandler, path: str) -> bool:
         m = PATH.match(path.split("?", 1)[0])
@@ -38,9 +62,8 @@ def crosstable_handler(tournament_path: str | Path, games_source: GamesSource | 
             return False
         kind = m.group(2)
         try:
-            t = load_tournament(path_of_state)
-            table = build_crosstable(t, sources)
-            text = render_html(t, table) if kind == "html" else render_csv(t, table)
+            html_page, csv_page = pages()
+            text = html_page if kind == "html" else csv_page
             status, ctype = 200, TYPES[kind]
         except (BoardError, OSError) as exc:
             reason = str(exc) if isinstance(exc, BoardError) else \

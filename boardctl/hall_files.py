@@ -75,10 +75,10 @@ def fetch_pdn(source: GamesSource) -> tuple[str | bytes, str]:
     return read_bounded(Path(text)), text
 
 
-def read_sources(sources: Iterable[GamesSource]) -> list[PdnGame]:
+def read_texts(texts: Iterable[tuple[str | bytes, str]]) -> list[PdnGame]:
+    """The games of fetched PDN texts (``(text, name)`` pairs)."""
     games: list[PdnGame] = []
-    for source in sources:
-        data, name = fetch_pdn(source)
+    for data, name in texts:
         try:
             games.extend(read_games(data, name))
         except PdnError as exc:
@@ -86,6 +86,11 @@ def read_sources(sources: Iterable[GamesSource]) -> list[PdnGame]:
     return games
 
 
-def build_crosstable(t: Tournament, sources: Iterable[GamesSource]) -> Crosstable:
+def crosstable_of_texts(t: Tournament, texts: Iterable[tuple[str | bytes, str]]) -> Crosstable:
     t.require_draw()
-    return crosstable(t, results_from_games(t, read_sources(sources)))
+    return crosstable(t, results_from_games(t, read_texts(texts)))
+
+
+def build_crosstable(t: Tournament, sources: Iterable[GamesSource]) -> Crosstable:
+    """The crosstable of the games in ``sources`` with the arbiter's entries."""
+    return crosstable_of_texts(t, [fetch_pdn(s) for s in sources])

@@ -150,7 +150,7 @@ def test_bad_games_and_entries_leave_the_file_as_it_was(
         ('[Round "1"]\n[White "Stranger"]\n[Black "Aavik"]\n\n1-0\n', "'Stranger' is not a "
          "player"),
         ('[Round "9"]\n[White "Aavik"]\n[Black "Bauer"]\n\n1-0\n', "round 9 is not a round"),
-        ('[White "Aavik"]\n[Black "Bauer"]\n\n1-0\n', "is not a round number"),
+        ('[Round "1b"]\n[White "Aavik"]\n[Black "Bauer"]\n\n1-0\n', "is not a round number"),
         ('[Round "1"]\n[White "Aavik"]\n[Black "Aavik"]\n\n1-0\n', "not paired in round 1"),
         ('[Round "1"]\n[White "Aavik"]\n[Black "Bauer"]\n\n1-0 {unterminated\n', "games"),
     ]

@@ -2,8 +2,10 @@
 
 A game is found by its tags: ``Round`` (``R``, or the relay's ``R.B`` with the board after the
 dot) and ``White``/``Black`` names; without names, by ``Round`` and ``Board`` through the
-round's board assignment. A game played with the colours the wrong way round counts for the
-players who played it, as seed 004 §12 has the result stand once the game is over.
+round's board assignment. A game with no round (no ``Round`` tag, or ``?``: a board's game
+before any setup) is not a tournament game and is left out. A game played with the colours the
+wrong way round counts for the players who played it, as seed 004 §12 has the result stand
+once the game is over.
 """
 
 from __future__ import annotations
@@ -35,10 +37,14 @@ def round_and_board(tags: dict[str, str]) -> tuple[str, str]:
     return rnd, board
 
 
-def match_game(t: Tournament, pdn: PdnGame) -> Found:
-    """The pairing a PDN game belongs to; TournamentError naming the game if none."""
+def match_game(t: Tournament, pdn: PdnGame) -> Found | None:
+    """The pairing a PDN game belongs to; None for a game outside the tournament (no round:
+    no ``Round`` tag, or ``?``, as a board's game before any setup); TournamentError naming
+    the game if it claims a round but fits no pairing."""
     where = f"{pdn.source}: {pdn.title}"
     rnd_text, board = round_and_board(pdn.tags)
+    if rnd_text in _UNNAMED:
+        return None
     if not rnd_text.isdigit():
         raise TournamentError(f"{where}: Round tag {rnd_text[:20]!r} is not a round number")
     number = int(rnd_text)
@@ -85,7 +91,7 @@ def results_from_games(t: Tournament, pdns: Iterable[PdnGame]) -> dict[Key, Resu
     found: dict[Key, Result] = {}
     for pdn in pdns:
         match = match_game(t, pdn)
-        if match.result is None:
+        if match is None or match.result is None:
             continue
         g = match.game
         key = (g.round, g.white, g.black)

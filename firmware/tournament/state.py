@@ -87,7 +87,7 @@ class Tournament:
             return self.boards[index - 1]
         return str(index)
 
-    def table(self) -> list[Round]:
+    def table(self) -> tuple[Round, ...]:
         return schedule(len(self.players), self.cycles)
 
     def games(self, number: int) -> tuple[list[Game], str | None]:

@@ -19,6 +19,7 @@ second cycle, as FIDE Handbook C.05 Annex 1 does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from firmware.errors import TournamentError
 
@@ -83,7 +84,8 @@ def berger_rounds(size: int) -> list[tuple[Pairing, ...]]:
     return table
 
 
-def schedule(players: int, cycles: int = 1) -> list[Round]:
+@lru_cache(maxsize=64)
+def schedule(players: int, cycles: int = 1) -> tuple[Round, ...]:
     """Every round of a single (``cycles=1``) or double (``cycles=2``) round robin for
     ``players`` numbers, by seed 004's appendix; with an odd count the missing highest number
     is the bye (the seed's "number outside the column")."""
@@ -105,7 +107,7 @@ def schedule(players: int, cycles: int = 1) -> list[Round]:
                 else:
                     kept.append(p)
             rounds.append(Round(len(rounds) + 1, tuple(kept), bye))
-    return rounds
+    return tuple(rounds)
 
 
 def rounds_count(players: int, cycles: int = 1) -> int:
