@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from firmware.errors import BoardError
-from firmware.tournament.setup import SetupMessage
 
 log = logging.getLogger(__name__)
 TIMEOUT = 10.0
@@ -48,7 +47,7 @@ def parse_broker(url: str) -> tuple[str, int, bool]:
     return parts.hostname, port or (8883 if tls else 1883), tls
 
 
-def publish(broker: Broker, messages: Sequence[SetupMessage | tuple[str, bytes]],
+def publish(broker: Broker, messages: Sequence[tuple[str, bytes]],
             client_id: str = "", timeout: float = TIMEOUT) -> int:
     """Publish every message retained with QoS 1 and wait for each PUBACK; the number
     published. BoardError (one line) when the broker cannot be reached, refuses the login or
@@ -94,9 +93,7 @@ def publish(broker: Broker, messages: Sequence[SetupMessage | tuple[str, bytes]]
         if outcome:
             raise BoardError(f"broker {broker.host}:{broker.port}: refused: {outcome[0]}")
         mids = {}
-        for item in messages:
-            topic, payload = (item.topic, item.payload) if isinstance(item, SetupMessage) \
-                else item
+        for topic, payload in messages:
             info = client.publish(topic, payload, qos=1, retain=True)
             mids[info.mid] = topic
         with done:

@@ -86,7 +86,7 @@ def test_start_round_leaves_retained_setups_for_boards_that_connect_later(
     for topic, body in by_topic.items():
         board = topic.split("/")[2]
         tags = body["tags"]
-        assert body["type"] == "setup" and body["id"] == f"tartu-r2-{board}"
+        assert body["type"] == "setup" and body["id"].startswith(f"tartu-r2-{board}-")
         assert body["rules"] == "russian" and body["time_control"] == "5400+30"
         assert body["fen"] is None
         assert tags["Round"] == "2" and tags["Board"] == board
@@ -178,3 +178,25 @@ def test_acl_a_board_cannot_write_setups_the_organizer_can(
         board.loop_stop()
         board.disconnect()
         relay.close()
+
+
+def test_clear_setups_leaves_nothing_retained(
+        tmp_path: Path, mosquitto: Mosquitto, capsys: pytest.CaptureFixture[str]) -> None:
+    state = make_tournament(tmp_path)
+    common = ["--state", str(state), "--broker", mosquitto.url, "--hall", "tartu"]
+    assert main(["hall", "start-round", "1", *common]) == 0
+    assert main(["hall", "clear-setups", *common]) == 0
+    assert "2 setups cleared" in capsys.readouterr().out
+    marker = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="marker")
+    marker.connect("127.0.0.1", mosquitto.port)
+    marker.loop_start()
+    marker.publish("kabelaud/tartu/zz/status", b"online", qos=1, retain=True).wait_for_publish(5)
+    marker.loop_stop()
+    marker.disconnect()
+    # the setups' filter first: any setup still retained would arrive before the marker
+    listener = Listener(mosquitto, "kabelaud/tartu/+/setup", "kabelaud/tartu/zz/status")
+    try:
+        got = listener.wait_for(1)
+    finally:
+        listener.close()
+    assert [m.topic for m in got] == ["kabelaud/tartu/zz/status"]

@@ -53,7 +53,10 @@ def test_setups_skip_the_games_of_a_withdrawn_player() -> None:
     assert [(m.topic, m.white, m.black) for m in messages] == [
         ("kabelaud/hall/x1/setup", "B", "F"), ("kabelaud/hall/x3/setup", "D", "E")]
     body = json.loads(messages[0].payload)
-    assert body["id"] == "hall-r3-x1" and body["tags"]["Event"] == "Test"
+    assert body["id"].startswith("hall-r3-x1-") and body["tags"]["Event"] == "Test"
+    assert [m.payload for m in round_setups(t, "hall", 3)] == [m.payload for m in messages]
+    t.time_control = "3600"  # a changed setup gets a new id
+    assert json.loads(round_setups(t, "hall", 3)[0].payload)["id"] != body["id"]
     assert "Site" not in body["tags"]  # not set: left out rather than blank
     assert len(round_setups(t, "hall", 2)) == 3  # the withdrawal counts after round 2
 

@@ -64,14 +64,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     q = cmd("start-round", "publish each board's setup for round R (retained, QoS 1)")
     q.add_argument("round", type=int, metavar="R")
-    q.add_argument("--broker", required=True, metavar="URL", help="mqtt://HOST:PORT or mqtts://")
-    q.add_argument("--hall", required=True, help="the hall's name in the topics")
-    q.add_argument("--username", help="the organizer's broker user")
-    q.add_argument("--password-file", help="file whose first line is the password "
-                   "(default: $KABELAUD_MQTT_PASSWORD)")
-    q.add_argument("--cafile", help="CA certificate for mqtts://")
-    q.add_argument("--dry-run", action="store_true", help="print the messages, publish none")
+    _broker_options(q)
     q.set_defaults(func=run_start_round)
+
+    q = cmd("clear-setups", "empty every board's retained setup (nothing left to apply)")
+    _broker_options(q)
+    q.set_defaults(func=run_clear_setups)
 
     q = cmd("result", "the arbiter's result for a game (forfeits: +- -+ --)")
     q.add_argument("--round", type=int, required=True)
@@ -92,6 +90,31 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     q.add_argument("--csv", type=Path, help="write the crosstable as CSV here")
     q.add_argument("--html", type=Path, help="write the crosstable as an HTML page here")
     q.set_defaults(func=run_crosstable)
+
+
+def _broker_options(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--broker", required=True, metavar="URL", help="mqtt://HOST:PORT or mqtts://")
+    q.add_argument("--hall", required=True, help="the hall's name in the topics")
+    q.add_argument("--username", help="the organizer's broker user")
+    q.add_argument("--password-file", help="file whose first line is the password "
+                   "(default: $KABELAUD_MQTT_PASSWORD)")
+    q.add_argument("--cafile", help="CA certificate for mqtts://")
+    q.add_argument("--dry-run", action="store_true", help="print the messages, publish none")
+
+
+def _publish(args: argparse.Namespace, messages: list[tuple[str, bytes]]) -> tuple[int, str]:
+    """Publish (or with --dry-run print) the messages; their count and the broker's name."""
+    from boardctl.hall_publish import Broker, parse_broker, password_from, publish
+
+    host, port, tls = parse_broker(args.broker)
+    if args.dry_run:
+        for topic, payload in messages:
+            print(topic, payload.decode())
+        return 0, f"{host}:{port}"
+    broker = Broker(host, port, tls, args.username, password_from(args.password_file),
+                    args.cafile)
+    count = publish(broker, messages, client_id=f"kabelaud-hall-{args.hall}"[:23])
+    return count, f"{host}:{port}"
 
 
 def _load(args: argparse.Namespace) -> Tournament:
@@ -177,23 +200,26 @@ def run_boards(args: argparse.Namespace) -> int:
 
 
 def run_start_round(args: argparse.Namespace) -> int:
-    from boardctl.hall_publish import Broker, parse_broker, password_from, publish
     from firmware.tournament.setup import round_setups
 
     t = _load(args)
-    host, port, tls = parse_broker(args.broker)
     messages = round_setups(t, args.hall, t.check_round(args.round))
+    count, where = _publish(args, [(m.topic, m.payload) for m in messages])
     if args.dry_run:
-        for m in messages:
-            print(m.topic, m.payload.decode())
         return 0
-    broker = Broker(host, port, tls, args.username, password_from(args.password_file),
-                    args.cafile)
-    count = publish(broker, messages, client_id=f"kabelaud-hall-{args.hall}"[:23])
     if args.round not in t.started:
         t.started = sorted({*t.started, args.round})
         _save(args, t)
-    print(f"round {args.round}: {count} setups published to {host}:{port} (hall {args.hall})")
+    print(f"round {args.round}: {count} setups published to {where} (hall {args.hall})")
+    return 0
+
+
+def run_clear_setups(args: argparse.Namespace) -> int:
+    from firmware.tournament.setup import clear_messages
+
+    count, where = _publish(args, clear_messages(_load(args), args.hall))
+    if not args.dry_run:
+        print(f"{count} setups cleared on {where} (hall {args.hall})")
     return 0
 
 
