@@ -22,6 +22,7 @@ def test_plain_and_csv_lists() -> None:
         Player("Aavik"), Player("Bauer"), Player("Cerny")]
     assert parse_players('name,club,rating\n"Dahl, Jr",Tartu,2100\nEller,,\n') == [
         Player("Dahl, Jr", 2100, "Tartu"), Player("Eller")]
+    assert parse_players("Name\nA\nB\n") == [Player("A"), Player("B")]  # a one-column CSV
 
 
 def test_the_drawing_uses_the_injected_generator() -> None:

@@ -130,14 +130,13 @@ def _save(args: argparse.Namespace, t: Tournament) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    from boardctl.hall_files import load_players
     from firmware.rules import find_rules
     from firmware.timecontrol import TimeControl
     from firmware.tournament.state import Tournament, from_json, to_json
 
     if args.state.exists() and not args.force:
         raise BoardError(f"{args.state}: exists already (--force to start again)")
-    from boardctl.hall_files import load_players
-
     players = load_players(args.players)
     rules = find_rules(args.rules).name
     if args.time_control is not None:

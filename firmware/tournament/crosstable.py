@@ -105,7 +105,7 @@ def render_text(t: Tournament, table: Crosstable) -> str:
     rows = [_row(t, table, s) + [format_points(s.points), _decimal(s.sonneborn_berger),
                                  s.place] for s in table.standings]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) if i == 1 else c.rjust(w)
+    lines = ["  ".join(c.ljust(w) if i in (1, 3) else c.rjust(w)
                        for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
              for r in [header, *rows]]
     lines += [f"annulled (seed 004 §38): {name}" for name in table.annulled]

@@ -49,7 +49,7 @@ def parse_players(text: str, source: str = "<players>") -> list[Player]:
     lines = text.splitlines()
     first = next((ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")), "")
     header = [h.strip().lower() for h in first.split(",")]
-    if "," in first and "name" in header:
+    if "name" in header and ("," in first or first.strip().lower() == "name"):
         players = _parse_csv(lines, source)
     else:
         players = []

@@ -13,7 +13,8 @@ every number other than N moves on by N/2 (counted round 1..N-1), keeping its si
 place, and N alternates between Black (odd rounds) and White (even rounds). For 21-24 players
 the seed has no table; the same rule gives the standard Berger tables (FIDE Handbook C.05,
 Annex 1). A double round robin (seed silent) plays the table twice, colours reversed in the
-second cycle, as FIDE Handbook C.05 Annex 1 does.
+second cycle, the usual practice; FIDE also recommends swapping the last two rounds of the
+first cycle, which is not done here so that the first cycle stays exactly the seed's table.
 """
 
 from __future__ import annotations
