@@ -45,3 +45,7 @@ class ConfigError(BoardError, ValueError):
 
 class HardwareError(BoardError, RuntimeError):
     """A hardware device that cannot be opened or used."""
+
+
+class TournamentError(BoardError, ValueError):
+    """A tournament file, pairing or result that cannot be used; the message says which."""
