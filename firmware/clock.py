@@ -9,10 +9,20 @@ Rules it implements (RULES.md, Clocks):
   instant of the press, 0 left included) is an overstep (004 §32).
 - Moves per period: when a player completes a period's moves, the next period's time is added
   to what he saved; the last period repeats when it names a move count (004 §32).
-- Fischer increments are added after each move; Bronstein delay gives back the time the move
-  took, at most the delay; simple delay waits before counting down. Once a player's flag has
-  fallen his face stays at 0 and earns nothing, until the arbiter sets a time.
-- The arbiter pauses, resumes and corrects either time and the move count (004 §32, §33).
+- Fischer increments are added after each move, or (``@start``, DGT clocks) are on the face when
+  the side's clock starts: 4800+60@start shows 1:21:00 at move 1 (DGT 3000 manual, "Fischer").
+  Bronstein delay as the DGT 3000 gives it ("Delay"): the delay is on the face when the clock
+  starts and the clock counts down at once; what the move took, up to the delay, is given back,
+  so a player may use base + delay on a move (B10+5: a 12 s move stands with 3 s left). Simple
+  (US) delay waits before counting down; both end the same (DGT 3000 manual).
+- A flag freezes the clock (DGT 3000: "the clock freezes and a blinking flag is shown"): both
+  faces stop, the side that flagged first shows it, presses are refused (reason ``flag``) until
+  the arbiter sets a time above 0.
+- The arbiter pauses, resumes and corrects either time and the move count (004 §32, §33). A
+  move count corrected past a control adds that period's time (back again removes it); a
+  correction that shortens a player's time is refused when it would leave him less than 15
+  minutes (004 §32: "mõtlemisaega võib ta lühendada ainult juhul, kui pärast vea parandamist
+  kuni kontrollini jääb vähemalt 15 minutit").
 - Adjournment (004 §34-35): :meth:`GameClock.adjourn` stops the clocks and records the times;
   :meth:`GameClock.resume_adjourned` plays the sealed move on the clock (it counts as the
   sealer's move) and starts the opponent's clock.
@@ -37,6 +47,8 @@ from firmware.rules import Side
 from firmware.timecontrol import Bonus, Kind, TimeControl
 
 SNAPSHOT_VERSION = 1
+#: 004 §32: the arbiter may shorten a player's time only if 15 minutes then remain.
+MIN_AFTER_CORRECTION_NS = 15 * 60 * 1_000_000_000
 
 
 class ClockError(BoardError, ValueError):
@@ -56,7 +68,8 @@ class Flag:
 class ClockPress:
     """What a press did. ``accepted`` is False when the presser's clock was not running (a real
     clock ignores that press): ``reason`` then says why (``not-started``, ``paused``,
-    ``adjourned``, ``not-running``) and nothing changed."""
+    ``adjourned``, ``not-running``, ``flag``: the clock froze on a fallen flag, which ``flag``
+    names) and nothing changed."""
 
     side: Side
     at: int
@@ -184,6 +197,13 @@ class GameClock:
         self._check_time(at, update=False)
         return self._face(side, at)
 
+    def reading(self, side: Side, at: int) -> int:
+        """What ``[%clock]`` and the feed record: the face without the next move's bonus that a
+        ``@start`` clock already shows (the time after the last move, its own bonus included).
+        The same number under both Fischer conventions."""
+        self._check_time(at, update=False)
+        return max(0, self._face(side, at) - self._pre(side))
+
     def flags(self, at: int) -> list[Flag]:
         """Every flag fallen by ``at``, first first."""
         found = [Flag(s, t) for s in _SIDES if (t := self._flags[s]) is not None]
@@ -243,6 +263,13 @@ class GameClock:
             return ClockPress(side, at, False, "paused", self._moves[side])
         if side is not self._turn:
             return ClockPress(side, at, False, "not-running", self._moves[side])
+        first = self.flag(at)
+        if first is not None and not self.control.counts_up:
+            self._record_flag_if_fallen(at)
+            return ClockPress(
+                side, at, False, "flag", self._moves[side], overstep=first.side is side,
+                flag=first,
+            )
         return self._settle(side, at)
 
     def pause(self, at: int) -> bool:
@@ -251,7 +278,7 @@ class GameClock:
         if not self._running or self._turn is None:
             return False
         self._record_flag_if_fallen(at)
-        self._turn_done += at - self._since
+        self._turn_done = self._turn_elapsed(at)
         self._since = at
         self._running = False
         return True
@@ -276,6 +303,10 @@ class GameClock:
         self._check_time(at)
         if not isinstance(ns, int) or ns < 0:
             raise ClockError(f"a clock time cannot be negative or fractional ns: {ns!r}")
+        self._unfreeze(at)
+        if ns > 0:
+            self._flags[side] = None
+        pre = self._pre(side)
         turn = self._turn
         if self.control.kind is Kind.HOURGLASS and turn is side.other:
             gained = min(self._turn_elapsed(at), max(0, self._base[turn]))
@@ -285,9 +316,9 @@ class GameClock:
             if self.control.counts_up:
                 self._base[side] = ns - elapsed
             else:
-                self._base[side] = ns + self._charged(side, elapsed)
+                self._base[side] = ns + self._charged(side, elapsed) - pre
         else:
-            self._base[side] = ns
+            self._base[side] = ns - pre
         if ns > 0 or self.control.counts_up:
             self._flags[side] = None
         elif self._flags[side] is None:
@@ -296,9 +327,42 @@ class GameClock:
     def set_moves(self, side: Side, moves: int) -> None:
         """Set how many moves ``side`` has made (the arbiter's count from the scoresheets,
         004 §33). Only the count changes: the time stays; the next control follows the count."""
-        if not isinstance(moves, int) or moves < 0:
+        if not isinstance(moves, int) or isinstance(moves, bool) or moves < 0:
             raise ClockError(f"a move count must be 0 or more: {moves!r}")
         self._moves[side] = moves
+
+    def correct_moves(self, side: Side, moves: int, at: int) -> int:
+        """The arbiter corrects ``side``'s move count (004 §32-33) and the clock follows: each
+        control passed on the way up adds its period's time, each passed on the way back
+        removes it. A correction that shortens the time and leaves less than 15 minutes is
+        refused (:class:`ClockError` with the reason; 004 §32). Returns the ns added (< 0:
+        removed)."""
+        self._check_time(at, update=False)
+        if not isinstance(moves, int) or isinstance(moves, bool) or moves < 0:
+            raise ClockError(f"a move count must be 0 or more: {moves!r}")
+        old = self._moves[side]
+        delta = 0
+        for count in range(min(old, moves) + 1, max(old, moves) + 1):
+            stage = self.control.control_at(count)
+            if stage is not None:
+                delta += stage.seconds_ns
+        if moves < old:
+            delta = -delta
+        face = self._face(side, at)
+        if delta < 0 and not self.control.counts_up:
+            after = face + delta
+            if after < MIN_AFTER_CORRECTION_NS:
+                raise ClockError(
+                    f"correction refused: {side.value} would have "
+                    f"{max(0, after) // 1_000_000_000} s, less than 15 minutes to the control "
+                    f"(004 §32: the arbiter may shorten a player's time only if 15 minutes remain)"
+                )
+        self._check_time(at)
+        self._unfreeze(at)
+        self._moves[side] = moves
+        if delta and not self.control.counts_up:
+            self.set_remaining(side, max(0, self._face(side, at) + delta), at)
+        return delta
 
     def adjourn(self, at: int, session_ns: int | None = None) -> Adjournment:
         """Adjourn: the side to move has sealed his move; the clocks stop and the times are
@@ -356,7 +420,7 @@ class GameClock:
         if at is not None:
             self._check_time(at)
             if self._running:
-                self._turn_done += at - self._since
+                self._turn_done = self._turn_elapsed(at)
                 self._since = at
         return {
             "version": SNAPSHOT_VERSION,
@@ -442,11 +506,35 @@ class GameClock:
             self._last_at = at
 
     def _turn_elapsed(self, at: int) -> int:
+        """Wall time of the turn so far; it stops at the turn side's flag (the clock froze)."""
         if self._turn is None:
             return 0
         if self._running:
-            return self._turn_done + max(0, at - self._since)
+            end = at
+            fallen = self._flags[self._turn]
+            if fallen is None:
+                fallen = self.next_flag_at()
+            if fallen is not None and not self.control.counts_up:
+                end = min(end, max(fallen, self._since))
+            return self._turn_done + max(0, end - self._since)
         return self._turn_done
+
+    def _unfreeze(self, at: int) -> None:
+        """Before the arbiter's correction: the frozen turn time stays frozen (the time between
+        the flag and the correction is nobody's)."""
+        if self._running and self._turn is not None:
+            self._turn_done = self._turn_elapsed(at)
+            self._since = at
+
+    def _pre(self, side: Side) -> int:
+        """The next move's Fischer bonus when the control gives it at the clock's start
+        (``@start``): it is on the face already."""
+        if not self.control.bonus_at_start or self._flags[side] is not None:
+            return 0
+        if self.control.kind is not Kind.STAGES:
+            return 0
+        _, stage = self.control.stage_after(self._moves[side])
+        return stage.bonus_ns if stage.bonus is Bonus.FISCHER else 0
 
     def _stage_bonus(self, side: Side) -> tuple[Bonus, int]:
         if self.control.kind is not Kind.STAGES:
@@ -459,13 +547,15 @@ class GameClock:
         bonus, amount = self._stage_bonus(side)
         if bonus is Bonus.DELAY:
             return max(0, elapsed - amount)
+        if bonus is Bonus.BRONSTEIN:  # the delay is on the face from the clock's start (DGT)
+            return elapsed - amount
         return elapsed
 
     def _flag_turn_time(self, side: Side) -> int:
         """Turn time at which the side's face reaches 0."""
         bonus, amount = self._stage_bonus(side)
-        base = max(0, self._base[side])
-        return base + amount if bonus is Bonus.DELAY else base
+        base = max(0, self._base[side] + self._pre(side))
+        return base + amount if bonus in (Bonus.DELAY, Bonus.BRONSTEIN) else base
 
     def _face(self, side: Side, at: int) -> int:
         base = self._base[side]
@@ -473,6 +563,7 @@ class GameClock:
             return max(0, base + (self._turn_elapsed(at) if side is self._turn else 0))
         if self._flags[side] is not None:
             return 0
+        base += self._pre(side)
         if self._turn is None:
             return max(0, base)
         elapsed = self._turn_elapsed(at)
