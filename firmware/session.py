@@ -88,6 +88,7 @@ class BoardSession:
         started: bool = False,
         tags: dict[str, str] | None = None,
         late_ns: int | None = LATE_NS,
+        touch_ns: int | None = None,
     ) -> None:
         self.rules = find_rules(rules)
         self.start = Position.from_fen(self.rules, fen) if fen else self.rules.start_position()
@@ -103,6 +104,7 @@ class BoardSession:
             clocked=self.clock is not None if clocked is None else clocked,
             settle_ns=settle_ns,
             started=started,
+            touch_ns=touch_ns,
         )
         self._auto_clock = started
         self.record = Game(self.rules, self.start, fischer=fischer)
@@ -214,8 +216,10 @@ class BoardSession:
 
     def _late_at(self) -> tuple[Side, int] | None:
         """Who will be defaulted for lateness and when (004 §32), if nobody comes: the side to
-        move, not yet seen at the board and without a move, once the clocks have run
-        ``late_ns`` since the start (pauses left out)."""
+        move, not yet seen at the board and without a move, once his own clock has run
+        ``late_ns`` (004 §32: the absent player's clock starts when his turn comes and the time
+        until he comes is his; a player who sits thinking without touching a piece for that
+        long on his first move is the arbiter's to excuse)."""
         clock = self.clock
         if self.late_ns is None or clock is None or clock.running is None:
             return None
@@ -223,8 +227,7 @@ class BoardSession:
         if side in self.present or clock.moves_made(side) > 0:
             return None
         at = clock.last_at or 0
-        run = clock.used(Side.WHITE, at) + clock.used(Side.BLACK, at)
-        return side, at + max(0, self.late_ns - run)
+        return side, at + max(0, self.late_ns - clock.used(side, at))
 
     def _open(self, at: int) -> list[dict[str, Any]]:
         """The game's start: a position that is already over ends it at once (000 7.2.9: the
@@ -342,13 +345,16 @@ class BoardSession:
         return out
 
     def _irregularity(self, d: Irregularity) -> dict[str, Any]:
-        return {
+        rec: dict[str, Any] = {
             "type": "irregularity",
             "kind": d.kind,
             "side": d.side.value if d.side is not None else None,
             "squares": d.squares,
             "leds": {m.square: m.meaning for m in d.marks},
         }
+        if d.held_ns is not None:  # touch-move: how long the piece was held (000 3.9-3.11)
+            rec["held"] = round(d.held_ns / NS, 3)
+        return rec
 
     def _accepted(self, d: Accepted) -> list[dict[str, Any]]:
         if d.passes_turn and self.clock is not None and self.clock.started:

@@ -66,11 +66,13 @@ def test_004_s32_a_player_at_the_board_is_not_late() -> None:
     assert s.tick(45 * MIN) == []
 
 
-def test_004_s32_black_absent_is_defaulted_30_minutes_after_the_start() -> None:
+def test_004_s32_black_absent_is_defaulted_after_30_minutes_on_his_clock() -> None:
+    # 004 §32: the absent player's clock starts when his turn comes; the time is his.
     s = BoardSession("russian", "7200")
     s.handle(Start(0))
-    play(s, "c3", "d4", "white", 600)  # White moves at 10 min; Black's clock runs
-    out = s.tick(30 * MIN)
+    play(s, "c3", "d4", "white", 600)  # White moves at 10 min; Black's clock runs from 601 s
+    assert s.tick(601 * NS + 30 * MIN - 1) == []
+    out = s.tick(601 * NS + 30 * MIN)
     assert out[-1]["result"] == "1-0" and "late" in out[-1]["reason"]
 
 
