@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from test_referee_irregular import feed, kinds
 
 from boardctl.cli import main
 from firmware.errors import BoardError
 from firmware.referee import BOUNCE_NS, TOUCH_NS, check_touch_min
 from firmware.session import BoardSession
-from test_referee_irregular import feed, kinds
 
 MS = 1_000_000
 
