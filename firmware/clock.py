@@ -44,7 +44,7 @@ from typing import Any
 
 from firmware.errors import BoardError
 from firmware.rules import Side
-from firmware.timecontrol import Bonus, Kind, TimeControl
+from firmware.timecontrol import Bonus, Kind, Stage, TimeControl
 
 SNAPSHOT_VERSION = 1
 #: 004 §32: the arbiter may shorten a player's time only if 15 minutes then remain.
@@ -139,6 +139,7 @@ class GameClock:
         self._turn_done = 0  # wall time of the turn before _since (runs before a pause)
         self._last_at: int | None = None
         self._adjournment: Adjournment | None = None
+        self._stages: dict[int, Stage] = {}  # stage_after(moves), asked on every face read
 
     # -- state -----------------------------------------------------------------------------
 
@@ -263,7 +264,11 @@ class GameClock:
             return ClockPress(side, at, False, "paused", self._moves[side])
         if side is not self._turn:
             return ClockPress(side, at, False, "not-running", self._moves[side])
-        first = self.flag(at)
+        pending = self.next_flag_at()
+        fallen = (pending is not None and pending <= at) or any(
+            t is not None for t in self._flags.values()
+        )
+        first = self.flag(at) if fallen else None
         if first is not None and not self.control.counts_up:
             self._record_flag_if_fallen(at)
             return ClockPress(
@@ -480,6 +485,7 @@ class GameClock:
                     adjournment.charged_ns,
                 )
         self.control = control
+        self._stages = {}
         self._base, self._used, self._moves, self._flags = base, used, moves, flags
         self._turn, self._running, self._since = turn, running, since
         self._turn_done, self._last_at, self._adjournment = turn_done, last_at, adjournment
@@ -511,10 +517,10 @@ class GameClock:
             return 0
         if self._running:
             end = at
-            fallen = self._flags[self._turn]
-            if fallen is None:
-                fallen = self.next_flag_at()
-            if fallen is not None and not self.control.counts_up:
+            if not self.control.counts_up:
+                fallen = self._flags[self._turn]
+                if fallen is None:
+                    fallen = self._since + self._flag_turn_time(self._turn) - self._turn_done
                 end = min(end, max(fallen, self._since))
             return self._turn_done + max(0, end - self._since)
         return self._turn_done
@@ -533,13 +539,22 @@ class GameClock:
             return 0
         if self.control.kind is not Kind.STAGES:
             return 0
-        _, stage = self.control.stage_after(self._moves[side])
+        stage = self._stage(self._moves[side])
         return stage.bonus_ns if stage.bonus is Bonus.FISCHER else 0
+
+    def _stage(self, moves: int) -> Stage:
+        """The stage of a player's move number ``moves + 1`` (cached: faces are read often)."""
+        stage = self._stages.get(moves)
+        if stage is None:
+            if len(self._stages) > 4096:
+                self._stages.clear()
+            stage = self._stages[moves] = self.control.stage_after(moves)[1]
+        return stage
 
     def _stage_bonus(self, side: Side) -> tuple[Bonus, int]:
         if self.control.kind is not Kind.STAGES:
             return Bonus.NONE, 0
-        _, stage = self.control.stage_after(self._moves[side])
+        stage = self._stage(self._moves[side])
         return stage.bonus, stage.bonus_ns
 
     def _charged(self, side: Side, elapsed: int) -> int:
@@ -624,5 +639,5 @@ class GameClock:
         """The bonus of the stage the ``moves``-th move was made in."""
         if self.control.kind is not Kind.STAGES:
             return Bonus.NONE, 0
-        _, stage = self.control.stage_after(moves - 1)
+        stage = self._stage(moves - 1)
         return stage.bonus, stage.bonus_ns
