@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware.clock import GameClock
+from firmware.clock import Flag, GameClock
 from firmware.rules import Side
 
 NS_PER_TENTH = 100_000_000
@@ -115,18 +115,29 @@ def face_view(clock: GameClock, side: Side, at: int) -> FaceText:
     return FaceText(face.text, blink=stopped)
 
 
+def _times(clock: GameClock, at: int) -> list[tuple[Side, bool, str]]:
+    """Each side, whether its clock runs, and its face as text."""
+    return [
+        (side, clock.running is side,
+         format_time(clock.remaining(side, at), tenths=not clock.counts_up))
+        for side in (Side.WHITE, Side.BLACK)
+    ]
+
+
+def _flag_of(clock: GameClock, at: int) -> Flag | None:
+    flag = clock.flag(at)
+    return None if flag is None or clock.counts_up else flag
+
+
 def terminal_line(clock: GameClock, at: int, origin: int = 0) -> str:
     """One line for the terminal: ``> White 1:23:45 | Black 45:00 | move 23``, the running
     side marked, the first fallen flag (its time counted from ``origin``, e.g. the start) and
     the clock's state named."""
-    parts = []
-    for side in (Side.WHITE, Side.BLACK):
-        marker = ">" if clock.running is side else " "
-        time = format_time(clock.remaining(side, at), tenths=not clock.counts_up)
-        parts.append(f"{marker} {side.value.capitalize():5} {time:>9}")
+    parts = [f"{'>' if runs else ' '} {side.value.capitalize():5} {time:>9}"
+             for side, runs, time in _times(clock, at)]
     text = " | ".join(parts) + f" | move {game_move_number(clock)}"
-    flag = clock.flag(at)
-    if flag is not None and not clock.counts_up:
+    flag = _flag_of(clock, at)
+    if flag is not None:
         text += f" | FLAG {flag.side.value} at {format_time(flag.at - origin, tenths=False)}"
     state = _state(clock)
     return text + (f" | {state}" if state else "")
@@ -134,14 +145,11 @@ def terminal_line(clock: GameClock, at: int, origin: int = 0) -> str:
 
 def compact_line(clock: GameClock, at: int) -> str:
     """The terminal line for a narrow terminal: ``>W 1:21:00 B 1:21:00 #1 paused``."""
-    parts = []
-    for side in (Side.WHITE, Side.BLACK):
-        marker = ">" if clock.running is side else ""
-        time = format_time(clock.remaining(side, at), tenths=not clock.counts_up)
-        parts.append(f"{marker}{side.value[0].upper()} {time}")
+    parts = [f"{'>' if runs else ''}{side.value[0].upper()} {time}"
+             for side, runs, time in _times(clock, at)]
     text = " ".join(parts) + f" #{game_move_number(clock)}"
-    flag = clock.flag(at)
-    if flag is not None and not clock.counts_up:
+    flag = _flag_of(clock, at)
+    if flag is not None:
         text += f" FLAG {flag.side.value[0].upper()}"
     state = _state(clock)
     return text + (f" {state}" if state else "")
@@ -169,8 +177,8 @@ def plain_line(clock: GameClock, at: int, origin: int = 0) -> str:
     if clock.turn is not None:
         text += f"{clock.turn.value.capitalize()} to move, "
     text += f"move {game_move_number(clock)}"
-    flag = clock.flag(at)
-    if flag is not None and not clock.counts_up:
+    flag = _flag_of(clock, at)
+    if flag is not None:
         text += (f"; flag: {flag.side.value.capitalize()} out of time at "
                  f"{format_time(flag.at - origin, tenths=False)}")
     state = _state(clock)
