@@ -40,6 +40,7 @@ class Hardware:
         sim: Any = None,
         factory: Any = None,
         button_pins: Mapping[str, int] | None = None,
+        beeper: Any = None,
     ) -> None:
         self.size = size
         self.scanner = scanner
@@ -51,6 +52,7 @@ class Hardware:
         self.sim = sim
         self.factory = factory
         self.button_pins = dict(button_pins or {})
+        self.beeper = beeper  # hw.buzzer.Beeper: the service hands it every feed record
 
     def expect(self, squares: Iterable[str]) -> None:
         """Start debouncing from this settled state: whatever differs on the board is then
@@ -72,7 +74,7 @@ class Hardware:
         pin.drive_high()
 
     def close(self) -> None:
-        for part in (self.buttons, self.faces, self.leds):
+        for part in (self.buttons, self.faces, self.leds, self.beeper):
             if part is not None:
                 try:
                     part.close()
@@ -126,7 +128,8 @@ def sim_hardware(
                         reconnect_max_s=config.serial.reconnect_max_s, on_connect=on_connect)
     return Hardware(size=size, scanner=scanner, samples=samples, buttons=buttons, leds=leds,
                     faces=faces, feed=feed, sim=board, factory=factory,
-                    button_pins={k: v for k, v in pins.items() if v})
+                    button_pins={k: v for k, v in pins.items() if v},
+                    beeper=_beeper(config, factory))
 
 
 def pi_hardware(
@@ -163,7 +166,14 @@ def pi_hardware(
     feed = FeedPort.from_config(dataclasses.replace(config.serial, port=port),
                                 on_connect=on_connect) if port else None
     return Hardware(size=config.size, scanner=scanner, samples=samples, buttons=buttons,
-                    leds=leds, faces=faces, feed=feed)
+                    leds=leds, faces=faces, feed=feed, beeper=_beeper(config, factory))
+
+
+def _beeper(config: Any, factory: Any) -> Any:
+    """The ``[buzzer]`` of the config on the board's pin factory (None: none fitted)."""
+    from hw.buzzer import open_beeper
+
+    return open_beeper(getattr(config, "buzzer", None), pin_factory=factory)
 
 
 # --------------------------------------------------------------------------------------------

@@ -517,6 +517,8 @@ class Service:
             self._next_snapshot = self.game_time(self.clock()) + self.snapshot_every_ns
         if self.hw.feed is not None:
             self.hw.feed.send(line)
+        if getattr(self.hw, "beeper", None) is not None:  # hw.buzzer: flag, irregularity, 10 s
+            self.hw.beeper.on_record(rec)
         if self.on_line is not None:
             self.on_line(line)
 

@@ -9,10 +9,20 @@ Rules it implements (RULES.md, Clocks):
   instant of the press, 0 left included) is an overstep (004 §32).
 - Moves per period: when a player completes a period's moves, the next period's time is added
   to what he saved; the last period repeats when it names a move count (004 §32).
-- Fischer increments are added after each move; Bronstein delay gives back the time the move
-  took, at most the delay; simple delay waits before counting down. Once a player's flag has
-  fallen his face stays at 0 and earns nothing, until the arbiter sets a time.
-- The arbiter pauses, resumes and corrects either time and the move count (004 §32, §33).
+- Fischer increments are added after each move, or (``@start``, DGT clocks) are on the face when
+  the side's clock starts: 4800+60@start shows 1:21:00 at move 1 (DGT 3000 manual, "Fischer").
+  Bronstein delay as the DGT 3000 gives it ("Delay"): the delay is on the face when the clock
+  starts and the clock counts down at once; what the move took, up to the delay, is given back,
+  so a player may use base + delay on a move (B10+5: a 12 s move stands with 3 s left). Simple
+  (US) delay waits before counting down; both end the same (DGT 3000 manual).
+- A flag freezes the clock (DGT 3000: "the clock freezes and a blinking flag is shown"): both
+  faces stop, the side that flagged first shows it, presses are refused (reason ``flag``) until
+  the arbiter sets a time above 0.
+- The arbiter pauses, resumes and corrects either time and the move count (004 §32, §33). A
+  move count corrected past a control adds that period's time (back again removes it); a
+  correction that shortens a player's time is refused when it would leave him less than 15
+  minutes (004 §32: "mõtlemisaega võib ta lühendada ainult juhul, kui pärast vea parandamist
+  kuni kontrollini jääb vähemalt 15 minutit").
 - Adjournment (004 §34-35): :meth:`GameClock.adjourn` stops the clocks and records the times;
   :meth:`GameClock.resume_adjourned` plays the sealed move on the clock (it counts as the
   sealer's move) and starts the opponent's clock.
@@ -29,79 +39,17 @@ is created or lost. An hourglass moves what one side uses to the other; count-up
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from firmware.errors import BoardError
+from firmware.clock_records import Adjournment, ClockError, ClockPress, Flag
 from firmware.rules import Side
-from firmware.timecontrol import Bonus, Kind, TimeControl
+from firmware.timecontrol import Bonus, Kind, Stage, TimeControl
 
 SNAPSHOT_VERSION = 1
+#: 004 §32: the arbiter may shorten a player's time only if 15 minutes then remain.
+MIN_AFTER_CORRECTION_NS = 15 * 60 * 1_000_000_000
 
-
-class ClockError(BoardError, ValueError):
-    """A clock call that does not fit the clock's state (time going backwards, resuming a game
-    that is not adjourned, a negative correction, an unreadable snapshot)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Flag:
-    """A flag that fell: whose, and the exact monotonic time it fell."""
-
-    side: Side
-    at: int
-
-
-@dataclass(frozen=True, slots=True)
-class ClockPress:
-    """What a press did. ``accepted`` is False when the presser's clock was not running (a real
-    clock ignores that press): ``reason`` then says why (``not-started``, ``paused``,
-    ``adjourned``, ``not-running``) and nothing changed."""
-
-    side: Side
-    at: int
-    accepted: bool
-    reason: str = ""
-    moves: int = 0  # moves made by side after the press
-    used_ns: int = 0  # wall time of the turn that ended, pauses left out
-    credited_ns: int = 0  # increment, delay given back and period time added
-    remaining_ns: int = 0  # presser's time after the press
-    overstep: bool = False  # the flag had fallen by the press (004 §32)
-    control: bool = False  # the press completed a period's moves (004 §32)
-    flag: Flag | None = None  # the presser's flag, when it has fallen
-
-
-@dataclass(frozen=True, slots=True)
-class Adjournment:
-    """What goes on the envelope (004 §34): who sealed, when, the times and move counts."""
-
-    sealer: Side
-    at: int
-    remaining: dict[Side, int]
-    used: dict[Side, int]
-    moves: dict[Side, int]
-    charged_ns: int = 0  # extra time the sealer took on himself to adjourn early (004 §34)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sealer": self.sealer.value,
-            "at": self.at,
-            "remaining": {s.value: v for s, v in self.remaining.items()},
-            "used": {s.value: v for s, v in self.used.items()},
-            "moves": {s.value: v for s, v in self.moves.items()},
-            "charged_ns": self.charged_ns,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Adjournment:
-        return cls(
-            Side(data["sealer"]),
-            int(data["at"]),
-            {Side(k): int(v) for k, v in data["remaining"].items()},
-            {Side(k): int(v) for k, v in data["used"].items()},
-            {Side(k): int(v) for k, v in data["moves"].items()},
-            int(data.get("charged_ns", 0)),
-        )
+__all__ = ["Adjournment", "ClockError", "ClockPress", "Flag", "GameClock", "SNAPSHOT_VERSION"]
 
 
 _SIDES = (Side.WHITE, Side.BLACK)
@@ -126,6 +74,7 @@ class GameClock:
         self._turn_done = 0  # wall time of the turn before _since (runs before a pause)
         self._last_at: int | None = None
         self._adjournment: Adjournment | None = None
+        self._stages: dict[int, Stage] = {}  # stage_after(moves), asked on every face read
 
     # -- state -----------------------------------------------------------------------------
 
@@ -183,6 +132,13 @@ class GameClock:
         controls (``-``, ``?``) the time used."""
         self._check_time(at, update=False)
         return self._face(side, at)
+
+    def reading(self, side: Side, at: int) -> int:
+        """What ``[%clock]`` and the feed record: the face without the next move's bonus that a
+        ``@start`` clock already shows (the time after the last move, its own bonus included).
+        The same number under both Fischer conventions."""
+        self._check_time(at, update=False)
+        return max(0, self._face(side, at) - self._pre(side))
 
     def flags(self, at: int) -> list[Flag]:
         """Every flag fallen by ``at``, first first."""
@@ -243,6 +199,17 @@ class GameClock:
             return ClockPress(side, at, False, "paused", self._moves[side])
         if side is not self._turn:
             return ClockPress(side, at, False, "not-running", self._moves[side])
+        pending = self.next_flag_at()
+        fallen = (pending is not None and pending <= at) or any(
+            t is not None for t in self._flags.values()
+        )
+        first = self.flag(at) if fallen else None
+        if first is not None and not self.control.counts_up:
+            self._record_flag_if_fallen(at)
+            return ClockPress(
+                side, at, False, "flag", self._moves[side], overstep=first.side is side,
+                flag=first,
+            )
         return self._settle(side, at)
 
     def pause(self, at: int) -> bool:
@@ -251,7 +218,7 @@ class GameClock:
         if not self._running or self._turn is None:
             return False
         self._record_flag_if_fallen(at)
-        self._turn_done += at - self._since
+        self._turn_done = self._turn_elapsed(at)
         self._since = at
         self._running = False
         return True
@@ -276,6 +243,10 @@ class GameClock:
         self._check_time(at)
         if not isinstance(ns, int) or ns < 0:
             raise ClockError(f"a clock time cannot be negative or fractional ns: {ns!r}")
+        self._unfreeze(at)
+        if ns > 0:
+            self._flags[side] = None
+        pre = self._pre(side)
         turn = self._turn
         if self.control.kind is Kind.HOURGLASS and turn is side.other:
             gained = min(self._turn_elapsed(at), max(0, self._base[turn]))
@@ -285,9 +256,9 @@ class GameClock:
             if self.control.counts_up:
                 self._base[side] = ns - elapsed
             else:
-                self._base[side] = ns + self._charged(side, elapsed)
+                self._base[side] = ns + self._charged(side, elapsed) - pre
         else:
-            self._base[side] = ns
+            self._base[side] = ns - pre
         if ns > 0 or self.control.counts_up:
             self._flags[side] = None
         elif self._flags[side] is None:
@@ -296,9 +267,42 @@ class GameClock:
     def set_moves(self, side: Side, moves: int) -> None:
         """Set how many moves ``side`` has made (the arbiter's count from the scoresheets,
         004 §33). Only the count changes: the time stays; the next control follows the count."""
-        if not isinstance(moves, int) or moves < 0:
+        if not isinstance(moves, int) or isinstance(moves, bool) or moves < 0:
             raise ClockError(f"a move count must be 0 or more: {moves!r}")
         self._moves[side] = moves
+
+    def correct_moves(self, side: Side, moves: int, at: int) -> int:
+        """The arbiter corrects ``side``'s move count (004 §32-33) and the clock follows: each
+        control passed on the way up adds its period's time, each passed on the way back
+        removes it. A correction that shortens the time and leaves less than 15 minutes is
+        refused (:class:`ClockError` with the reason; 004 §32). Returns the ns added (< 0:
+        removed)."""
+        self._check_time(at, update=False)
+        if not isinstance(moves, int) or isinstance(moves, bool) or moves < 0:
+            raise ClockError(f"a move count must be 0 or more: {moves!r}")
+        old = self._moves[side]
+        delta = 0
+        for count in range(min(old, moves) + 1, max(old, moves) + 1):
+            stage = self.control.control_at(count)
+            if stage is not None:
+                delta += stage.seconds_ns
+        if moves < old:
+            delta = -delta
+        face = self._face(side, at)
+        if delta < 0 and not self.control.counts_up:
+            after = face + delta
+            if after < MIN_AFTER_CORRECTION_NS:
+                raise ClockError(
+                    f"correction refused: {side.value} would have "
+                    f"{max(0, after) // 1_000_000_000} s, less than 15 minutes to the control "
+                    f"(004 §32: the arbiter may shorten a player's time only if 15 minutes remain)"
+                )
+        self._check_time(at)
+        self._unfreeze(at)
+        self._moves[side] = moves
+        if delta and not self.control.counts_up:
+            self.set_remaining(side, max(0, self._face(side, at) + delta), at)
+        return delta
 
     def adjourn(self, at: int, session_ns: int | None = None) -> Adjournment:
         """Adjourn: the side to move has sealed his move; the clocks stop and the times are
@@ -356,7 +360,7 @@ class GameClock:
         if at is not None:
             self._check_time(at)
             if self._running:
-                self._turn_done += at - self._since
+                self._turn_done = self._turn_elapsed(at)
                 self._since = at
         return {
             "version": SNAPSHOT_VERSION,
@@ -416,6 +420,7 @@ class GameClock:
                     adjournment.charged_ns,
                 )
         self.control = control
+        self._stages = {}
         self._base, self._used, self._moves, self._flags = base, used, moves, flags
         self._turn, self._running, self._since = turn, running, since
         self._turn_done, self._last_at, self._adjournment = turn_done, last_at, adjournment
@@ -442,16 +447,49 @@ class GameClock:
             self._last_at = at
 
     def _turn_elapsed(self, at: int) -> int:
+        """Wall time of the turn so far; it stops at the turn side's flag (the clock froze)."""
         if self._turn is None:
             return 0
         if self._running:
-            return self._turn_done + max(0, at - self._since)
+            end = at
+            if not self.control.counts_up:
+                fallen = self._flags[self._turn]
+                if fallen is None:
+                    fallen = self._since + self._flag_turn_time(self._turn) - self._turn_done
+                end = min(end, max(fallen, self._since))
+            return self._turn_done + max(0, end - self._since)
         return self._turn_done
+
+    def _unfreeze(self, at: int) -> None:
+        """Before the arbiter's correction: the frozen turn time stays frozen (the time between
+        the flag and the correction is nobody's)."""
+        if self._running and self._turn is not None:
+            self._turn_done = self._turn_elapsed(at)
+            self._since = at
+
+    def _pre(self, side: Side) -> int:
+        """The next move's Fischer bonus when the control gives it at the clock's start
+        (``@start``): it is on the face already."""
+        if not self.control.bonus_at_start or self._flags[side] is not None:
+            return 0
+        if self.control.kind is not Kind.STAGES:
+            return 0
+        stage = self._stage(self._moves[side])
+        return stage.bonus_ns if stage.bonus is Bonus.FISCHER else 0
+
+    def _stage(self, moves: int) -> Stage:
+        """The stage of a player's move number ``moves + 1`` (cached: faces are read often)."""
+        stage = self._stages.get(moves)
+        if stage is None:
+            if len(self._stages) > 4096:
+                self._stages.clear()
+            stage = self._stages[moves] = self.control.stage_after(moves)[1]
+        return stage
 
     def _stage_bonus(self, side: Side) -> tuple[Bonus, int]:
         if self.control.kind is not Kind.STAGES:
             return Bonus.NONE, 0
-        _, stage = self.control.stage_after(self._moves[side])
+        stage = self._stage(self._moves[side])
         return stage.bonus, stage.bonus_ns
 
     def _charged(self, side: Side, elapsed: int) -> int:
@@ -459,13 +497,15 @@ class GameClock:
         bonus, amount = self._stage_bonus(side)
         if bonus is Bonus.DELAY:
             return max(0, elapsed - amount)
+        if bonus is Bonus.BRONSTEIN:  # the delay is on the face from the clock's start (DGT)
+            return elapsed - amount
         return elapsed
 
     def _flag_turn_time(self, side: Side) -> int:
         """Turn time at which the side's face reaches 0."""
         bonus, amount = self._stage_bonus(side)
-        base = max(0, self._base[side])
-        return base + amount if bonus is Bonus.DELAY else base
+        base = max(0, self._base[side] + self._pre(side))
+        return base + amount if bonus in (Bonus.DELAY, Bonus.BRONSTEIN) else base
 
     def _face(self, side: Side, at: int) -> int:
         base = self._base[side]
@@ -473,6 +513,7 @@ class GameClock:
             return max(0, base + (self._turn_elapsed(at) if side is self._turn else 0))
         if self._flags[side] is not None:
             return 0
+        base += self._pre(side)
         if self._turn is None:
             return max(0, base)
         elapsed = self._turn_elapsed(at)
@@ -533,5 +574,5 @@ class GameClock:
         """The bonus of the stage the ``moves``-th move was made in."""
         if self.control.kind is not Kind.STAGES:
             return Bonus.NONE, 0
-        _, stage = self.control.stage_after(moves - 1)
+        stage = self._stage(moves - 1)
         return stage.bonus, stage.bonus_ns

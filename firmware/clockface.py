@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware.clock import GameClock
+from firmware.clock import Flag, GameClock
 from firmware.rules import Side
 
 NS_PER_TENTH = 100_000_000
@@ -115,23 +115,81 @@ def face_view(clock: GameClock, side: Side, at: int) -> FaceText:
     return FaceText(face.text, blink=stopped)
 
 
+def _times(clock: GameClock, at: int) -> list[tuple[Side, bool, str]]:
+    """Each side, whether its clock runs, and its face as text."""
+    return [
+        (side, clock.running is side,
+         format_time(clock.remaining(side, at), tenths=not clock.counts_up))
+        for side in (Side.WHITE, Side.BLACK)
+    ]
+
+
+def _flag_of(clock: GameClock, at: int) -> Flag | None:
+    flag = clock.flag(at)
+    return None if flag is None or clock.counts_up else flag
+
+
 def terminal_line(clock: GameClock, at: int, origin: int = 0) -> str:
     """One line for the terminal: ``> White 1:23:45 | Black 45:00 | move 23``, the running
     side marked, the first fallen flag (its time counted from ``origin``, e.g. the start) and
     the clock's state named."""
-    parts = []
-    for side in (Side.WHITE, Side.BLACK):
-        marker = ">" if clock.running is side else " "
-        time = format_time(clock.remaining(side, at), tenths=not clock.counts_up)
-        parts.append(f"{marker} {side.value.capitalize():5} {time:>9}")
+    parts = [f"{'>' if runs else ' '} {side.value.capitalize():5} {time:>9}"
+             for side, runs, time in _times(clock, at)]
     text = " | ".join(parts) + f" | move {game_move_number(clock)}"
-    flag = clock.flag(at)
-    if flag is not None and not clock.counts_up:
+    flag = _flag_of(clock, at)
+    if flag is not None:
         text += f" | FLAG {flag.side.value} at {format_time(flag.at - origin, tenths=False)}"
+    state = _state(clock)
+    return text + (f" | {state}" if state else "")
+
+
+def compact_line(clock: GameClock, at: int) -> str:
+    """The terminal line for a narrow terminal: ``>W 1:21:00 B 1:21:00 #1 paused``."""
+    parts = [f"{'>' if runs else ''}{side.value[0].upper()} {time}"
+             for side, runs, time in _times(clock, at)]
+    text = " ".join(parts) + f" #{game_move_number(clock)}"
+    flag = _flag_of(clock, at)
+    if flag is not None:
+        text += f" FLAG {flag.side.value[0].upper()}"
+    state = _state(clock)
+    return text + (f" {state}" if state else "")
+
+
+def fit_line(clock: GameClock, at: int, width: int, origin: int = 0, prefix: str = "") -> str:
+    """The status line that fits ``width`` columns (one column kept free, so that the cursor
+    never wraps): the full line, else without ``prefix``, else the compact one, else cut."""
+    room = max(1, width - 1)
+    full = prefix + terminal_line(clock, at, origin)
+    for text in (full, terminal_line(clock, at, origin), compact_line(clock, at)):
+        if len(text) <= room:
+            return text
+    return compact_line(clock, at)[:room]
+
+
+def plain_line(clock: GameClock, at: int, origin: int = 0) -> str:
+    """One sentence for a screen reader: ``White 1:20:35, Black 1:21:00; White to move, move
+    3.`` with the clock's state (paused, adjourned, flag) in words."""
+    times = ", ".join(
+        f"{side.value.capitalize()} {format_time(clock.remaining(side, at), tenths=False)}"
+        for side in (Side.WHITE, Side.BLACK)
+    )
+    text = f"{times}; "
+    if clock.turn is not None:
+        text += f"{clock.turn.value.capitalize()} to move, "
+    text += f"move {game_move_number(clock)}"
+    flag = _flag_of(clock, at)
+    if flag is not None:
+        text += (f"; flag: {flag.side.value.capitalize()} out of time at "
+                 f"{format_time(flag.at - origin, tenths=False)}")
+    state = _state(clock)
+    return text + (f"; {state}." if state else ".")
+
+
+def _state(clock: GameClock) -> str:
     if clock.adjournment is not None:
-        text += " | adjourned"
-    elif not clock.started:
-        text += " | not started"
-    elif clock.running is None:
-        text += " | paused"
-    return text
+        return "adjourned"
+    if not clock.started:
+        return "not started"
+    if clock.running is None:
+        return "paused"
+    return ""

@@ -11,12 +11,17 @@ tolerated), ``%`` and ``;`` line comments, clock commands ``[%clock w1:02:03 B0:
 ``/FEN "..."/`` anywhere in the main line.
 
 Writing produces PDN 3.0: the seven-tag roster, ``GameType``, ``FEN`` for set-up positions,
-``TimeControl`` when given, moves in the rule set's notation, ``{[%clock ...]}`` after each move
-when clock times are given (the side whose clock now runs in capitals), ``/FEN "..."/`` for
-positions the arbiter accepted mid-game, and the result in the rule set's form (``doc/pdntags.rst``:
-GameType 20 has the *International* result type ``2-0 1-1 0-2``; the 64-square games the
-*Default* type ``1-0 1/2-1/2 0-1``). Both forms are read for every game type: the real 10x10
-files use ``1-0`` and ``1/2-1/2``. Lines stay under 80 characters.
+``TimeControl`` when given (``4800+60@start`` names the DGT Fischer convention,
+``firmware.timecontrol``), moves in the rule set's notation with captures written ``x`` in
+every game type (``c3xe5``: PDN 3.0 game type 26, Brazilian, writes ``x``; 000 8.5.5 allows
+"ristike või koolon", a cross or a colon, in Russian; pydraughts 0.6.7 cannot read an 8x8
+``:`` capture; ``:`` is still read, and the feed keeps the rule set's own separator),
+``{[%clock ...]}`` after each move when clock times are given (the side whose clock now runs
+in capitals), ``/FEN "..."/`` for positions the arbiter accepted mid-game, and the result in
+the rule set's form (``doc/pdntags.rst``: GameType 20 has the *International* result type
+``2-0 1-1 0-2``; the 64-square games the *Default* type ``1-0 1/2-1/2 0-1``). Both forms are
+read for every game type: the real 10x10 files use ``1-0`` and ``1/2-1/2``. Lines stay under
+80 characters.
 
 Rule set of a game read (``PdnGame.rules``): a ``Variant`` tag naming a rule set of ours (what
 ``format_game`` writes for ``home``, ``international64`` and the 1953 rules, which share their
@@ -422,6 +427,7 @@ def write_game(
             white_to_move = white_next
             need_number = True
             continue
+        item = item.replace(":", "x")  # captures with x in every game type (module doc)
         if white_to_move:
             words.append(f"{number}. {item}")
         elif need_number:

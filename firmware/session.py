@@ -14,6 +14,16 @@ without the integrity fields that ``firmware.feed`` adds):
 - ``{"type": "adjourned", "side", "clock"}``: the sealed move stays secret (004 §34-35) until
   ``resume-adjourned`` plays it as an ordinary ``move`` record.
 
+Results the clock decides (RULES.md, Clocks; docs/ARBITER.md):
+
+- a flag loses (004 §32: "loetakse partii talle kaotatuks"); the clock freezes on it;
+- a player who has not come to the board (no move, no touch, no press of his own) when the
+  round's clock has run ``late_ns`` (30 minutes, 004 §32: "kes hilines 30 või rohkem minutit")
+  loses by default;
+- the arbiter overrides either with a ``result`` event (the record says ``"override": true``);
+- a game started in an ending that 000 7.2.9 draws at once without Fischer increments is drawn
+  at its start.
+
 The events alone rebuild everything: a journal replayed through a fresh session gives the same
 game, clock and LED picture.
 """
@@ -55,6 +65,11 @@ from firmware.referee import (
 from firmware.rules import RuleSet, Side, find_rules
 from firmware.timecontrol import TimeControl
 
+#: 004 §32: a player 30 or more minutes late loses the game.
+LATE_NS = 30 * 60 * NS
+#: Result reasons the clock gives, which the arbiter may override.
+AUTOMATIC = ("time forfeit", "default")
+
 
 class BoardSession:
     """Referee + clock + record of one game (DESIGN.md). ``started`` False: the game waits
@@ -72,6 +87,8 @@ class BoardSession:
         clocked: bool | None = None,
         started: bool = False,
         tags: dict[str, str] | None = None,
+        late_ns: int | None = LATE_NS,
+        touch_ns: int | None = None,
     ) -> None:
         self.rules = find_rules(rules)
         self.start = Position.from_fen(self.rules, fen) if fen else Position.start(self.rules)
@@ -87,6 +104,7 @@ class BoardSession:
             clocked=self.clock is not None if clocked is None else clocked,
             settle_ns=settle_ns,
             started=started,
+            touch_ns=touch_ns,
         )
         self._auto_clock = started
         self.record = Game(self.rules, self.start, fischer=fischer)
@@ -98,6 +116,10 @@ class BoardSession:
         self.result: dict[str, Any] | None = None
         self.sealed: Move | None = None
         self.last_at = 0
+        self.late_ns = late_ns
+        #: Sides seen at the board (a lift, set-down or press on their own turn, 004 §32).
+        self.present: set[Side] = set()
+        self._opened = False
         #: The last accepted position (000 5.7) and how many moves came before it: a snapshot
         #: starts there, so that its start FEN and moves give its FEN.
         self._setup: tuple[str, int] | None = None
@@ -119,9 +141,15 @@ class BoardSession:
         if isinstance(event, Start):
             if self.clock is not None and not self.clock.started:
                 self.clock.start(at, self.position.turn)
-            return out + self._decide(self.referee.start(at))
-        if isinstance(event, Lift | Place) and self._auto_clock:
+            return out + self._decide(self.referee.start(at)) + self._open(at)
+        if isinstance(event, Lift | Place | Press) and self._auto_clock:
             self._start_clock(at)
+            out += self._open(at)
+        if isinstance(event, Lift | Place | Press) and self.clock is not None:
+            if self.clock.turn is not None and (
+                not isinstance(event, Press) or event.side == self.clock.turn.value
+            ):
+                self.present.add(self.clock.turn)
         if isinstance(event, Lift):
             return out + self._decide(self.referee.lift(event.square, at))
         if isinstance(event, Place):
@@ -151,13 +179,13 @@ class BoardSession:
             return out
         if isinstance(event, MovesSet):
             if self.clock is not None:
-                self.clock.set_moves(Side(event.side), event.moves)
+                self.clock.correct_moves(Side(event.side), event.moves, at)
                 out.append(self._clock_record("moves-set", at))
             return out
         if isinstance(event, ResumeAdjourned):
             return out + self._resume_adjourned(at)
         if isinstance(event, Result):
-            return out + self._end(event.result, event.reason, at)
+            return out + self._arbiter_result(event, at)
         return out
 
     def tick(self, at: int) -> list[dict[str, Any]]:
@@ -167,6 +195,17 @@ class BoardSession:
         out: list[dict[str, Any]] = []
         if self.clock is not None and self.result is None and self.clock.started:
             flag = self.clock.flag(at)
+            late = self._late_at()
+            if late is not None and late[1] <= at and (flag is None or late[1] < flag.at):
+                out += self._decide(self.referee.tick(late[1]))
+                if self.result is None:
+                    out += self._end(
+                        result_text(self.rules, late[0].other),
+                        "default: 30 minutes late (004 §32)" if self.late_ns == LATE_NS
+                        else "default: late (004 §32)",
+                        late[1],
+                    )
+                return out
             if flag is not None:
                 out += self._decide(self.referee.tick(flag.at))
                 if self.result is None:
@@ -174,6 +213,44 @@ class BoardSession:
                 return out
         out += self._decide(self.referee.tick(at))
         return out
+
+    def _late_at(self) -> tuple[Side, int] | None:
+        """Who will be defaulted for lateness and when (004 §32), if nobody comes: the side to
+        move, not yet seen at the board and without a move, once his own clock has run
+        ``late_ns`` (004 §32: the absent player's clock starts when his turn comes and the time
+        until he comes is his; a player who sits thinking without touching a piece for that
+        long on his first move is the arbiter's to excuse)."""
+        clock = self.clock
+        if self.late_ns is None or clock is None or clock.running is None:
+            return None
+        side = clock.running
+        if side in self.present or clock.moves_made(side) > 0:
+            return None
+        at = clock.last_at or 0
+        return side, at + max(0, self.late_ns - clock.used(side, at))
+
+    def _open(self, at: int) -> list[dict[str, Any]]:
+        """The game's start: a position that is already over ends it at once (000 7.2.9: the
+        endings of 7.2.7-7.2.8 without Fischer increments are drawn at once; no piece or no
+        move loses)."""
+        if self._opened:
+            return []
+        self._opened = True
+        outcome = self.record.outcome()
+        if outcome is None:
+            return []
+        return self._end(outcome.result, outcome.reason, at)
+
+    def _arbiter_result(self, event: Result, at: int) -> list[dict[str, Any]]:
+        """The arbiter's result; it overrides a result the clock gave (a flag, a default)."""
+        current = self.result
+        if current is not None and str(current.get("reason", "")).startswith(AUTOMATIC):
+            self.result = None
+            out = self._end(event.result, event.reason, at)
+            out[0]["override"] = True
+            out[0]["overridden"] = current["result"]
+            return out
+        return self._end(event.result, event.reason, at)
 
     def wake_at(self) -> int | None:
         """When :meth:`tick` next has something to decide (a board coming to rest, a flag
@@ -186,6 +263,9 @@ class BoardSession:
             flag_at = self.clock.next_flag_at()
             if flag_at is not None:
                 times.append(flag_at)
+            late = self._late_at()
+            if late is not None:
+                times.append(late[1])
         return min(times) if times else None
 
     def finish(self, at: int | None = None) -> list[dict[str, Any]]:
@@ -216,8 +296,8 @@ class BoardSession:
     def _clock_values(self, at: int) -> dict[str, float] | None:
         if self.clock is None:
             return None
-        return {
-            s.value: round(self.clock.remaining(s, at) / NS, 3) for s in (Side.WHITE, Side.BLACK)
+        return {  # [%clock]: the time after the move's own bonus (both Fischer conventions)
+            s.value: round(self.clock.reading(s, at) / NS, 3) for s in (Side.WHITE, Side.BLACK)
         }
 
     def _clock_record(self, what: str, at: int) -> dict[str, Any]:
@@ -265,13 +345,16 @@ class BoardSession:
         return out
 
     def _irregularity(self, d: Irregularity) -> dict[str, Any]:
-        return {
+        rec: dict[str, Any] = {
             "type": "irregularity",
             "kind": d.kind,
             "side": d.side.value if d.side is not None else None,
             "squares": d.squares,
             "leds": {m.square: m.meaning for m in d.marks},
         }
+        if d.held_ns is not None:  # touch-move: how long the piece was held (000 3.9-3.11)
+            rec["held"] = round(d.held_ns / NS, 3)
+        return rec
 
     def _accepted(self, d: Accepted) -> list[dict[str, Any]]:
         if d.passes_turn and self.clock is not None and self.clock.started:

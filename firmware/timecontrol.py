@@ -15,7 +15,16 @@ Notation (a superset of the PGN/PDN ``TimeControl`` tag; seconds, integers or up
 ``50/7200:25/3600``        periods separated by ``:``; saved time carries over; when the last
                            period names a move count it repeats (seed 004 §32)
 ``40/5400+30:1800+30``     stages with their own increments (or delays: ``40/D5400+5:D1800+5``)
+``4800+60@start``          Fischer as DGT clocks give it: each move's bonus is on the face when
+                           the side's clock starts (move 1 shows 1:21:00); ``@move`` (the
+                           default, the PGN meaning of ``+``) adds it when the move is made
 =========================  ==================================================================
+
+The two Fischer conventions (DGT 3000 and DGT 2010 manuals, "Fischer"/"Bonus": "the bonus time
+is already added for the first move"; FIDE: "increment ... starting from move 1") grant the same
+seconds; they differ only in when the current move's bonus is on the face: with ``@start`` a
+player may use it on the move itself, so a flag falls one bonus later. ``[%clock]`` shows the
+same number in both (the time after the move, its own bonus included).
 
 A stage is ``[MOVES/][B|D]SECONDS[+BONUS]``; only the last stage may omit ``MOVES/`` (then it
 lasts the rest of the game). ``str(control)`` writes this form back; parsing what ``str``
@@ -79,6 +88,9 @@ class TimeControl:
     stages: tuple[Stage, ...] = ()
     hourglass_ns: int = 0
     description: str = ""
+    #: True: the Fischer bonus of a move is on the face when the side's clock starts (DGT);
+    #: False: it is added when the move is made (PGN ``+``).
+    bonus_at_start: bool = False
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
@@ -98,7 +110,15 @@ class TimeControl:
             return "-"
         if self.kind is Kind.HOURGLASS:
             return "*" + format_seconds(self.hourglass_ns)
-        return ":".join(str(stage) for stage in self.stages)
+        text = ":".join(str(stage) for stage in self.stages)
+        return text + "@start" if self.bonus_at_start else text
+
+    @property
+    def convention(self) -> str:
+        """``start`` or ``move``: when Fischer bonuses reach the face (``""`` without them)."""
+        if not self.fischer:
+            return ""
+        return "start" if self.bonus_at_start else "move"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TimeControl):
@@ -190,6 +210,8 @@ class TimeControl:
         text = ", then ".join(parts)
         if self.repeats and len(self.stages) > 0:
             text += " (last period repeats)"
+        if self.bonus_at_start:
+            text += ", bonus on the face when the clock starts"
         return text
 
 
@@ -203,6 +225,17 @@ def _parse_text(raw: str) -> TimeControl:
     if raw.startswith("*"):
         seconds = _seconds(raw[1:], raw, "hourglass time")
         return TimeControl(Kind.HOURGLASS, hourglass_ns=seconds)
+    at_start = False
+    body, marker, convention = raw.partition("@")
+    if marker:
+        convention = convention.strip().lower()
+        if convention not in ("start", "move"):
+            raise TimeControlError(
+                f"bad time control {raw!r}: after @ write start (bonus when the clock starts, "
+                f"DGT) or move (bonus after the move)"
+            )
+        at_start = convention == "start"
+        raw = body.strip()
     parts = raw.split(":")
     stages = tuple(_stage(part, raw) for part in parts)
     for stage in stages[:-1]:
@@ -211,7 +244,13 @@ def _parse_text(raw: str) -> TimeControl:
                 f"bad time control {raw!r}: only the last period may be without a move "
                 f"count (write MOVES/SECONDS)"
             )
-    return TimeControl(Kind.STAGES, stages=stages)
+    control = TimeControl(Kind.STAGES, stages=stages, bonus_at_start=at_start)
+    if marker and not control.fischer:
+        raise TimeControlError(
+            f"bad time control {raw!r}@{convention}: @start/@move name when a Fischer bonus "
+            f"is given, and this control has none"
+        )
+    return control
 
 
 _STAGE = re.compile(
@@ -284,25 +323,65 @@ def _human(ns: int) -> str:
 
 def _preset(text: str, description: str) -> TimeControl:
     control = _parse_text(text)
-    return TimeControl(control.kind, control.stages, control.hourglass_ns, description)
+    return TimeControl(
+        control.kind, control.stages, control.hourglass_ns, description, control.bonus_at_start
+    )
 
 
-#: Controls federations use. The 1953 moves-per-hour controls are seed 004 §32; the FMJD and
-#: Russian values are those of their current tournament regulations as commonly published
-#: (check the event's own regulations: an arbiter can always give the control as text).
+_MINSPORT_RU = (
+    "Rules of the sport 'shashki', Minsport of Russia order 722 of 10.09.2013, 2.1.11 "
+    "(https://bazanpa.ru/minsport-rossii-prikaz-n722-ot10092013-h3505711/pravila/2/2.1/2.1.11)"
+)
+_DGT = "; Fischer bonus on the face at the clock's start, as DGT clocks give it"
+_UNCONFIRMED = "NOT CONFIRMED: no regulation found that prescribes it; check the event's own"
+
+#: Controls federations use, each with the source it was checked against (``SOURCES``). Fischer
+#: presets copy DGT clock settings (bonus at the clock's start, ``@start``).
 PRESETS: dict[str, TimeControl] = {
-    "fmjd-classical": _preset("4800+60", "FMJD classical: 80 min + 1 min/move (Fischer)"),
+    "fmjd-classical": _preset("4800+60@start", "FMJD classical: 80 min + 1 min/move"),
     "fmjd-classical-periods": _preset(
         "50/7200:25/3600", "FMJD classical: 2 h for 50 moves, then 1 h per 25 moves"
     ),
-    "fmjd-rapid": _preset("900+5", "FMJD rapid: 15 min + 5 s/move"),
-    "fmjd-blitz": _preset("300+3", "FMJD blitz: 5 min + 3 s/move"),
+    "fmjd-rapid": _preset("1200+5@start", "FMJD rapid: 20 min + 5 s/move"),
+    "fmjd-blitz": _preset("300+3@start", "FMJD blitz: 5 min + 3 s/move"),
+    "fmjd-worldcup": _preset(
+        "45/5400:1800+30@start", "FMJD World Cup: 90 min for 45 moves, then 30 min + 30 s/move"
+    ),
     "russian-classical": _preset("2700", "Russian classical: 45 min per game"),
-    "russian-classical-fischer": _preset("1800+30", "Russian classical: 30 min + 30 s/move"),
-    "russian-rapid": _preset("900+5", "Russian rapid: 15 min + 5 s/move"),
-    "russian-blitz": _preset("180+2", "Russian blitz: 3 min + 2 s/move"),
+    "russian-classical-fischer": _preset("1800+30@start", "Russian classical: 30 min + 30 s/move"),
+    "russian-classical-40": _preset("2400+5@start", "Russian classical: 40 min + 5 s/move"),
+    "russian-rapid": _preset("480+4@start", "Russian rapid: 8 min + 4 s/move"),
+    "russian-rapid-20": _preset("1200", "Russian rapid: 20 min per game (10-20 min allowed)"),
+    "russian-blitz": _preset("180+2@start", "Russian blitz: 3 min + 2 s/move"),
     "1953-15": _preset("15/3600", "1953 rules (004 §32 a): 15 moves an hour"),
     "1953-18": _preset("18/3600", "1953 rules (004 §32 b): 18 moves an hour"),
     "1953-20": _preset("20/3600", "1953 rules (004 §32 c): 20 moves an hour"),
     "1953-25": _preset("25/3600", "1953 rules (004 §32), 100 squares: 25 moves an hour"),
+}
+
+#: Where each preset's value comes from. A value no source confirms says so.
+SOURCES: dict[str, str] = {
+    # Rotterdam World Cup 2019/2022 regulations ("FMJD rules ... Fisher system 1 hour and 20
+    # minutes plus 1 minute per move"), Women's World Title Match 2015 regulations (1h20' + 1').
+    "fmjd-classical": "FMJD events: Rotterdam World Cup 2019 and 2022 regulations "
+    "(rotterdamdamt.nl), Women's World Title Match 2015 regulations (1h20' + 1'/move)" + _DGT,
+    "fmjd-classical-periods": _UNCONFIRMED + " (older FMJD practice, moves per period as in "
+    "004 §32)",
+    "fmjd-rapid": "FMJD Women's World Title Match 2015 regulations, rapid game 20' + 5\"/move "
+    "(women2015.4draughts.com); the earlier 900+5 preset had no source" + _DGT,
+    "fmjd-blitz": "FMJD World Championship Blitz 2023 regulations, 5' + 3\" "
+    "(wcblitz2023.fmjd.org); Women's World Title Match 2015" + _DGT,
+    "fmjd-worldcup": "FMJD World Cup Hijken 2022: 90 min for the first 45 moves, then 30 min + "
+    "30 s each move (damweek.hijkendtc.nl/world-cup); the bonus from move 46" + _DGT,
+    "russian-classical": _MINSPORT_RU + ": 45 min to the end of the game",
+    "russian-classical-fischer": _MINSPORT_RU + ": 30 min + 30 s per move" + _DGT,
+    "russian-classical-40": _MINSPORT_RU + ": '40 min plus 5 s to the end of the game' (read "
+    "as per move)" + _DGT,
+    "russian-rapid": _MINSPORT_RU + ": rapid 8 min + 4 s per move" + _DGT,
+    "russian-rapid-20": _MINSPORT_RU + ": rapid 10-20 min to the end of the game (upper end)",
+    "russian-blitz": _MINSPORT_RU + ": blitz 3 min + 2 s per move" + _DGT,
+    "1953-15": "seed 004 §32 a",
+    "1953-18": "seed 004 §32 b",
+    "1953-20": "seed 004 §32 c",
+    "1953-25": "seed 004 §32 (100 squares)",
 }

@@ -143,6 +143,17 @@ class GpioConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class BuzzerConfig:
+    """A buzzer (hw/buzzer.py) on one GPIO: 0 means not fitted. ``tonal``: a passive piezo
+    driven by PWM (gpiozero TonalBuzzer), else an active buzzer (gpiozero Buzzer).
+    ``ten_seconds``: also beep when a running clock reaches 10 s left."""
+
+    pin: int = 0
+    tonal: bool = False
+    ten_seconds: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class BoardConfig:
     """The whole file."""
 
@@ -154,6 +165,9 @@ class BoardConfig:
     faces: FacesConfig = field(default_factory=FacesConfig)
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
+    #: Shortest lift of one's own piece that is a touch, seconds (firmware.referee TOUCH_NS).
+    touch_min: float = 0.25
+    buzzer: BuzzerConfig = field(default_factory=BuzzerConfig)
     source: str = "<defaults>"
 
     def gpio_claims(self) -> list[tuple[int, str]]:
@@ -170,6 +184,8 @@ class BoardConfig:
         claims += [(p, f"matrix.columns[{i}]") for i, p in enumerate(self.matrix.columns)]
         claims += [(getattr(self.buttons, n), f"buttons.{n}") for n in ("white", "black", "pause")
                    if getattr(self.buttons, n)]
+        if self.buzzer.pin:
+            claims.append((self.buzzer.pin, "buzzer.pin"))
         return claims
 
 
@@ -415,10 +431,22 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
         reconnect_max_s=r.number(s, "serial", "reconnect_max_s", 5.0, 0.01, 600.0),
     )
 
+    touch_min = r.number(top, "", "touch_min", 0.25, 0.02, 2.0)
+    buzzer = _buzzer(r, top.get("buzzer", {}))
     config = BoardConfig(size=size, state_dir=state_dir, gpio=gpio, matrix=matrix, leds=leds,
-                         faces=faces, buttons=buttons, serial=serial, source=source)
+                         faces=faces, buttons=buttons, serial=serial, touch_min=touch_min,
+                         buzzer=buzzer, source=source)
     _check_pins(r, config)
     return config
+
+
+def _buzzer(r: _Reader, data: Any) -> BuzzerConfig:
+    z = r.table(data, "buzzer", BuzzerConfig)
+    return BuzzerConfig(
+        pin=r.gpio(z, "buzzer", "pin", 0, optional=True),
+        tonal=r.boolean(z, "buzzer", "tonal", False),
+        ten_seconds=r.boolean(z, "buzzer", "ten_seconds", False),
+    )
 
 
 def _check_pins(r: _Reader, config: BoardConfig) -> None:

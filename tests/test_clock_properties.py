@@ -23,10 +23,12 @@ S = 1_000_000_000
 CONTROLS = [
     "300",
     "60+2",
+    "60+2@start",
     "B60+5",
     "D60+5",
     "3/40:2/20",
     "2/30+1:20+3",
+    "2/30+1:20+3@start",
     "2/D30+2:B20+3",
     "1/10",
     "*45",
@@ -92,14 +94,21 @@ def test_time_is_never_created_or_lost(
         side = clock.turn
         assert side is not None
         if action == "press" and paused_since is None:
-            before = turn_start_face[side]
+            before = turn_start_face[side] - _shown_ahead(control, clock.moves_made(side))
+            flag = clock.flag(now)
             press = clock.press(side, now)
+            if flag is not None and not control.counts_up:
+                # DGT 3000: the clock froze on the flag; the press is refused, faces stay.
+                assert not press.accepted and press.reason == "flag" and press.flag == flag
+                frozen = {s: clock.remaining(s, now) for s in (Side.WHITE, Side.BLACK)}
+                later = now + 10 * S
+                assert {s: clock.remaining(s, later) for s in frozen} == frozen
+                assert not clock.press(side, later).accepted
+                assert clock.flags(later) == [flag]
+                return
             assert press.accepted
             if control.counts_up:
                 assert press.remaining_ns == before + press.used_ns
-            elif press.overstep:
-                assert press.remaining_ns == 0
-                assert press.flag is not None and press.flag.at <= now
             else:
                 assert press.credited_ns == _expected_credit(control, press.moves, press.used_ns)
                 assert press.remaining_ns == before - press.used_ns + press.credited_ns
@@ -118,7 +127,8 @@ def test_time_is_never_created_or_lost(
             assert not press.accepted
         paused_now = paused_total + (now - paused_since if paused_since is not None else 0)
         used = clock.used(Side.WHITE, now) + clock.used(Side.BLACK, now)
-        assert used + paused_now == now - origin
+        if clock.flag(now) is None:
+            assert used + paused_now == now - origin
         if control.kind is Kind.HOURGLASS and clock.flag(now) is None:
             assert clock.remaining(Side.WHITE, now) + clock.remaining(Side.BLACK, now) == total
         if not control.counts_up and clock.flag(now) is None:
@@ -127,9 +137,30 @@ def test_time_is_never_created_or_lost(
             elapsed = clock.used(turn, now) - turn_start_used
             stage_bonus = _delay_of(control, clock.moves_made(turn))
             charged = max(0, elapsed - stage_bonus)
+            if _bronstein_of(control, clock.moves_made(turn)):
+                charged = elapsed  # the delay was on the face from the turn's start (DGT)
             if control.kind is not Kind.HOURGLASS:
                 assert clock.remaining(turn, now) == turn_start_face[turn] - charged
             assert clock.remaining(turn.other, now) >= 0
+
+
+def _bronstein_of(control: TimeControl, moves: int) -> int:
+    """The Bronstein delay of the stage the next move belongs to (0 when none)."""
+    if control.kind is not Kind.STAGES:
+        return 0
+    _, stage = control.stage_after(moves)
+    return stage.bonus_ns if stage.bonus is Bonus.BRONSTEIN else 0
+
+
+def _shown_ahead(control: TimeControl, moves: int) -> int:
+    """What a face shows beyond the settled time at a turn's start: a Bronstein delay (DGT
+    3000 "Delay") and, under ``@start``, the move's own Fischer bonus."""
+    extra = _bronstein_of(control, moves)
+    if control.bonus_at_start and control.kind is Kind.STAGES:
+        _, stage = control.stage_after(moves)
+        if stage.bonus is Bonus.FISCHER:
+            extra += stage.bonus_ns
+    return extra
 
 
 def _delay_of(control: TimeControl, moves: int) -> int:

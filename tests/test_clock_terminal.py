@@ -3,45 +3,16 @@ HT16K33 driver writes the simulated faces, and the terminal shows both."""
 
 from __future__ import annotations
 
-import os
-import select
-import sys
-import time
-
 import pytest
 
-pty = pytest.importorskip("pty")
+pytest.importorskip("pty")
+
+from pty_helpers import run_on_pty  # noqa: E402
 
 
-def _run_keys(argv: list[str], keys: bytes, timeout: float = 20.0) -> tuple[int, str]:
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: boardctl on the pty
-        os.execv(sys.executable, [sys.executable, "-m", "boardctl", *argv])
-    output = b""
-    deadline = time.monotonic() + timeout
-    sent = False
-    status = None
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.05)
-        if ready:
-            try:
-                output += os.read(fd, 65536)
-            except OSError:
-                break
-        if not sent and b"not started" in output:  # the loop runs, in cbreak mode
-            for key in keys:
-                os.write(fd, bytes([key]))
-            sent = True
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-    else:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        pytest.fail("boardctl clock did not quit: " + output.decode(errors="replace")[-500:])
-    if status is None or not os.WIFEXITED(status):
-        _, status = os.waitpid(pid, 0)
-    return os.WEXITSTATUS(status), output.decode(errors="replace")
+def _run_keys(argv: list[str], keys: bytes) -> tuple[int, str]:
+    code, out, _ = run_on_pty(argv, 110, [("keys", keys)])
+    return code, out
 
 
 def test_sim_clock_in_a_terminal() -> None:

@@ -46,15 +46,18 @@ def test_fischer_increment_after_each_move() -> None:
 
 
 def test_bronstein_delay_gives_back_at_most_the_delay() -> None:
+    # DGT 3000 manual, "Delay" (Bronstein): the delay is added to the main time first, then
+    # the clock counts down at once; the face is never higher than at the turn's start.
     clock = GameClock("B60+5")
     clock.start(0)
-    assert clock.remaining(W, 3 * S) == 57 * S  # counts down at once
+    assert clock.remaining(W, 0) == 65 * S
+    assert clock.remaining(W, 3 * S) == 62 * S  # counts down at once
     press = clock.press(W, 3 * S)  # used 3, 3 given back
     assert press.credited_ns == 3 * S and press.remaining_ns == 60 * S
     press = clock.press(B, 13 * S)  # Black used 10, 5 given back: 55
     assert press.credited_ns == 5 * S and press.remaining_ns == 55 * S
-    # White runs from 13 with 60: flag at 73 (the delay is given back only at the press).
-    assert clock.next_flag_at() == 73 * S
+    # White runs from 13 with 60 + 5 on the face: flag at 78.
+    assert clock.next_flag_at() == 78 * S
 
 
 def test_simple_delay_waits_before_counting_down() -> None:
@@ -102,10 +105,10 @@ def test_control_move_pressed_as_the_flag_falls_is_an_overstep() -> None:
     late = GameClock("1/10")
     late.start(0)
     press = late.press(W, 10 * S)
-    assert press.overstep and not press.control
-    assert press.flag == Flag(W, 10 * S)
-    assert press.remaining_ns == 0 and late.remaining(W, 10 * S) == 0
-    assert late.moves_made(W) == 1  # the move is still counted
+    assert press.overstep and not press.control and not press.accepted
+    assert press.reason == "flag" and press.flag == Flag(W, 10 * S)
+    assert late.remaining(W, 10 * S) == 0
+    assert late.moves_made(W) == 0  # the clock froze on the flag: the press is not taken
 
     in_time = GameClock("1/10")
     in_time.start(0)

@@ -127,7 +127,7 @@ def test_full_game_round_trip_8x8_from_a_fen() -> None:
     game = play(Game(RUSSIAN, start), "d2:h6:f8:c5:a7")
     text = format_game(game, {"Event": "Diagram 4"})
     assert "[GameType \"25\"]" in text and '[FEN "W:' in text
-    assert "1. d2:h6:f8:c5:a7" in text
+    assert "1. d2xh6xf8xc5xa7" in text  # 000 8.5.5: "ristike või koolon"; PDN writes x
     (back,) = read_games(text, "d4.pdn")
     assert back.replay().position == game.position
     assert back.replay().start == start

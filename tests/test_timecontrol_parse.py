@@ -120,10 +120,10 @@ def test_non_text_is_refused() -> None:
 
 def test_presets_named_in_the_issue() -> None:
     expected = {
-        "fmjd-classical": "4800+60",
+        "fmjd-classical": "4800+60@start",
         "fmjd-classical-periods": "50/7200:25/3600",
         "russian-classical": "2700",
-        "russian-classical-fischer": "1800+30",
+        "russian-classical-fischer": "1800+30@start",
         "1953-15": "15/3600",
         "1953-18": "18/3600",
         "1953-20": "20/3600",

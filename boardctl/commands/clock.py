@@ -20,7 +20,9 @@ Modes:
   A JSON Lines event log (CONTRACT.md) is read as well: ``start``, ``press``, ``pause``,
   ``resume``, ``clock-set``, ``moves-set``, ``adjourn``, ``resume-adjourned``; the board's
   other events are skipped.
-- interactive, in the terminal (default): keys press the buttons; see ``KEYS``.
+- interactive, in the terminal (default): keys press the buttons; see ``KEYS``. The status line
+  fits the terminal's width and is redrawn on a resize; ``--plain`` writes one line per event
+  instead (screen readers); ``boardctl.commands.clock_term``.
 - ``--sim``: the same keys drive gpiozero mock pins under the real button code, and the real
   HT16K33 driver writes to simulated faces, whose contents are shown.
 - ``--hw``: the real faces and buttons from the board's config file.
@@ -44,7 +46,7 @@ NS = 1_000_000_000
 KEYS = """keys: z = White presses   m = Black presses   space = pause/resume   s = start
       1/2 = White -/+ 1 min   9/0 = Black -/+ 1 min
       [/] = White moves -/+1  ,/. = Black moves -/+1
-      j = adjourn   r = resume adjourned   q = quit"""
+      j = adjourn   r = resume adjourned   t = tell the times   q = quit"""
 
 
 class ScriptError(BoardError, ValueError):
@@ -64,7 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--time-control", "-t", metavar="TC", default="fmjd-classical",
-                        help="time control or preset name (default: fmjd-classical, 4800+60)")
+                        help="time control or preset name (default: fmjd-classical, "
+                        "4800+60@start)")
     parser.add_argument("--list-presets", action="store_true",
                         help="list the preset time controls and exit")
     mode = parser.add_mutually_exclusive_group()
@@ -77,6 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                       help="the real faces and buttons (pins and addresses from --config)")
     parser.add_argument("--config", metavar="PATH",
                         help="board config file for --hw (default /etc/boardctl/config.toml)")
+    parser.add_argument("--plain", action="store_true",
+                        help="interactive: one plain line per event and on the t key, no "
+                        "redrawing (for screen readers and logs)")
     parser.add_argument("--until", metavar="SECONDS", type=_seconds_arg,
                         help="with --script: also show the times at this moment")
     parser.set_defaults(func=run_clock)
@@ -112,8 +118,11 @@ def run_clock(args: argparse.Namespace) -> int:
     from firmware.timecontrol import PRESETS, TimeControl
 
     if args.list_presets:
+        from firmware.timecontrol import SOURCES
+
         for name, control in PRESETS.items():
-            print(f"{name:28} {str(control):18} {control.describe()}")
+            print(f"{name:26} {str(control):22} {control.describe()}")
+            print(f"{'':26} source: {SOURCES.get(name, 'none given')}")
         return 0
     control = TimeControl.parse(args.time_control)
     if args.script:
@@ -128,7 +137,9 @@ def run_clock(args: argparse.Namespace) -> int:
         until = None if args.until is None else round(args.until * NS)
         run_script(lines, str(control), sys.stdout, until=until, source=args.script)
         return 0
-    return _interactive(args, control)
+    from boardctl.commands.clock_term import interactive
+
+    return interactive(args, control)
 
 
 # -- script mode ---------------------------------------------------------------------------
@@ -262,8 +273,9 @@ def _apply(clock: GameClock, at: int, verb: str, words: list[str], where: str) -
             raise ScriptError(
                 f"{where}: move count must be a whole number, not {_clip(words[1])!r}"
             )
-        clock.set_moves(side, int(words[1]))
-        return f"arbiter: {side.value} moves {words[1]}"
+        added = clock.correct_moves(side, int(words[1]), at)
+        note = f"arbiter: {side.value} moves {words[1]}"
+        return note + (f" ({added / NS:+g} s, 004 §32)" if added else "")
     if verb == "adjourn":
         if len(words) > 1:
             raise ScriptError(f"{where}: usage: SECONDS adjourn [SESSION-TIME]")
@@ -296,132 +308,3 @@ def _report_flags(clock: GameClock, at: int, out: IO[str], reported: set[Any]) -
         reported.add(key)
         line = terminal_line(clock, max(flag.at, clock.last_at or 0))
         out.write(f"{flag.at / NS:10.3f}  {'flag ' + flag.side.value:<34} {line}\n")
-
-
-# -- interactive modes ---------------------------------------------------------------------
-
-
-def _interactive(args: argparse.Namespace, control: Any) -> int:
-    import os
-    import select
-    import termios
-    import time
-    import tty
-
-    from firmware.clock import GameClock
-    from firmware.clockface import terminal_line
-    from firmware.rules import Side
-
-    if not sys.stdin.isatty():
-        raise ScriptError("the interactive clock needs a terminal; use --script FILE")
-    clock = GameClock(control)
-    faces: Any = None
-    buttons: Any = None
-    factory: Any = None
-    pins = {"white": 14, "black": 15, "pause": 25}
-    if args.sim or args.hw:
-        from hw.buttons import ClockButtons
-        from hw.faces import ClockFaces
-
-        if args.sim:
-            from gpiozero.pins.mock import MockFactory
-
-            factory = MockFactory()
-            faces = ClockFaces.simulated()
-            buttons = ClockButtons(pins, pin_factory=factory)
-        else:
-            from hw.config import load_config
-
-            config = load_config(args.config)
-            pins = {"white": config.buttons.white, "black": config.buttons.black,
-                    "pause": config.buttons.pause}
-            faces = ClockFaces.real(config.faces.i2c_bus, config.faces.white_address,
-                                    config.faces.black_address, config.faces.brightness)
-            buttons = ClockButtons(pins, pull_up=config.buttons.pull_up)
-    origin = time.monotonic_ns()
-    print(f"time control {clock.control} ({clock.control.describe()})")
-    print(KEYS)
-    fd = sys.stdin.fileno()
-    saved = termios.tcgetattr(fd)
-
-    def act(name: str, at: int) -> None:
-        """A button: a player's press, or the arbiter's start/pause/resume."""
-        if name == "white" or name == "black":
-            clock.press(Side(name), at)
-        elif name == "pause":
-            if not clock.started:
-                clock.start(at)
-            elif clock.running is not None:
-                clock.pause(at)
-            elif clock.adjournment is None:
-                clock.resume(at)
-
-    try:
-        tty.setcbreak(fd, termios.TCSANOW)  # keep keys typed ahead
-        while True:
-            now = time.monotonic_ns()
-            if buttons is not None:
-                for press in buttons.poll():
-                    # an edge stamped just before the last keyboard action counts at that time
-                    act(press.name, max(press.at, clock.last_at or press.at))
-            line = terminal_line(clock, now, origin)
-            if faces is not None:
-                faces.update(clock, now)
-                if args.sim:
-                    chips = faces.i2c.chips
-                    line = (f"[{chips[0x70].text():>6}] [{chips[0x71].text():>6}]  " + line)
-            sys.stdout.write("\r" + line[:200].ljust(110))
-            sys.stdout.flush()
-            ready, _, _ = select.select([sys.stdin], [], [], 0.05)
-            if not ready:
-                continue
-            key = os.read(fd, 1).decode(errors="replace")
-            at = time.monotonic_ns()
-            try:
-                if key in ("q", ""):
-                    break
-                button = {"z": "white", "m": "black", " ": "pause"}.get(key)
-                if button is not None and factory is not None:
-                    pin = factory.pin(pins[button])
-                    pin.drive_low()
-                    pin.drive_high()
-                elif button is not None:
-                    act(button, at)
-                else:
-                    _arbiter_key(clock, key, at)
-            except BoardError as exc:
-                sys.stdout.write(f"\r\n{exc}\r\n")
-    finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        print()
-        if buttons is not None:
-            buttons.close()
-        if faces is not None:
-            faces.close()
-    return 0
-
-
-#: The arbiter's keys: (side, change of time in minutes, change of move count).
-_ARBITER_KEYS = {
-    "1": ("white", -1, 0), "2": ("white", 1, 0), "9": ("black", -1, 0), "0": ("black", 1, 0),
-    "[": ("white", 0, -1), "]": ("white", 0, 1), ",": ("black", 0, -1), ".": ("black", 0, 1),
-}
-
-
-def _arbiter_key(clock: GameClock, key: str, at: int) -> None:
-    """Start, corrections (004 §32), adjournment and resumption (004 §34-35) from the keyboard."""
-    from firmware.rules import Side
-
-    if key == "s" and not clock.started:
-        clock.start(at)
-    elif key == "j" and clock.started and clock.adjournment is None:
-        clock.adjourn(at)
-    elif key == "r" and clock.adjournment is not None:
-        clock.resume_adjourned(at)
-    elif key in _ARBITER_KEYS:
-        name, minutes, moves = _ARBITER_KEYS[key]
-        side = Side(name)
-        if minutes:
-            clock.set_remaining(side, max(0, clock.remaining(side, at) + minutes * 60 * NS), at)
-        if moves:
-            clock.set_moves(side, max(0, clock.moves_made(side) + moves))

@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--expect", choices=("empty", "start", "any"), default="empty",
                    help="what stands on the board during the check (default: empty)")
     p.add_argument("--skip", action="append", default=[],
-                   choices=("leds", "faces", "buttons"), help="leave out a part (repeatable)")
+                   choices=("leds", "faces", "buttons", "buzzer"),
+                   help="leave out a part (repeatable)")
     p.add_argument("--led-step", type=_seconds, default=0.15, metavar="SECONDS",
                    help="time each square stays lit in the LED walk (default 0.15)")
     p.add_argument("--sim-stuck", action="append", default=[], metavar="SQUARE",
@@ -123,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         faces = None if "faces" in args.skip else _face_test(config, args, out)
         if faces is not None:
             closers.append(faces)
+        if "buzzer" not in args.skip:
+            _buzzer_test(config, factory, out, closers)
         buttons = None
         if "buttons" not in args.skip:
             from hw.buttons import ClockButtons
@@ -167,6 +170,23 @@ def _led_walk(config: Any, args: argparse.Namespace, out: Any) -> None:
               file=out)
     finally:
         strip.close()
+
+
+def _buzzer_test(config: Any, factory: Any, out: Any, closers: list[Any]) -> None:
+    """The buzzer (hw/buzzer.py) sounds its test pattern: two beeps."""
+    from hw.buzzer import GpioBuzzer
+
+    z = getattr(config, "buzzer", None)
+    if z is None or not z.pin:
+        print("buzzer: none fitted (buzzer.pin = 0)", file=out)
+        return
+    buzzer = GpioBuzzer(z.pin, z.tonal, pin_factory=factory)
+    closers.append(buzzer)
+    buzzer.sound("test")
+    if type(factory).__name__ != "MockFactory":
+        time.sleep(0.6)  # let a real buzzer finish before it is closed
+    kind = "passive, TonalBuzzer" if z.tonal else "active, Buzzer"
+    print(f"buzzer: GPIO{z.pin} ({kind}) beeped twice (heard?)", file=out)
 
 
 def _face_test(config: Any, args: argparse.Namespace, out: Any) -> Any:

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=(
             "Read one or more boards' broadcast feeds (serial devices, ptys or pySerial URLs "
             "such as loop:// or rfc2217://host:port), keep every game in one PDN with "
-            "[%%clock] comments and Round \"r.b\" tags, write it atomically to --out and serve "
+            "[%clock] comments and Round \"r.b\" tags, write it atomically to --out and serve "
             "it over HTTP (the whole PDN at every path) for lidraughts-style polling."
         ),
     )

@@ -41,6 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         help="seconds a board must rest on a move without a clock (default 1.5)",
     )
+    p.add_argument(
+        "--touch-min",
+        type=float,
+        default=None,
+        help="shortest lift of one's own piece that is a touch, seconds (default 0.25; "
+        "contact bounce under 0.02 s never is)",
+    )
     p.add_argument("events", metavar="EVENTS.jsonl", help="the event log or journal ('-': stdin)")
     p.set_defaults(func=run)
 
@@ -57,6 +64,11 @@ def run(args: argparse.Namespace) -> int:
         source = args.events
     if args.settle is not None and not (0 < args.settle < 3600):
         raise EventLogError(f"--settle must be between 0 and 3600 seconds, not {args.settle}")
+    touch_ns = None
+    if args.touch_min is not None:
+        from firmware.referee import check_touch_min
+
+        touch_ns = check_touch_min(args.touch_min)
     out = replay_lines(
         lines,
         source,
@@ -65,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         time_control=args.time_control,
         fmt=args.format,
         settle=args.settle,
+        touch_ns=touch_ns,
         warn=lambda text: print(f"boardctl: warning: {text}", file=sys.stderr),
     )
     sys.stdout.write(out)
@@ -94,6 +107,7 @@ def replay_lines(
     fmt: str = "pdn",
     settle: float | None = None,
     warn: Any = None,
+    touch_ns: int | None = None,
 ) -> str:
     """Replay the lines of an event log or journal; the PDN text or the feed lines."""
     from firmware.errors import BoardError, EventLogError
@@ -180,7 +194,8 @@ def replay_lines(
     else:  # a journal: exactly as the service built its session (boardctl.service)
         clocked = None
     session = BoardSession(
-        rule_set, time_control, fen, settle_ns, clocked=clocked, started=started, tags=tags
+        rule_set, time_control, fen, settle_ns, clocked=clocked, started=started, tags=tags,
+        touch_ns=touch_ns,
     )
     records: list[dict[str, Any]] = []
     # A full-state snapshot every SNAPSHOT_EVERY seconds of log time and at the end, as the

@@ -43,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--name", default=None, help="board name in the feed (default: hostname)")
     p.add_argument("--settle", type=float, help="seconds a board at rest commits a move "
                    "without a clock (default 1.5)")
+    p.add_argument("--touch-min", type=float, default=None,
+                   help="shortest lift of one's own piece that is a touch, seconds (default: "
+                   "the config's touch_min, 0.25)")
     p.add_argument("--snapshot-every", type=float, default=10.0,
                    help="seconds between full snapshots on the feed (default 10)")
     for tag in TAG_OPTIONS:
@@ -148,6 +151,10 @@ def run_service(args: argparse.Namespace) -> int:
         runtime = os.environ.get("RUNTIME_DIRECTORY")
         socket_path = (Path(runtime.split(":")[0]) / "control.sock" if runtime
                        else state_dir / "control.sock")
+    from firmware.referee import check_touch_min, set_default_touch
+
+    set_default_touch(check_touch_min(
+        args.touch_min if args.touch_min is not None else config.touch_min))
     setup = GameSetup(rules.name, args.time_control, args.fen, _tags(args),
                       started=script is not None and not script.has_start, settle=args.settle)
     if script is not None and args.time_control is None:

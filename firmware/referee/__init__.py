@@ -17,7 +17,14 @@ from firmware.referee.decisions import (
     MoveCommitted,
     PressRefused,
 )
-from firmware.referee.referee import SETTLE_NS, TOUCH_NS, Referee
+from firmware.referee.referee import (
+    BOUNCE_NS,
+    SETTLE_NS,
+    TOUCH_NS,
+    Referee,
+    check_touch_min,
+    set_default_touch,
+)
 
 __all__ = [
     "KINDS",
@@ -35,4 +42,7 @@ __all__ = [
     "Referee",
     "SETTLE_NS",
     "TOUCH_NS",
+    "BOUNCE_NS",
+    "check_touch_min",
+    "set_default_touch",
 ]

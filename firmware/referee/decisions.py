@@ -64,6 +64,7 @@ class Irregularity:
     kind: str
     side: Side | None
     marks: tuple[LedMark, ...]
+    held_ns: int | None = None  # touch-move: how long the touched piece was held
 
     @property
     def squares(self) -> list[str]:

@@ -49,8 +49,46 @@ from firmware.rules import RuleSet, Side
 
 #: Default settle time without a clock (issue 3 item 1).
 SETTLE_NS = 1_500_000_000
-#: A lift of one's own piece shorter than this is a brush or a bounce, not a touch (000 3.10).
-TOUCH_NS = 400_000_000
+#: The shortest touch: a lift of one's own piece held at least this long (from the first lift
+#: edge to the set-down, bounces in between ignored) is a touch (000 3.9-3.11: a piece lifted
+#: and put back within 0.3 s has been touched). ``--touch-min`` / config ``touch_min``.
+TOUCH_NS = 250_000_000
+#: Contact bounce: a reed switch chatters for a few ms, a knocked piece settles within this. A
+#: set-down and a lift of the same square closer than this are one flicker, never a touch, and
+#: no shortest touch may be set below it.
+BOUNCE_NS = 20_000_000
+#: The longest shortest-touch accepted (longer would let real touches go unreported).
+TOUCH_MAX_NS = 2_000_000_000
+
+
+_default_touch_ns = TOUCH_NS
+
+
+def set_default_touch(ns: int) -> None:
+    """The shortest touch of referees built without ``touch_ns`` in this process (``boardctl
+    run --touch-min`` and the config's ``touch_min``: the service builds its sessions)."""
+    global _default_touch_ns
+    _default_touch_ns = max(BOUNCE_NS, ns)
+
+
+def check_touch_min(seconds: float) -> int:
+    """``--touch-min`` / ``touch_min`` in seconds as ns; BoardError (one line) when out of
+    range: below the bounce window a flicker would count, above 2 s real touches would not."""
+    import math
+
+    from firmware.errors import BoardError
+
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not math.isfinite(
+        seconds
+    ):
+        raise BoardError(f"touch-min must be a number of seconds, not {seconds!r}")
+    ns = round(seconds * 1_000_000_000)
+    if not BOUNCE_NS <= ns <= TOUCH_MAX_NS:
+        raise BoardError(
+            f"touch-min must be between {BOUNCE_NS / 1e9:g} s (contact bounce is never a touch) "
+            f"and {TOUCH_MAX_NS / 1e9:g} s, not {seconds:g}"
+        )
+    return ns
 
 #: Irregularities about the mover's own move, which a clocked board judges only at the press
 #: (the player may still change the move with the piece in hand, 000 3.11).
@@ -82,7 +120,7 @@ class Referee:
         *,
         clocked: bool = False,
         settle_ns: int = SETTLE_NS,
-        touch_ns: int = TOUCH_NS,
+        touch_ns: int | None = None,
         started: bool = True,
     ) -> None:
         self.rules = rules
@@ -92,7 +130,7 @@ class Referee:
         self.position = position if position is not None else Position.start(rules)
         self.clocked = clocked
         self.settle_ns = settle_ns
-        self.touch_ns = touch_ns
+        self.touch_ns = max(BOUNCE_NS, _default_touch_ns if touch_ns is None else touch_ns)
         self.started = started
         self.over = False
         self.ply = 0
@@ -113,7 +151,12 @@ class Referee:
         #: This turn: lifts of the mover's own pieces (touch-move), set-downs (landing squares).
         self._open_lifts: dict[int, int] = {}
         self._touched: list[int] = []
-        self._lifted_at: dict[int, int] = {}  # the first lift of each own piece this turn
+        self._lifted_at: dict[int, int] = {}
+        #: The last set-down of each own piece: (when its hold began, when it was set down),
+        #: so that a bounce right after the set-down continues the same hold.
+        self._drops: dict[int, tuple[int, int]] = {}
+        #: How long each touched piece was held, ns (the touch-move feed line says it).
+        self._held: dict[int, int] = {}  # the first lift of each own piece this turn
         self._landings: list[tuple[int, int]] = []
         self._place_at: dict[int, int] = {}
         self._light_reported: frozenset[str] = frozenset()
@@ -197,7 +240,9 @@ class Referee:
         if placed is not None and self._landings and self._landings[-1][0] == sq:
             self._landings[-1] = (sq, at - placed)
         if sq in self.table.own and sq not in self._open_lifts:
-            self._open_lifts[sq] = at
+            drop = self._drops.get(sq)
+            bounce = drop is not None and at - drop[1] < BOUNCE_NS
+            self._open_lifts[sq] = drop[0] if bounce and drop is not None else at
             self._lifted_at.setdefault(sq, at)
         self._changed(at)
         out += self._follow(at)
@@ -227,8 +272,10 @@ class Referee:
             self._mixed.discard(sq)
         self.pieces[sq] = self._from_hand()
         lifted = self._open_lifts.pop(sq, None)
+        if lifted is not None:
+            self._drops[sq] = (lifted, at)
         if lifted is not None and at - lifted >= self.touch_ns and sq in self.table.starts:
-            self._touch(sq)
+            self._touch(sq, at - lifted)
         self._landings.append((sq, 0))
         self._place_at[sq] = at
         self._quick_lift = None
@@ -241,9 +288,10 @@ class Referee:
             return self.hand.pop()
         return Piece(self.position.turn, False)
 
-    def _touch(self, sq: int) -> None:
+    def _touch(self, sq: int, held: int) -> None:
         if sq not in self._touched:
             self._touched.append(sq)
+        self._held[sq] = max(held, self._held.get(sq, 0))
 
     def _changed(self, at: int) -> None:
         self.changed_at = at
@@ -452,10 +500,12 @@ class Referee:
         side = before.turn
         out: list[Decision] = [MoveCommitted(at, move, side, before, after, pressed)]
         touch_first = self._first_touch(move)
+        held = self._held.get(touch_first, 0) if touch_first is not None else None
         self._advance(after, before.occupied())
         if touch_first is not None:
             alg = self.geometry.algebraic
-            irr = Irregularity(at, "touch-move", side, (LedMark(alg(touch_first), MUST_MOVE),))
+            irr = Irregularity(at, "touch-move", side, (LedMark(alg(touch_first), MUST_MOVE),),
+                               held_ns=held)
             self.notice = irr
             out.append(irr)
         return out
@@ -485,6 +535,8 @@ class Referee:
         self._open_lifts.clear()
         self._touched.clear()
         self._lifted_at.clear()
+        self._drops.clear()
+        self._held.clear()
         self._landings.clear()
         self._place_at.clear()
         self._base = None

@@ -1,0 +1,185 @@
+"""The buzzer: a beep on a flag, on an irregularity and, if configured, at 10 s left.
+
+Parts: an active buzzer on one GPIO (gpiozero ``Buzzer``: on/off) or a passive piezo
+(gpiozero ``TonalBuzzer``: a PWM tone); ``pin = 0`` in the ``[buzzer]`` config means none is
+fitted. :class:`RecordingBuzzer` is the simulated twin: it keeps what was sounded.
+
+:class:`Beeper` is what the service calls: ``on_record(record)`` with every feed record it
+emits (``boardctl.service`` ``_emit``). It sounds
+
+- ``flag``: a result by time forfeit (004 §32) or by lateness default: one long beep;
+- ``irregularity``: any irregularity record (000 5.4): two short beeps;
+- ``ten-seconds``: the running clock reaching 10 s left, when ``ten_seconds`` is set: one
+  short beep. The move, clock and snapshot records say whose clock runs and its time; the
+  beeper arms a timer for the moment 10 s remain and disarms it on the next record.
+
+Timers come from an injected ``schedule(delay_ns, callback) -> cancel`` (threads on the board;
+the tests pass their own), so nothing here sleeps.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+NS = 1_000_000_000
+#: Beep patterns: (on seconds, off seconds) per beep.
+PATTERNS: dict[str, tuple[tuple[float, float], ...]] = {
+    "flag": ((1.0, 0.0),),
+    "irregularity": ((0.08, 0.08), (0.08, 0.0)),
+    "ten-seconds": ((0.05, 0.0),),
+    "test": ((0.2, 0.1), (0.2, 0.0)),
+}
+TEN_SECONDS_NS = 10 * NS
+#: A passive piezo's tone (Hz), inside TonalBuzzer's default range (220-880 Hz around A4).
+TONE_HZ = 660.0
+
+Cancel = Callable[[], None]
+Schedule = Callable[[int, Callable[[], None]], Cancel]
+
+
+class RecordingBuzzer:
+    """The simulated twin: keeps the name of every pattern sounded."""
+
+    def __init__(self) -> None:
+        self.played: list[str] = []
+        self.closed = False
+
+    def sound(self, pattern: str) -> None:
+        self.played.append(pattern)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class GpioBuzzer:
+    """A buzzer on a GPIO through gpiozero (a real pin, or MockFactory's)."""
+
+    def __init__(self, pin: int, tonal: bool = False, pin_factory: Any = None) -> None:
+        from gpiozero import Buzzer, TonalBuzzer
+
+        self.pin = pin
+        self.tonal = tonal
+        if tonal:
+            self.device: Any = TonalBuzzer(pin, pin_factory=pin_factory)
+        else:
+            self.device = Buzzer(pin, pin_factory=pin_factory)
+        self.played: list[str] = []
+        self._worker: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def sound(self, pattern: str) -> None:
+        """Start ``pattern`` and return at once (the beeps go on in gpiozero's or our own
+        background thread; a new pattern cuts the one sounding)."""
+        steps = PATTERNS[pattern]
+        self.played.append(pattern)
+        if not self.tonal:
+            on, off = steps[0]
+            self.device.beep(on_time=on, off_time=off or on, n=len(steps), background=True)
+            return
+        self._stop.set()
+        if self._worker is not None:
+            self._worker.join(timeout=1.0)
+        self._stop = threading.Event()
+        self.device.play(TONE_HZ)  # the first tone starts now, in the caller's thread
+        self._worker = threading.Thread(
+            target=self._tones, args=(steps, self._stop), daemon=True, name="buzzer"
+        )
+        self._worker.start()
+
+    def _tones(self, steps: tuple[tuple[float, float], ...], stop: threading.Event) -> None:
+        for index, (on, off) in enumerate(steps):
+            if index:
+                self.device.play(TONE_HZ)
+            if stop.wait(on):
+                break
+            self.device.stop()
+            if off and stop.wait(off):
+                break
+        self.device.stop()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._worker is not None:
+            self._worker.join(timeout=1.0)
+        self.device.close()
+
+
+def _thread_schedule(delay_ns: int, callback: Callable[[], None]) -> Cancel:
+    timer = threading.Timer(max(0, delay_ns) / NS, callback)
+    timer.daemon = True
+    timer.start()
+    return timer.cancel
+
+
+class Beeper:
+    """Feed records in, beeps out (module docstring)."""
+
+    def __init__(
+        self, buzzer: Any, *, ten_seconds: bool = False, schedule: Schedule | None = None
+    ) -> None:
+        self.buzzer = buzzer
+        self.ten_seconds = ten_seconds
+        self._schedule = schedule or _thread_schedule
+        self._cancel: Cancel | None = None
+
+    def on_record(self, record: Mapping[str, Any]) -> str | None:
+        """React to one feed record; the pattern sounded now, if any."""
+        kind = record.get("type")
+        if kind == "irregularity":
+            return self._sound("irregularity")
+        if kind == "result":
+            self._disarm()
+            reason = str(record.get("reason", ""))
+            if reason.startswith(("time forfeit", "default")):
+                return self._sound("flag")
+            return None
+        if kind in ("move", "clock", "snapshot"):
+            self._rearm(record)
+        return None
+
+    def close(self) -> None:
+        self._disarm()
+        self.buzzer.close()
+
+    def _sound(self, pattern: str) -> str:
+        self.buzzer.sound(pattern)
+        return pattern
+
+    def _disarm(self) -> None:
+        if self._cancel is not None:
+            self._cancel()
+            self._cancel = None
+
+    def _rearm(self, record: Mapping[str, Any]) -> None:
+        self._disarm()
+        if not self.ten_seconds or record.get("result"):
+            return
+        clock = record.get("clock")
+        running = record.get("running")
+        if record.get("type") == "move" and "running" not in record:
+            side = record.get("side")
+            running = {"white": "black", "black": "white"}.get(str(side))
+        if not isinstance(clock, Mapping) or running not in ("white", "black"):
+            return
+        left = clock.get(running)
+        if isinstance(left, bool) or not isinstance(left, int | float):
+            return
+        delay = round(left * NS) - TEN_SECONDS_NS
+        if delay > 0:
+            self._cancel = self._schedule(delay, self._ten_seconds)
+
+    def _ten_seconds(self) -> None:
+        self._cancel = None
+        self._sound("ten-seconds")
+
+
+def open_beeper(config: Any, pin_factory: Any = None,
+                schedule: Schedule | None = None) -> Beeper | None:
+    """The beeper of a ``[buzzer]`` config section (``hw.config.BuzzerConfig``), or None when
+    no buzzer is fitted (``pin = 0``)."""
+    if config is None or not config.pin:
+        return None
+    buzzer = GpioBuzzer(config.pin, config.tonal, pin_factory=pin_factory)
+    return Beeper(buzzer, ten_seconds=config.ten_seconds, schedule=schedule)
