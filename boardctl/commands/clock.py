@@ -35,6 +35,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any
 
+from boardctl.commands.clock_term import KEYS
 from firmware.errors import BoardError
 
 if TYPE_CHECKING:
@@ -42,12 +43,6 @@ if TYPE_CHECKING:
     from firmware.rules import Side
 
 NS = 1_000_000_000
-
-KEYS = """keys: z = White presses   m = Black presses   space = pause/resume   s = start
-      1/2 = White -/+ 1 min   9/0 = Black -/+ 1 min
-      [/] = White moves -/+1  ,/. = Black moves -/+1
-      j = adjourn   r = resume adjourned   t = tell the times   q = quit"""
-
 
 class ScriptError(BoardError, ValueError):
     """A clock script line that cannot be read; the message names the line."""

@@ -22,6 +22,11 @@ NS = 1_000_000_000
 #: Erase from the cursor to the end of the line (ECMA-48 EL).
 CLEAR_EOL = "\x1b[K"
 
+KEYS = """keys: z = White presses   m = Black presses   space = pause/resume   s = start
+      1/2 = White -/+ 1 min   9/0 = Black -/+ 1 min
+      [/] = White moves -/+1  ,/. = Black moves -/+1
+      j = adjourn   r = resume adjourned   t = tell the times   q = quit"""
+
 
 class Screen:
     """Where the status goes: redrawn in place to the terminal's width, or plain lines."""
@@ -73,12 +78,11 @@ def interactive(args: argparse.Namespace, control: Any) -> int:
     import time
     import tty
 
-    from boardctl.commands.clock import KEYS, ScriptError
     from firmware.clock import GameClock
     from firmware.rules import Side
 
     if not sys.stdin.isatty():
-        raise ScriptError("the interactive clock needs a terminal; use --script FILE")
+        raise BoardError("the interactive clock needs a terminal; use --script FILE")
     clock = GameClock(control)
     faces, buttons, factory, pins = _devices(args)
     origin = time.monotonic_ns()
