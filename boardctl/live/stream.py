@@ -126,7 +126,7 @@ def serve(handler: BaseHTTPRequestHandler, channel: Channel,
     try:
         handler.connection.settimeout(WRITE_TIMEOUT)
         after = channel.after(handler.headers.get("Last-Event-ID"))
-        out = b"retry: 2000\n\n"
+        out = b"retry: 1000\n\n"
         if after is None:
             after, data = state()
             out += frame("state", data, channel.event_id(after))

@@ -238,13 +238,13 @@
         row.appendChild(el("td"));
         body.appendChild(row);
       }
-      var b = el("button", "mv", m.move);
+      var b = el("button", "mv");
       b.type = "button";
       b.dataset.index = String(i + 1);
+      b.appendChild(el("span", "m", m.move));
       if (m.clock) {
-        var spent = el("span", "ct", clockText(m.clock[m.side === "white" ? 0 : 1]));
-        spent.setAttribute("aria-label", m.side + " clock after the move");
-        b.appendChild(spent);
+        b.appendChild(document.createTextNode(" "));
+        b.appendChild(el("span", "ct", clockText(m.clock[m.side === "white" ? 0 : 1])));
       }
       b.addEventListener("click", function () { step(i + 1); });
       row.children[m.side === "white" ? 1 : 2].appendChild(b);
