@@ -84,9 +84,8 @@ def run_relay(args: argparse.Namespace) -> int:
     if server is not None:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         host, port = str(server.server_address[0]), int(server.server_address[1])
-        print(f"relay: serving PDN at http://{host}:{port}/", file=sys.stderr, flush=True)
-        print(f"relay: live page at http://{host}:{port}/ (PDN also at /games.pdn)",
-              file=sys.stderr, flush=True)
+        print(f"relay: serving PDN at http://{host}:{port}/games.pdn, "
+              f"live page at http://{host}:{port}/", file=sys.stderr, flush=True)
     errors: dict[str, str | None] = {}
     opens: dict[str, int] = {}
     try:
