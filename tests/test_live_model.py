@@ -6,10 +6,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from live_helpers import game_records
+from live_helpers import FakeClock, game_records
 
 from boardctl.live.model import KEEP_LOG, LiveHall, pieces
 from boardctl.live.stream import Channel
+from boardctl.live.web import LiveHub
 from firmware.position import Position
 
 
@@ -128,3 +129,24 @@ def test_channel_catch_up_by_last_event_id() -> None:
     last, frames = channel.wait(4, 0.0)
     assert last == 6 and frames.count(b"event: board") == 2 and b'{"n":5}' in frames
     assert channel.wait(0, 0.0)[0] == -1  # too far behind: the caller resends the state
+
+
+def test_a_routine_snapshot_publishes_nothing_a_correction_does() -> None:
+    clock = FakeClock(1000.0)
+    hub = LiveHub(now=clock)
+    records = game_records("g", 2)  # after ply 2 both clocks read 293, White's runs
+    for record in records:
+        hub.observe("12", record)
+    published = hub.public.last
+    snap = {"type": "snapshot", "game": "g", "rules": "international",
+            "start_fen": Position.start("international").fen(), "fen": records[-1]["fen"],
+            "tags": records[1]["tags"],
+            "moves": [{k: r[k] for k in ("ply", "side", "move", "clock")} for r in records[2:]],
+            "clock": {"white": 283.0, "black": 293.0}, "running": "white"}
+    clock.now += 10
+    hub.observe("12", snap)
+    assert hub.public.last == published  # what the page shows by itself: nothing sent
+    clock.now += 10
+    hub.observe("12", {**snap, "clock": {"white": 280.0, "black": 293.0}})
+    assert hub.public.last == published + 1  # 3 s off: the correction goes out
+    assert hub.hall.view("12", clock.now)["clock"]["white"] == 280.0

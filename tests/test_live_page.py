@@ -155,8 +155,9 @@ def test_move_list_stepping_and_pdn_download(relay: LiveRelay, browser: Any) -> 
     assert moves[4].get_attribute("aria-current") == "step"
     browser.find_element(By.ID, "first").click()
     assert text_of(browser, "#d-at") == "Start"
-    pieces = browser.find_elements(By.CSS_SELECTOR, "#d-svg circle")
-    assert len(pieces) == 40  # the start position
+    drawn = [p.get_attribute("d").count("M") for p in
+             browser.find_elements(By.CSS_SELECTOR, "#d-svg path.man")]
+    assert drawn == [20, 20]  # one disc a man: the start position
     moves[1].click()
     assert text_of(browser, "#d-at") == f"Move 1… {records[3]['move']}"
     relay.feed("4", *game_records("g4", 7, board="4")[-1:])  # live: the list grows
@@ -219,8 +220,10 @@ def test_the_page_reconnects_and_catches_up_after_a_relay_restart(browser: Any) 
     first = LiveRelay()
     port = first.port
     first.feed("1", *game_records("g1", 2, board="1"))
+    first.feed("2", *game_records("g2", 2, board="2"))
     browser.get(first.url)
     until(browser, lambda d: board(d, "1").get_attribute("data-ply") == "2")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "[data-board]")) == 2
     first.close()
     until(browser, lambda d: text_of(d, "#status") == "Reconnecting…")
     second = LiveRelay(port=port)
@@ -230,6 +233,7 @@ def test_the_page_reconnects_and_catches_up_after_a_relay_restart(browser: Any) 
         until(browser, lambda d: board(d, "1").get_attribute("data-fen") == records[-1]["fen"],
               timeout=10.0)
         assert text_of(browser, "#status") == "Live"
+        assert len(browser.find_elements(By.CSS_SELECTOR, "[data-board]")) == 1  # the relay's
         # the browser logs the dropped stream as an error while the relay is away; nothing else
         assert [e for e in console_errors(browser) if "/events" not in e] == []
     finally:

@@ -19,6 +19,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from firmware.errors import BoardError
@@ -194,11 +195,22 @@ class LiveHall:
             self.log.append((mark.t, board.name, mark))
             self.logged += 1
 
-    def _read(self, board: LiveBoard, now: float, clock: Any, running: Any) -> None:
+    def _read(self, board: LiveBoard, now: float, clock: Any, running: Any,
+              tolerance: float = 0.0) -> None:
+        """A clock reading; one within ``tolerance`` seconds of what the last reading gives
+        by now (a snapshot's routine one) changes nothing and is not kept."""
         values = _clock(clock)
-        if values is not None:
-            run = running if running in ("white", "black") else None
-            board.readings.append(Reading(now, values[0], values[1], run))
+        if values is None:
+            return
+        run = running if running in ("white", "black") else None
+        last = board.readings[-1] if board.readings else None
+        if last is not None and last.running == run and tolerance > 0:
+            spent = now - last.t
+            white = last.white - (spent if run == "white" else 0)
+            black = last.black - (spent if run == "black" else 0)
+            if abs(white - values[0]) <= tolerance and abs(black - values[1]) <= tolerance:
+                return
+        board.readings.append(Reading(now, values[0], values[1], run))
 
     def _setup(self, board: LiveBoard, record: Mapping[str, Any]) -> None:
         if isinstance(record.get("rules"), str) and _rules(record["rules"]) is not None:
@@ -243,7 +255,7 @@ class LiveHall:
             self._merge(board, moves, record.get("start_fen"), now)
         if isinstance(record.get("fen"), str) and not moves:
             board.position = (now, _text(record["fen"], 400))
-        self._read(board, now, record.get("clock"), record.get("running"))
+        self._read(board, now, record.get("clock"), record.get("running"), tolerance=0.5)
         result = record.get("result")
         if isinstance(result, str) and result in RESULTS and board.result is None:
             self._on_result(board, record, now)
@@ -431,6 +443,7 @@ _HANDLERS = {
 }
 
 
+@lru_cache(maxsize=8192)
 def pieces(rules_name: str | None, fen: str | None) -> str:
     """The dark squares 1..N in PDN order (from Black's side, row by row), one letter each:
     ``w``/``b`` men, ``W``/``B`` kings, ``.`` empty (what the page draws); empty for a FEN

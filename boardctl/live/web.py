@@ -74,6 +74,7 @@ class LiveHub:
         self.stop = threading.Event()
         self.errors = 0
         self._shown: dict[str, tuple[Any, ...]] = {}
+        self._live: dict[str, tuple[Any, ...]] = {}
         self._logged = 0
         self._thread: threading.Thread | None = None
         self._pdn = pdn
@@ -87,7 +88,10 @@ class LiveHub:
                 now = self.now()
                 name = self.hall.feed(source, record, now)
                 if name is not None and name in self.hall.boards:
-                    self._changed(name, now)
+                    sig = self.hall.signature(name, now)
+                    if self._live.get(name) != sig:  # a routine snapshot changes nothing
+                        self._live[name] = sig
+                        self._changed(name, now)
         except Exception as exc:  # a page fault must never stop the relay: logged and counted
             self.errors += 1
             log.warning("live page: record from %s not shown: %s", source, exc)
@@ -115,6 +119,7 @@ class LiveHub:
         with self.lock:
             now = self.now()
             for name in self.hall.silent(now, self.offline_after):
+                self._live[name] = self.hall.signature(name, now)
                 self._changed(name, now)
             if self.delay <= 0:
                 return

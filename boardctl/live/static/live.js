@@ -11,6 +11,7 @@
   var dialog = document.getElementById("detail");
   var open = null;          // the board shown in the dialog: {name, moves, start, at}
   var delay = 0;
+  var order = new Intl.Collator(undefined, { numeric: true });
   // What the tests and benchmarks read: seconds from the relay hearing a record to the DOM.
   var stats = window.liveStats = { n: 0, lat: [] };
 
@@ -54,27 +55,37 @@
     svg.setAttribute("class", "diagram");
     svg.setAttribute("role", "img");
     svg.innerHTML = '<rect class="light" width="' + size + '" height="' + size + '"/>' +
-      '<path class="dark" d="' + darkPath(size) + '"/><g class="hl"></g><g class="pcs"></g>';
+      '<path class="dark" d="' + darkPath(size) + '"/><path class="hl"/>' +
+      '<path class="man w"/><path class="man b"/><path class="k w"/><path class="k b"/>';
     return svg;
   }
 
+  /* A circle as path data, so that each kind of piece is one path: cheap to redraw. */
+  function disc(x, y, r) {
+    return "M" + (x - r) + " " + y + "a" + r + " " + r + " 0 1 0 " + 2 * r + " 0a" + r + " " +
+      r + " 0 1 0 " + -2 * r + " 0z";
+  }
+
   function drawPosition(svg, size, sq, hl, label) {
-    var out = "", lit = "";
+    var d = { w: "", b: "", W: "", B: "" }, lit = "";
     for (var i = 0; i < sq.length; i++) {
       var p = sq.charAt(i);
       if (p === ".") continue;
       var c = cell(i + 1, size), x = c[0] + 0.5, y = c[1] + 0.5;
-      var cls = p.toLowerCase() === "w" ? "w" : "b";
-      out += '<circle class="' + cls + '" cx="' + x + '" cy="' + y + '" r="0.38"/>';
-      if (p === "W" || p === "B") out += '<circle class="k ' + cls + '" cx="' + x + '" cy="' + y + '" r="0.2"/>';
+      d[p.toLowerCase()] += disc(x, y, 0.38);
+      if (p === "W" || p === "B") d[p] += disc(x, y, 0.2);
     }
     (hl || []).forEach(function (n) {
       if (n < 1 || n > size * size / 2) return;
       var c = cell(n, size);
-      lit += '<rect x="' + c[0] + '" y="' + c[1] + '" width="1" height="1"/>';
+      lit += "M" + c[0] + " " + c[1] + "h1v1h-1z";
     });
-    svg.querySelector(".pcs").innerHTML = out;
-    svg.querySelector(".hl").innerHTML = lit;
+    var paths = svg.getElementsByTagName("path");  // dark, hl, man w, man b, k w, k b
+    paths[1].setAttribute("d", lit);
+    paths[2].setAttribute("d", d.w);
+    paths[3].setAttribute("d", d.b);
+    paths[4].setAttribute("d", d.W);
+    paths[5].setAttribute("d", d.B);
     svg.setAttribute("aria-label", label);
   }
 
@@ -108,11 +119,13 @@
     a.addEventListener("keydown", function (e) {
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); show(name); }
     });
-    var names = Object.keys(boards).concat([name]).sort(function (x, y) {
-      return x.localeCompare(y, undefined, { numeric: true });
-    });
-    var after = names[names.indexOf(name) + 1];
-    grid.insertBefore(a, after && boards[after] ? boards[after].el : null);
+    // Boards in natural order (2 before 10): a binary search among those drawn.
+    var cards = grid.children, lo = 0, hi = cards.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (order.compare(cards[mid].dataset.board, name) < 0) lo = mid + 1; else hi = mid;
+    }
+    grid.insertBefore(a, cards[lo] || null);
     return a;
   }
 
@@ -296,17 +309,24 @@
   }
 
   function onState(e) {
+    var t0 = performance.now();
     var s = JSON.parse(e.data);
     delay = s.delay;
-    Object.keys(boards).forEach(function (n) { boards[n].el.remove(); });
-    boards = {};
+    var keep = {};
+    s.boards.forEach(function (v) { keep[v.board] = true; });
+    Object.keys(boards).forEach(function (n) {
+      if (!keep[n]) { boards[n].el.remove(); delete boards[n]; }
+    });
     s.boards.forEach(update);
+    document.getElementById("empty").hidden = s.boards.length > 0;
     if (s.arbiter) {
       document.getElementById("log").hidden = false;
       document.getElementById("log-list").textContent = "";
       (s.log || []).forEach(logEntry);
     }
     setStatus(true);
+    stats.stateMs = performance.now() - t0;
+    stats.stateAt = performance.now();
   }
 
   var source = new EventSource("/events" + query);
