@@ -16,6 +16,7 @@ from live_helpers import SCREENSHOTS, FakeClock, LiveRelay, game_records
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from firmware.feed import header_record
 from firmware.pdn import read_games
 
 TOKEN = "arbiter-secret-1"
@@ -238,3 +239,51 @@ def test_the_page_reconnects_and_catches_up_after_a_relay_restart(browser: Any) 
         assert [e for e in console_errors(browser) if "/events" not in e] == []
     finally:
         second.close()
+
+
+def test_a_hall_at_a_glance_8x8_and_10x10_kings_and_every_badge(
+        relay: LiveRelay, browser: Any) -> None:
+    names = [("Ann Aas", "Bert Berg"), ("Cai Kask", "Dora Dale"), ("Eva Ernits", "Fred Faber"),
+             ("Gert Gross", "Hanna Hein"), ("Ivo Ilves", "Jaan Jõe"), ("Kati Kuus", "Lee Lind")]
+    for i, (white, black) in enumerate(names):
+        name = str(i + 1)
+        relay.feed(name, *game_records(f"g{name}", 10 + 3 * i, number=i + 1, board=name,
+                                       white=white, black=black))
+    relay.feed("2", {"type": "irregularity", "game": "g2", "kind": "missed-capture",
+                     "side": "black", "squares": ["19", "28"]})
+    relay.feed("3", {"type": "result", "game": "g3", "result": "0-2", "reason": "time forfeit",
+                     "at": 300.0, "side": "white"})
+    relay.feed("4", {"type": "clock", "game": "g4", "event": "pause",
+                     "clock": {"white": 1802.0, "black": 1750.0}, "running": None})
+    relay.feed("5", {"type": "result", "game": "g5", "result": "1-1", "reason": "agreed"})
+    relay.feed("7", {"type": "game", "game": "r7", "rules": "russian", "fen": None,
+                     "time_control": "600", "tags": {"White": "Mari Mets", "Black": "Olev Org"}},
+               {"type": "move", "game": "r7", "ply": 1, "side": "white", "move": "c3-d4",
+                "fen": "x", "clock": {"white": 590.0, "black": 600.0}},
+               {"type": "move", "game": "r7", "ply": 2, "side": "black", "move": "f6-g5",
+                "fen": "x", "clock": {"white": 590.0, "black": 588.0}})
+    relay.feed("8", {"type": "game", "game": "k8", "rules": "international",
+                     "fen": "W:WK46,31,32,33:BK5,18,19", "time_control": None,
+                     "tags": {"White": "Piret Pihl", "Black": "Rein Raud"}})
+    relay.clock.now += 30
+    for name in "1234578":  # every board but 6 says something now and then
+        relay.feed(name, header_record(name, f"run-{name}"))
+    relay.hub.tick()  # board 6 has been silent for 30 s: offline
+    browser.get(relay.url)
+    until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-fen]")) == 8)
+    badges = {b.get_attribute("data-board"): b.find_element(By.CSS_SELECTOR, ".badges").text
+              for b in browser.find_elements(By.CSS_SELECTOR, "[data-board]")}
+    assert badges["2"] == "Irregularity: missed-capture 19 28"
+    assert badges["3"].split("\n") == ["Flag: white", "0-2 (time forfeit)"]
+    assert badges["4"] == "Clocks paused" and badges["5"] == "1-1 (agreed)"
+    assert "Offline" in badges["6"] and badges["1"] == ""
+    russian = board(browser, "7")
+    assert russian.find_element(By.CSS_SELECTOR, "svg").get_dom_attribute("viewBox") == "0 0 8 8"
+    assert russian.get_attribute("data-fen").startswith("W:W")  # played out by the relay
+    assert text_of(browser, '[data-board="7"] .last .move') == "f6-g5"
+    assert text_of(browser, '[data-board="4"] .white .clock') == "30:02"
+    kings = [p.get_attribute("d").count("M") for p in
+             board(browser, "8").find_elements(By.CSS_SELECTOR, "path.k")]
+    assert kings == [1, 1]
+    shot(browser, "live-hall.png")
+    assert console_errors(browser) == []
