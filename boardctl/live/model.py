@@ -149,6 +149,10 @@ class LiveHall:
                 return None
             board = self.boards[name] = LiveBoard(name)
         board.last_heard = now
+        if kind == "status":  # the board's MQTT status (retained, and its last will)
+            status = record.get("status")
+            return name if status in ("online", "offline") and self.status(
+                name, status == "online", now) else None
         if board.marks and board.marks[-1].kind == "offline":
             self._mark(board, Mark(now, "online", "back online"))
         game = record.get("game")
@@ -340,15 +344,15 @@ class LiveHall:
 
     def visible(self, board: LiveBoard, at: float) -> int:
         """How many of the board's moves had reached the relay by second ``at``."""
-        return bisect_right([m.t for m in board.moves], at)
+        return bisect_right(board.moves, at, key=_seen)
 
     def signature(self, name: str, at: float) -> tuple[Any, ...]:
         """What changes the board's view at ``at`` (cheap: for the delayed page's pump)."""
         b = self.boards[name]
-        marks = bisect_right([m.t for m in b.marks], at)
-        readings = bisect_right([r.t for r in b.readings], at)
+        marks = _count(b.marks, at)
+        readings = _count(b.readings, at)
         shown = b.result is not None and b.result[0] <= at
-        return (b.game, self.visible(b, at), marks, readings, shown, b.position, dict(b.tags))
+        return (b.game, self.visible(b, at), marks, readings, shown, b.position, b.tags)
 
     def view(self, name: str, at: float) -> dict[str, Any]:
         """The board as it stood at second ``at``, as the page shows it (JSON-ready)."""
@@ -405,6 +409,21 @@ class LiveHall:
     def events(self, at: float) -> list[dict[str, Any]]:
         """The arbiter's log up to ``at``: every irregularity, flag, result and board outage."""
         return [log_entry(t, name, mark) for t, name, mark in self.log if t <= at]
+
+
+def _seen(item: SeenMove | Reading | Mark) -> float:
+    return item.t
+
+
+def _count(items: deque[Reading] | deque[Mark], at: float) -> int:
+    """How many of ``items`` (in time order) are from ``at`` or before: from the newest end,
+    since the pump asks about recent seconds."""
+    n = len(items)
+    for item in reversed(items):
+        if item.t <= at:
+            return n
+        n -= 1
+    return 0
 
 
 def log_entry(t: float, name: str, mark: Mark) -> dict[str, Any]:
