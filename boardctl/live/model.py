@@ -415,7 +415,7 @@ def _seen(item: SeenMove | Reading | Mark) -> float:
     return item.t
 
 
-def _count(items: deque[Reading] | deque[Mark], at: float) -> int:
+def _count(items: deque[Any], at: float) -> int:
     """How many of ``items`` (in time order) are from ``at`` or before: from the newest end,
     since the pump asks about recent seconds."""
     n = len(items)
