@@ -66,7 +66,8 @@ class LiveRelay:
         self.hub = LiveHub(delay=delay, arbiter_token=token, now=self.clock)
         self.relay.state.observers.append(self.hub.observe)
         self.server.extra_handlers.append(self.hub.handle)
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
+                                        daemon=True)
         self._thread.start()
         if pump:
             self.hub.start()

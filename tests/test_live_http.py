@@ -133,3 +133,23 @@ def test_mqtt_status_records_and_silence_mark_boards_offline(relay: LiveRelay) -
     relay.hub.observe("12", {"type": "status", "status": "bogus"})
     relay.hub.observe("12", {"type": "move", "game": "g", "ply": "x"})  # heard from again
     assert not json.loads(fetch(relay, "/board/12.json")[2])["board"]["badges"]["offline"]
+
+
+def test_with_a_delay_and_no_arbiter_nothing_live_reaches_the_public() -> None:
+    relay = LiveRelay(delay=60.0)
+    try:
+        records = game_records("g", 3)
+        relay.feed("12", *records[:-1])
+        relay.hub.tick()
+        published = relay.hub.public.last
+        relay.feed("12", records[-1])
+        assert relay.hub.public.last == published  # nothing sent on the public stream yet
+        relay.clock.now += 59
+        relay.hub.tick()
+        assert json.loads(fetch(relay, "/board/12.json")[2])["board"]["ply"] == 0
+        relay.clock.now += 2
+        relay.hub.tick()
+        assert relay.hub.public.last == published + 1  # the three moves, in one board event
+        assert json.loads(fetch(relay, "/board/12.json")[2])["board"]["ply"] == 3
+    finally:
+        relay.close()

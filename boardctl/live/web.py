@@ -70,7 +70,7 @@ class LiveHub:
         self.hall = LiveHall()
         self.lock = threading.Lock()
         self.public = Channel()
-        self.arbiter = Channel() if arbiter_token else self.public
+        self.arbiter = Channel() if arbiter_token else None
         self.stop = threading.Event()
         self.errors = 0
         self._shown: dict[str, tuple[Any, ...]] = {}
@@ -100,11 +100,12 @@ class LiveHub:
         view = self.hall.view(name, now)
         view["ts"] = now
         data = json.dumps(view, separators=(",", ":"))
-        self.arbiter.publish("board", data)
-        if self.delay <= 0 and self.arbiter is not self.public:
+        if self.delay <= 0:
             self.public.publish("board", data)
-        if self.arbiter is not self.public:
-            for t, board, mark in list(self.hall.log)[len(self.hall.log) - self._new_log():]:
+        fresh = self._new_log()
+        if self.arbiter is not None:
+            self.arbiter.publish("board", data)
+            for t, board, mark in list(self.hall.log)[len(self.hall.log) - fresh:]:
                 entry = json.dumps(log_entry(t, board, mark), separators=(",", ":"))
                 self.arbiter.publish("log", entry)
 
@@ -144,7 +145,8 @@ class LiveHub:
     def close(self) -> None:
         self.stop.set()
         self.public.close()
-        self.arbiter.close()
+        if self.arbiter is not None:
+            self.arbiter.close()
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -155,7 +157,7 @@ class LiveHub:
         with self.lock:
             now = self.now()
             at = now if arbiter else now - self.delay
-            channel = self.arbiter if arbiter else self.public
+            channel = self.arbiter if arbiter and self.arbiter is not None else self.public
             body: dict[str, Any] = {
                 "ts": now, "delay": self.delay, "arbiter": arbiter,
                 "boards": [self.hall.view(name, at) for name in self.hall.boards],
@@ -197,7 +199,7 @@ class LiveHub:
                   gzipped=zipped, cache="no-cache")
             return
         if route == "/events":
-            channel = self.arbiter if arbiter else self.public
+            channel = self.arbiter if arbiter and self.arbiter is not None else self.public
             serve(handler, channel, lambda: self.state(arbiter), self.stop)
             return
         match = re.fullmatch(r"/board/(.+)\.(json|pdn)", route)
