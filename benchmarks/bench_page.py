@@ -49,7 +49,14 @@ class Hall:
         self.server = PdnServer(("127.0.0.1", 0))
         self.relay = Relay([], server=self.server)
         self.hub = LiveHub(delay=delay)
-        self.relay.state.observers.append(self.hub.observe)
+        self.observe_costs: list[float] = []
+
+        def observe(source: str, record: Any) -> None:  # the live page's share, timed
+            t = time.perf_counter()
+            self.hub.observe(source, record)
+            self.observe_costs.append(time.perf_counter() - t)
+
+        self.relay.state.observers.append(observe)
         self.server.extra_handlers.append(self.hub.handle)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         data = HERE.parent / "boardctl" / "data" / "wk2003.pdn"
@@ -145,6 +152,7 @@ def main() -> None:
               f"{shown * 1000:.0f} ms seen from the test driver)")
 
         driver.execute_script("window.liveStats.lat.length = 0; window.liveStats.n = 0;")
+        hall.observe_costs.clear()
         boards = list(hall.games)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         period = 1.0 / args.rate
@@ -180,6 +188,9 @@ def main() -> None:
         median, p99 = statistics.median(feed_costs) * 1e3, pct(feed_costs, 99) * 1e3
         print(f"  relay taking one move line (state, PDN, live hub): median {median:.2f} ms, "
               f"p99 {p99:.2f} ms")
+        costs = hall.observe_costs
+        print(f"  of which the live hub (view, JSON, publish): median "
+              f"{statistics.median(costs) * 1e3:.2f} ms, p99 {pct(costs, 99) * 1e3:.2f} ms")
         print(f"  relay process CPU (this process, browser apart): {cpu * 100:.1f}% of one core")
     finally:
         driver.quit()
