@@ -165,6 +165,9 @@ def test_move_list_stepping_and_pdn_download(relay: LiveRelay, browser: Any) -> 
     until(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves .mv")) == 7)
     assert text_of(browser, "#d-at") == f"Move 1… {records[3]['move']}"  # where the user was
     shot(browser, "live-board-open.png")
+    browser.set_window_size(360, 780)
+    shot(browser, "live-board-open-360.png")
+    assert browser.execute_script("return document.getElementById('detail').scrollWidth") <= 360
     link = browser.find_element(By.ID, "download").get_attribute("href")
     assert link.endswith("/board/4.pdn")
     with urllib.request.urlopen(link, timeout=5) as resp:
