@@ -19,10 +19,9 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
-from firmware.errors import BoardError
+from boardctl.live.diagram import move_view, pieces, replay, rule_set
 from firmware.game import RESULTS
 
 #: Badge changes and clock readings kept per board (enough for an hour's delay of a busy game).
@@ -85,18 +84,7 @@ class LiveBoard:
     last_heard: float = 0.0
 
     def size(self) -> int:
-        return _rules(self.rules).size if _rules(self.rules) is not None else 10
-
-
-def _rules(name: str | None) -> Any:
-    from firmware.rules import find_rules
-
-    if not name:
-        return None
-    try:
-        return find_rules(name)
-    except (BoardError, ValueError, KeyError):
-        return None
+        return rule_set(self.rules).size if rule_set(self.rules) is not None else 10
 
 
 def _num(value: Any) -> float | None:
@@ -217,7 +205,7 @@ class LiveHall:
         board.readings.append(Reading(now, values[0], values[1], run))
 
     def _setup(self, board: LiveBoard, record: Mapping[str, Any]) -> None:
-        if isinstance(record.get("rules"), str) and _rules(record["rules"]) is not None:
+        if isinstance(record.get("rules"), str) and rule_set(record["rules"]) is not None:
             board.rules = record["rules"]
         fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
         if isinstance(fen, str) and fen.strip():
@@ -242,7 +230,7 @@ class LiveHall:
             return  # a gap or a repeat: the next snapshot puts it right
         fen: str | None = _text(record.get("fen"), 400)
         if not pieces(board.rules, fen):  # no FEN, or one that does not read: play the move
-            fen = _replay(board.rules, self._fen_at(board, len(board.moves)), [move])[0]
+            fen = replay(board.rules, self._fen_at(board, len(board.moves)), [move])[0]
         clock = _clock(record.get("clock"))
         board.moves.append(SeenMove(now, ply, side, move, fen, clock))
         board.position = None
@@ -279,7 +267,7 @@ class LiveHall:
             board.moves = keep + [known[m["ply"]] for m in good]
             return
         base = start if isinstance(start, str) else self._fen_at(board, len(keep))
-        fens = _replay(board.rules, base, [m["move"] for m in good])
+        fens = replay(board.rules, base, [m["move"] for m in good])
         for m, fen in zip(good, fens, strict=True):
             old = known.get(m["ply"])
             if old is not None and old.move == m["move"]:
@@ -339,7 +327,7 @@ class LiveHall:
             return board.moves[count - 1].fen
         if board.start_fen:
             return board.start_fen
-        rules = _rules(board.rules)
+        rules = rule_set(board.rules)
         return rules.start_position().fen() if rules is not None else None
 
     def visible(self, board: LiveBoard, at: float) -> int:
@@ -383,7 +371,7 @@ class LiveHall:
             "fen": fen or "",
             "sq": pieces(b.rules, fen),
             "ply": last.ply if last else 0,
-            "last": _move_view(b.rules, last),
+            "last": move_view(b.rules, last),
             "clock": None if reading is None else {
                 "white": reading.white, "black": reading.black, "running": reading.running,
                 "age": round(max(0.0, at - reading.t), 3)},
@@ -396,7 +384,7 @@ class LiveHall:
         """The board's moves seen by ``at``, each with its clock times and the position after."""
         b = self.boards[name]
         return [{"ply": m.ply, "side": m.side, "move": m.move, "fen": m.fen or "",
-                 "sq": pieces(b.rules, m.fen), "hl": _move_view(b.rules, m)["hl"],  # type: ignore[index]
+                 "sq": pieces(b.rules, m.fen), "hl": move_view(b.rules, m)["hl"],  # type: ignore[index]
                  "clock": list(m.clock) if m.clock else None}
                 for m in b.moves[: self.visible(b, at)]]
 
@@ -460,61 +448,3 @@ _HANDLERS = {
     "result": LiveHall._on_result,
     "adjourned": LiveHall._on_adjourned,
 }
-
-
-@lru_cache(maxsize=8192)
-def pieces(rules_name: str | None, fen: str | None) -> str:
-    """The dark squares 1..N in PDN order (from Black's side, row by row), one letter each:
-    ``w``/``b`` men, ``W``/``B`` kings, ``.`` empty (what the page draws); empty for a FEN
-    that does not read."""
-    from firmware.position import Position
-
-    rules = _rules(rules_name) or _rules("international")
-    if not fen:
-        return ""
-    try:
-        position = Position.from_fen(rules, fen)
-    except (BoardError, ValueError):
-        return ""
-    out = []
-    for square in range(1, rules.squares + 1):
-        piece = position.piece_at(square)
-        if piece is None:
-            out.append(".")
-        else:
-            letter = "w" if piece.side.value == "white" else "b"
-            out.append(letter.upper() if piece.king else letter)
-    return "".join(out)
-
-
-def _move_view(rules_name: str | None, move: SeenMove | None) -> dict[str, Any] | None:
-    """The last move as the page shows it: its text, ply, side and the squares to highlight."""
-    if move is None:
-        return None
-    rules = _rules(rules_name) or _rules("international")
-    hl: list[int] = []
-    try:
-        hl = [rules.geometry.parse_square(p) for p in re.split(r"[-x:]", move.move)]
-    except BoardError:
-        hl = []
-    return {"ply": move.ply, "side": move.side, "move": move.move, "hl": hl}
-
-
-def _replay(rules_name: str | None, fen: str | None, moves: list[str]) -> list[str | None]:
-    """The position after each move text, played from ``fen``; None from the first move that
-    does not play (the page then shows the feed's own FEN)."""
-    from firmware.notation import parse_move
-    from firmware.position import Position
-
-    rules = _rules(rules_name)
-    out: list[str | None] = [None] * len(moves)
-    if rules is None or fen is None:
-        return out
-    try:
-        position = Position.from_fen(rules, fen)
-        for i, text in enumerate(moves):
-            position = position.play(parse_move(position, text))
-            out[i] = position.fen()
-    except (BoardError, ValueError):
-        pass
-    return out
