@@ -150,3 +150,16 @@ def test_a_routine_snapshot_publishes_nothing_a_correction_does() -> None:
     hub.observe("12", {**snap, "clock": {"white": 280.0, "black": 293.0}})
     assert hub.public.last == published + 1  # 3 s off: the correction goes out
     assert hub.hall.view("12", clock.now)["clock"]["white"] == 280.0
+
+
+def test_a_snapshot_that_rewrites_a_move_renews_it_and_all_after_it() -> None:
+    records = game_records("g", 4)
+    hall = fed(records)  # moves seen at 1020, 1030, 1040, 1050
+    moves = [{k: r[k] for k in ("ply", "side", "move", "clock")} for r in records[2:]]
+    other = game_records("h", 4, number=2)[3]  # a different second move
+    rewritten = [moves[0], {**moves[1], "move": other["move"]}, moves[2], moves[3]]
+    hall.feed("12", {"type": "snapshot", "game": "g", "rules": "international",
+                     "moves": rewritten + [{**moves[3], "ply": 9}]}, 2000.0)
+    seen = [m.t for m in hall.boards["12"].moves]
+    assert seen == [1020.0, 2000.0, 2000.0, 2000.0]  # in time order; ply 9 did not follow on
+    assert hall.view("12", 1500.0)["ply"] == 1

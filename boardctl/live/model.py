@@ -26,6 +26,10 @@ from firmware.game import RESULTS
 
 #: Badge changes and clock readings kept per board (enough for an hour's delay of a busy game).
 KEEP_MARKS = 1024
+#: Boards shown at most (a hall has up to a few hundred; more is someone flooding topics).
+MAX_BOARDS = 1000
+#: Plies a game may have (as the relay's PDN keeps them).
+MAX_PLY = 10_000
 #: Entries of the arbiter's event log, all boards together.
 KEEP_LOG = 2000
 #: A board name as a page (and an MQTT topic) carries it.
@@ -133,7 +137,7 @@ class LiveHall:
         kind = record.get("type")
         board = self.boards.get(name)
         if board is None:
-            if kind not in ("game", "snapshot", "move"):
+            if kind not in ("game", "snapshot", "move") or len(self.boards) >= MAX_BOARDS:
                 return None
             board = self.boards[name] = LiveBoard(name)
         board.last_heard = now
@@ -222,7 +226,8 @@ class LiveHall:
 
     def _on_move(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
         ply, side, move = record.get("ply"), record.get("side"), record.get("move")
-        if (not isinstance(ply, int) or isinstance(ply, bool) or side not in ("white", "black")
+        if (not isinstance(ply, int) or isinstance(ply, bool) or not 1 <= ply <= MAX_PLY
+                or side not in ("white", "black")
                 or not isinstance(move, str) or not _MOVE.fullmatch(move)):
             return
         last = board.moves[-1].ply if board.moves else 0
@@ -254,8 +259,12 @@ class LiveHall:
 
     def _merge(self, board: LiveBoard, moves: list[Any], start: Any, now: float) -> None:
         """A snapshot's moves: those already known keep the second they were first seen."""
-        good = [m for m in moves if isinstance(m.get("ply"), int) and isinstance(m.get("move"), str)
+        good = [m for m in moves[:MAX_PLY]
+                if isinstance(m.get("ply"), int) and isinstance(m.get("move"), str)
                 and _MOVE.fullmatch(m["move"]) and m.get("side") in ("white", "black")]
+        run = next((i for i in range(1, len(good)) if good[i]["ply"] != good[i - 1]["ply"] + 1),
+                   len(good))
+        good = good[:run]  # plies one after another, or the rest waits for a better snapshot
         if not good:
             return
         known = {m.ply: m for m in board.moves}
@@ -268,9 +277,11 @@ class LiveHall:
             return
         base = start if isinstance(start, str) else self._fen_at(board, len(keep))
         fens = replay(board.rules, base, [m["move"] for m in good])
+        changed = False  # from the first move that differs on, the moves are new (seen now)
         for m, fen in zip(good, fens, strict=True):
             old = known.get(m["ply"])
-            if old is not None and old.move == m["move"]:
+            changed = changed or old is None or old.move != m["move"]
+            if not changed and old is not None:
                 keep.append(old)
             else:
                 clock = _clock(m.get("clock"))
