@@ -81,6 +81,7 @@ def test_boards_follow_moves_within_a_second(relay: LiveRelay, browser: Any) -> 
     relay.feed("7", *game_records("g7", 5, board="7", number=2, white="Cai", black="Dora"))
     browser.get(relay.url)
     until(browser, lambda d: board(d, "12").get_attribute("data-fen") == records[-2]["fen"])
+    assert text_of(browser, "#title") == "Test hall"  # the games' Event tag
     assert [e.get_attribute("data-board") for e in
             browser.find_elements(By.CSS_SELECTOR, "[data-board]")] == ["7", "12"]
     card = '[data-board="12"]'
@@ -288,5 +289,6 @@ def test_a_hall_at_a_glance_8x8_and_10x10_kings_and_every_badge(
     kings = [p.get_attribute("d").count("M") for p in
              board(browser, "8").find_elements(By.CSS_SELECTOR, "path.k")]
     assert kings == [1, 1]
+    browser.set_window_size(1280, 1000)
     shot(browser, "live-hall.png")
     assert console_errors(browser) == []

@@ -26,6 +26,7 @@ import math
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache
 from http.server import BaseHTTPRequestHandler
@@ -158,8 +159,10 @@ class LiveHub:
             now = self.now()
             at = now if arbiter else now - self.delay
             channel = self.arbiter if arbiter and self.arbiter is not None else self.public
+            events = Counter(b.tags.get("Event", "") for b in self.hall.boards.values())
+            title = max(events, key=lambda e: (bool(e), events[e]), default="")
             body: dict[str, Any] = {
-                "ts": now, "delay": self.delay, "arbiter": arbiter,
+                "ts": now, "delay": self.delay, "arbiter": arbiter, "title": title,
                 "boards": [self.hall.view(name, at) for name in self.hall.boards],
             }
             if arbiter:

@@ -312,6 +312,10 @@
     var t0 = performance.now();
     var s = JSON.parse(e.data);
     delay = s.delay;
+    if (s.title) {
+      document.getElementById("title").textContent = s.title;
+      document.title = s.title + " — live";
+    }
     var keep = {};
     s.boards.forEach(function (v) { keep[v.board] = true; });
     Object.keys(boards).forEach(function (n) {
