@@ -22,7 +22,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from service_helpers import TC, game_log, replayed
 
+from boardctl.relay import LineSplitter
 from firmware.events import iter_records
+from firmware.feed import decode_line
 from firmware.pdn import read_games
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]
@@ -34,19 +36,27 @@ def raw_pty() -> tuple[int, int, str]:
     return master, slave, os.ttyname(slave)
 
 
-def bridge(src: int, dst: int, stop: threading.Event) -> threading.Thread:
-    """Copy what a service writes on one pty into the pty the relay reads: a serial cable."""
+def bridge(src: int, dst: int, stop: threading.Event, moves: list[dict[str, Any]]
+           ) -> threading.Thread:
+    """Copy what a service writes on one pty into the pty the relay reads: a serial cable.
+    The move records that pass are kept in ``moves`` (what the page must end up showing)."""
 
     def run() -> None:
         import select
 
+        lines = LineSplitter()
         while not stop.is_set():
             ready, _, _ = select.select([src], [], [], 0.1)
             if ready:
                 try:
-                    os.write(dst, os.read(src, 65536))
+                    data = os.read(src, 65536)
+                    os.write(dst, data)
                 except OSError:
                     return
+                for line in lines.feed(data):
+                    record = decode_line(line)
+                    if record is not None and record.get("type") == "move":
+                        moves.append(record)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
@@ -58,6 +68,7 @@ def test_sim_services_through_a_relay_process_to_the_page(tmp_path: Path, browse
     fds: list[int] = []
     procs: list[subprocess.Popen[str]] = []
     want = {}
+    sent: dict[str, list[dict[str, Any]]] = {}
     try:
         relay_ports = []
         for name, seed, white in (("b12", 1, "Ann Aas"), ("b7", 2, "Cai Kask")):
@@ -69,7 +80,7 @@ def test_sim_services_through_a_relay_process_to_the_page(tmp_path: Path, browse
             relay_master, relay_slave, relay_port = raw_pty()
             fds += [service_master, service_slave, relay_master, relay_slave]
             relay_ports.append(relay_port)
-            bridge(service_master, relay_master, stop)
+            bridge(service_master, relay_master, stop, sent.setdefault(name, []))
             procs.append(subprocess.Popen(
                 [*BOARDCTL, "run", "--sim", "--rules", "international", "--time-control", TC,
                  "--state-dir", str(tmp_path / name), "--events", str(log), "--feed",
@@ -90,14 +101,18 @@ def test_sim_services_through_a_relay_process_to_the_page(tmp_path: Path, browse
             url = match.group(1) if match else ""
         browser.get(url + "?token=hall-arbiter-1")
         for name, session in want.items():
-            fen = session.position.fen()
+            # The services play in real time: wait for their last move to be on the wire (on
+            # a machine loaded enough to change how a hand's events read, the feed rules).
+            plies = len(session.moves)
             WebDriverWait(browser, 60, poll_frequency=0.1).until(
-                lambda d, n=name, f=fen: d.find_elements(
+                lambda d, n=name, p=plies: any(m["ply"] >= p for m in sent[n]))
+            last = sent[name][-1]
+            WebDriverWait(browser, 10, poll_frequency=0.1).until(
+                lambda d, n=name, f=last["fen"]: d.find_elements(
                     By.CSS_SELECTOR, f'[data-board="{n}"][data-fen="{f}"]'))
             card = browser.find_element(By.CSS_SELECTOR, f'[data-board="{name}"]')
-            assert card.get_attribute("data-ply") == str(len(session.moves))
-            assert card.find_element(By.CSS_SELECTOR, ".last .move").text == \
-                session.moves[-1]["move"]
+            assert card.get_attribute("data-ply") == str(last["ply"])
+            assert card.find_element(By.CSS_SELECTOR, ".last .move").text == last["move"]
             assert re.fullmatch(r"\d+:\d\d", card.find_element(
                 By.CSS_SELECTOR, ".white .clock").text)
         assert "Ann Aas" in browser.find_element(By.CSS_SELECTOR, '[data-board="b12"]').text
