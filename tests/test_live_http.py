@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -153,3 +155,14 @@ def test_with_a_delay_and_no_arbiter_nothing_live_reaches_the_public() -> None:
         assert json.loads(fetch(relay, "/board/12.json")[2])["board"]["ply"] == 3
     finally:
         relay.close()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--delay", "-1"], "--delay"), (["--delay", "nan"], "--delay"),
+    (["--arbiter-token", "short"], "--arbiter-token"),
+    (["--arbiter-token", "with space in it"], "--arbiter-token")])
+def test_bad_delay_or_token_is_one_line(args: list[str], words: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "boardctl", "relay", "loop://", "--http",
+                           "127.0.0.1:0", *args], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"boardctl: error: {words}") and done.stderr.count("\n") == 1
