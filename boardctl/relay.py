@@ -126,6 +126,8 @@ class RelayState:
         self._sources: dict[str, _Source] = {}
         self._texts: dict[str, tuple[Any, str]] = {}
         self.dropped = 0
+        #: Called with (source, record) after every record taken (the live page's hook).
+        self.observers: list[Callable[[str, Mapping[str, Any]], None]] = []
 
     def source(self, name: str) -> _Source:
         return self._sources.setdefault(name, _Source(name=name, board=name))
@@ -141,6 +143,12 @@ class RelayState:
 
     def feed_record(self, source: str, record: Mapping[str, Any]) -> bool:
         """Take one decoded record from ``source``; True when the PDN changed."""
+        changed = self._take(source, record)
+        for observer in self.observers:
+            observer(source, record)
+        return changed
+
+    def _take(self, source: str, record: Mapping[str, Any]) -> bool:
         src = self.source(source)
         kind = record.get("type")
         seq = record.get("seq")
@@ -413,6 +421,8 @@ class PdnServer(http.server.ThreadingHTTPServer):
         self._lock = threading.Lock()
         self._body = b""
         self._stamp = time.time()
+        #: Tried first for every GET/HEAD; each returns True when it answered the path.
+        self.extra_handlers: list[Callable[[http.server.BaseHTTPRequestHandler, str], bool]] = []
         super().__init__(address, _PdnHandler)
 
     def publish(self, text: str) -> None:
@@ -441,10 +451,12 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        self._send(head_only=False)
+        if not any(answer(self, self.path) for answer in self.server.extra_handlers):
+            self._send(head_only=False)
 
     def do_HEAD(self) -> None:  # noqa: N802
-        self._send(head_only=True)
+        if not any(answer(self, self.path) for answer in self.server.extra_handlers):
+            self._send(head_only=True)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass

@@ -33,7 +33,7 @@ def test_relay_process_serves_pdn_over_http(tmp_path: Path) -> None:
         first = proc.stderr.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
         assert match, first
-        url = f"http://127.0.0.1:{match.group(1)}/"
+        url = f"http://127.0.0.1:{match.group(1)}/games.pdn"  # `/` is the live page
         assert "connected" in proc.stderr.readline()  # the port is open: lines now arrive
         records = [
             header_record("9", "run", "russian"),

@@ -9,6 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
+from boardctl.live import web as live
 from firmware.errors import BoardError
 
 
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="where to serve the PDN (default 127.0.0.1:8080; 'off' for none; port 0 picks one)",
     )
     p.add_argument("--poll", type=float, default=0.05, help="seconds between port reads")
+    live.add_arguments(p)
     p.set_defaults(func=run_relay)
 
 
@@ -71,6 +73,7 @@ def run_relay(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise BoardError(f"--http {args.http}: cannot listen: {exc.strerror or exc}") from None
     relay = Relay(args.ports, out=args.out, server=server)
+    hub = live.attach(args, relay.state.observers, server)
     stop = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
@@ -81,7 +84,8 @@ def run_relay(args: argparse.Namespace) -> int:
     if server is not None:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         host, port = str(server.server_address[0]), int(server.server_address[1])
-        print(f"relay: serving PDN at http://{host}:{port}/", file=sys.stderr, flush=True)
+        print(f"relay: serving PDN at http://{host}:{port}/games.pdn, "
+              f"live page at http://{host}:{port}/", file=sys.stderr, flush=True)
     errors: dict[str, str | None] = {}
     opens: dict[str, int] = {}
     try:
@@ -98,6 +102,8 @@ def run_relay(args: argparse.Namespace) -> int:
             relay.wait(args.poll)
             stop.wait(0.005)  # a port that keeps signalling EOF must not spin the CPU
     finally:
+        if hub is not None:
+            hub.close()
         relay.close()
         if server is not None:
             server.shutdown()
