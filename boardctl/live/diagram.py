@@ -8,12 +8,11 @@ from functools import lru_cache
 from typing import Any
 
 from firmware.errors import BoardError
+from firmware.rules import RuleSet, find_rules
 
 
-def rule_set(name: str | None) -> Any:
+def rule_set(name: str | None) -> RuleSet | None:
     """The rule set of that name, or None for a name the firmware does not know."""
-    from firmware.rules import find_rules
-
     if not name:
         return None
     try:
@@ -29,7 +28,7 @@ def pieces(rules_name: str | None, fen: str | None) -> str:
     that does not read."""
     from firmware.position import Position
 
-    rules = rule_set(rules_name) or rule_set("international")
+    rules = rule_set(rules_name) or find_rules("international")
     if not fen:
         return ""
     try:
@@ -51,7 +50,7 @@ def move_view(rules_name: str | None, move: Any) -> dict[str, Any] | None:
     """The last move as the page shows it: its text, ply, side and the squares to highlight."""
     if move is None:
         return None
-    rules = rule_set(rules_name) or rule_set("international")
+    rules = rule_set(rules_name) or find_rules("international")
     hl: list[int] = []
     try:
         hl = [rules.geometry.parse_square(p) for p in re.split(r"[-x:]", move.move)]

@@ -23,6 +23,7 @@ from typing import Any
 
 from boardctl.live.diagram import move_view, pieces, replay, rule_set
 from firmware.game import RESULTS
+from firmware.position import Position
 
 #: Badge changes and clock readings kept per board (enough for an hour's delay of a busy game).
 KEEP_MARKS = 1024
@@ -88,7 +89,8 @@ class LiveBoard:
     last_heard: float = 0.0
 
     def size(self) -> int:
-        return rule_set(self.rules).size if rule_set(self.rules) is not None else 10
+        rules = rule_set(self.rules)
+        return rules.size if rules is not None else 10
 
 
 def _num(value: Any) -> float | None:
@@ -339,7 +341,7 @@ class LiveHall:
         if board.start_fen:
             return board.start_fen
         rules = rule_set(board.rules)
-        return rules.start_position().fen() if rules is not None else None
+        return Position.start(rules).fen() if rules is not None else None
 
     def visible(self, board: LiveBoard, at: float) -> int:
         """How many of the board's moves had reached the relay by second ``at``."""
