@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import queue
 import select
 import threading
 import time
@@ -220,6 +221,7 @@ class Service:
         self._seq_lock = threading.Lock()
         self.stopped = threading.Event()
         self._lock_fd = -1
+        self._soon: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()  # hall (13)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -409,6 +411,8 @@ class Service:
             self._handle(self._before_start(event))
         if self.control is not None:
             self.control.poll(0.0)
+        while not self._soon.empty():  # work handed over by other threads (call_soon)
+            self._soon.get_nowait()()
         at = max(at, self.last_at)  # a press stamped after this turn's scan came first
         self._tick(at)
         self._show(at, now)
@@ -541,6 +545,19 @@ class Service:
             self.lines_sent += 1
         self._reconnected.set()
         return [line]
+
+    def request_snapshot(self) -> None:
+        """From any thread: the game and a snapshot go out on the next turn (a reader such as
+        the broker link has (re)connected)."""
+        self._reconnected.set()
+
+    def emit(self, record: Mapping[str, Any]) -> None:
+        """On the service's thread: one more record on the feed (numbered like the rest)."""
+        self._emit(record)
+
+    def call_soon(self, fn: Callable[[], None]) -> None:
+        """From any thread: run ``fn`` on the service's own thread, on the next turn."""
+        self._soon.put(fn)
 
     def _header_record(self) -> dict[str, Any]:
         header = self._header
