@@ -41,6 +41,8 @@ class HallFollower:
         self._queue: deque[tuple[str, bytes]] = deque()
         self._lock = threading.Lock()
         self._ready = threading.Event()
+        #: Set once the broker has confirmed the subscriptions (again after each reconnect).
+        self.subscribed = threading.Event()
         self.online: dict[str, bool] = {}
         self.received = 0
         self.dropped = 0
@@ -54,6 +56,7 @@ class HallFollower:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_subscribe = lambda *args: self.subscribed.set()
         client.reconnect_delay_set(0.2, 5)
         client.connect_async(self.config.host, self.config.port, keepalive=self.config.keepalive)
         client.loop_start()
@@ -96,6 +99,7 @@ class HallFollower:
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        properties: Any = None) -> None:
+        self.subscribed.clear()
         if self._client is not None:
             self._say(f"relay: broker {self.config.url} lost ({reason}); reconnecting")
 

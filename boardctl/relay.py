@@ -189,7 +189,8 @@ class RelayState:
         key = f"{src.name}/{src.game}" if src.topic else src.game
         game = self.games.get(key)
         if game is None:
-            if kind not in ("game", "snapshot", "move"):
+            if kind not in ("game", "snapshot", "move") or (kind == "move"
+                                                             and not _good_move(record)):
                 return False
             if src.games >= GAMES_PER_SOURCE:
                 self.dropped += 1

@@ -111,6 +111,7 @@ class HallRelay:
         self.follower.start()
         for t in self._threads:
             t.start()
+        wait_for(self.follower.subscribed.is_set, what="the relay's subscription")
         return self
 
     def stop(self) -> None:

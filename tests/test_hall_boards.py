@@ -28,13 +28,13 @@ def pdn_moves(body: bytes, board: str) -> list[list[str]]:
 
 def test_broker_restart_mid_game_loses_nothing_and_duplicates_nothing(
         mosquitto: Mosquitto, tmp_path: Path) -> None:
-    events = game_log(16, seed=3, think=(0.15, 0.35), change_mind=0.0)
+    events = game_log(8, seed=3, think=(0.02, 0.05), change_mind=0.0)
     want = expected(events)
     log = write_log(tmp_path / "game.jsonl", events)
     with hall_relay(mosquitto.url) as relay:
         board = Board(mosquitto.url, "H", "b1", tmp_path / "b1", log).start()
         try:
-            wait_for(lambda: len(relay.moves("b1")) >= 3, what="the first moves on the relay")
+            wait_for(lambda: len(relay.moves("b1")) >= 2, what="the first moves on the relay")
             mosquitto.restart()  # the board plays on while the broker is away
             wait_for(lambda: relay.moves("b1") == want, what="every move after the restart")
             _, _, body = relay.get("/H.pdn")
@@ -48,13 +48,13 @@ def test_broker_restart_mid_game_loses_nothing_and_duplicates_nothing(
 
 def test_a_board_rebooting_mid_game_goes_on_with_the_same_game(
         mosquitto: Mosquitto, tmp_path: Path) -> None:
-    events = game_log(14, seed=5, think=(0.15, 0.35), change_mind=0.0)
+    events = game_log(8, seed=5, think=(0.02, 0.05), change_mind=0.0)
     want = expected(events)
     log = write_log(tmp_path / "game.jsonl", events)
     with hall_relay(mosquitto.url) as relay:
         board = Board(mosquitto.url, "H", "b2", tmp_path / "b2", log).start()
         try:
-            wait_for(lambda: len(relay.moves("b2")) >= 4, what="the first moves")
+            wait_for(lambda: len(relay.moves("b2")) >= 3, what="the first moves")
             board.kill9()  # a power cut: the broker says offline (the last will) later
             board.start()
             wait_for(lambda: relay.moves("b2") == want, what="the whole game after the reboot")
@@ -102,7 +102,7 @@ def _publish_retained(url_port: int, topic: str, payload: str) -> None:
 
 def test_a_setup_during_a_game_is_refused_until_the_result_then_applied(
         mosquitto: Mosquitto, tmp_path: Path) -> None:
-    events = game_log(8, seed=2, think=(0.1, 0.2), change_mind=0.0)
+    events = game_log(6, seed=2, think=(0.02, 0.05), change_mind=0.0)
     log = write_log(tmp_path / "game.jsonl", events)
     sock = tmp_path / "b3" / "control.sock"
     setup = {"type": "setup", "id": "H-r2-b3", "rules": "international",
