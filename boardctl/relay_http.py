@@ -25,10 +25,10 @@ import re
 import threading
 import time
 import urllib.parse
-from email.utils import parsedate_to_datetime
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 #: Games a URL holds at most (broadcast sites read no more of one URL).
@@ -195,8 +195,8 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
     server_version = "kabelaud-relay"
 
     def setup(self) -> None:
-        self.timeout = self.server.client_timeout  # a silent or slow client is let go
         super().setup()
+        self.connection.settimeout(self.server.client_timeout)  # a silent client is let go
 
     def version_string(self) -> str:
         return self.server_version  # no Python version in the Server header

@@ -177,3 +177,20 @@ def test_relay_command_refuses_bad_hall_options(tmp_path: Path,
         assert main(argv) != 0
         err = capsys.readouterr().err
         assert expect in err and "Traceback" not in err, (argv, err)
+
+
+def test_a_silent_client_is_let_go_after_the_timeout() -> None:
+    import threading
+
+    from boardctl.relay import PdnServer
+
+    server = PdnServer(("127.0.0.1", 0), hall="H", timeout=0.2)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(server.server_address[:2]) as s:
+            s.settimeout(10)  # bounded: the server closes long before
+            s.sendall(b"GET /H.pdn HTTP/1.1\r\n")  # and then nothing more
+            assert s.recv(100) == b""
+    finally:
+        server.shutdown()
+        server.server_close()
