@@ -35,7 +35,13 @@ def test_broker_restart_mid_game_loses_nothing_and_duplicates_nothing(
         board = Board(mosquitto.url, "H", "b1", tmp_path / "b1", log).start()
         try:
             wait_for(lambda: len(relay.moves("b1")) >= 2, what="the first moves on the relay")
-            mosquitto.restart()  # the board plays on while the broker is away
+            mosquitto.stop()
+            before = len(relay.moves("b1"))
+            sock = tmp_path / "b1" / "control.sock"
+            # The board plays on while the broker is away: two more moves, held by the board.
+            wait_for(lambda: _status(sock)["ply"] >= before + 2, what="moves without a broker")
+            assert len(relay.moves("b1")) == before
+            mosquitto.start()
             wait_for(lambda: relay.moves("b1") == want, what="every move after the restart")
             _, _, body = relay.get("/H.pdn")
             assert pdn_moves(body, "b1") == [want]
@@ -140,3 +146,46 @@ def _status(sock: Path) -> dict:
         except ControlError:
             return None
     return wait_for(ask, what="the control socket")
+
+
+def test_the_link_queues_while_the_broker_is_away_bounded_and_in_order(
+        tmp_path: Path) -> None:
+    """BoardLink in this process: lines sent before the broker exists arrive in order once it
+    does, after the claim; the queue keeps the newest ``queue_lines``; a snapshot is asked for
+    on every (re)connection."""
+    from boardctl.broker import BoardLink, instance_id
+    from boardctl.mqtt import parse_broker
+
+    broker = Mosquitto(tmp_path / "broker")
+    snapshots: list[int] = []
+    logs: list[str] = []
+    link = BoardLink(parse_broker(broker.url), "H", "q1", instance_id(tmp_path / "st"),
+                     queue_lines=5, backoff=(0.05, 0.2), log=logs.append,
+                     request_snapshot=lambda: snapshots.append(1))
+    link.start()
+    got: list[bytes] = []
+    try:
+        for n in range(8):
+            link.send(f"line {n}\n")  # the broker is not there yet: never blocks
+        assert link.status()["queued"] == 5 and link.dropped == 3
+        wait_for(lambda: "cannot connect" in " ".join(logs), what="a failed attempt logged")
+        broker.start()
+        sub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        sub.on_message = lambda c, u, m: got.append(bytes(m.payload))
+        sub.connect("127.0.0.1", broker.port)
+        sub.subscribe("kabelaud/H/q1/feed", 1)
+        sub.loop_start()
+        try:
+            wait_for(lambda: link.state == "ready", what="the link ready")
+            wait_for(lambda: link.acked == 5, what="the queued lines acknowledged")
+            assert snapshots == [1]
+            link.send("line 8")
+            wait_for(lambda: got and got[-1] == b"line 8", what="the next line")
+            assert [g for g in got] == [f"line {n}".encode() for n in range(3, 9)][-len(got):]
+        finally:
+            sub.disconnect()
+            sub.loop_stop()
+    finally:
+        link.close()
+        broker.stop()
+    assert link.state == "stopped"
