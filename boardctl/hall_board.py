@@ -78,7 +78,8 @@ class HallBoard:
 
     def attach(self, service: Any) -> None:
         self.applier = SetupApplier(self.state_dir, self.board, command=service.command,
-                                    call_soon=service.call_soon, emit=service.emit, log=log)
+                                    call_soon=service.call_soon, emit=service.emit, log=log,
+                                    show=lambda note: setattr(service, "face_note", note))
         self.link.request_snapshot = service.request_snapshot
         self.link.start()
 

@@ -105,6 +105,17 @@ def parse_setup(payload: bytes) -> RoundSetup | None:
     return RoundSetup(ident, rules, tc, fen, tags)
 
 
+def faces_for(round_tag: str, board: str) -> tuple[str, str]:
+    """The pairing on the two 4-digit faces until the clock starts: ``r  3`` on White's,
+    ``b 12`` on Black's (what a 7-segment digit can show: digits, the rest as ``-``)."""
+
+    def face(letter: str, text: str) -> str:
+        text = "".join(ch if ch.isdigit() else "-" for ch in text.strip())[-3:] or "-"
+        return f"{letter}{text:>3}"
+
+    return face("r", round_tag), face("b", board)
+
+
 class SetupApplier:
     """Applies setups on the service's thread (``call_soon``) through its control path
     (``command``) and reports on the feed (``emit``). ``receive`` may be called from any
@@ -114,13 +125,15 @@ class SetupApplier:
                  command: Callable[[Mapping[str, Any]], dict[str, Any]],
                  call_soon: Callable[[Callable[[], None]], None],
                  emit: Callable[[Mapping[str, Any]], None],
-                 log: Callable[[str], None]) -> None:
+                 log: Callable[[str], None],
+                 show: Callable[[tuple[str, str]], None] | None = None) -> None:
         self.path = Path(state_dir) / "hall-setup.json"
         self.board = board
         self.command = command
         self.call_soon = call_soon
         self.emit = emit
         self.log = log
+        self.show = show
         self.pending: RoundSetup | None = None
         self.dropped = 0
         self.applied = self._load()
@@ -192,6 +205,8 @@ class SetupApplier:
         self._save(setup.id)
         pairing = " - ".join(setup.tags.get(k, "?") for k in ("White", "Black"))
         self._report(setup, "applied", f"game {response.get('game')}: {pairing}")
+        if self.show is not None:
+            self.show(faces_for(setup.tags.get("Round", ""), setup.tags.get("Board", "")))
 
     def _report(self, setup: RoundSetup, status: str, reason: str) -> None:
         self.log(f"setup {setup.id}: {status}: {reason}")

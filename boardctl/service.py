@@ -44,6 +44,7 @@ from boardctl.journal_file import (
     open_journal,
 )
 from boardctl.notify import Notifier
+from firmware.clockface import FaceText
 from firmware.errors import BoardError, EventLogError
 from firmware.events import (
     NS,
@@ -63,7 +64,7 @@ from firmware.events import (
 from firmware.feed import encode_line, header_record
 from firmware.game import RESULTS
 from firmware.journal import GameHeader, Journal, decision_record, note_record
-from firmware.rules import find_rules
+from firmware.rules import Side, find_rules
 from firmware.session import BoardSession
 
 #: Records after which the journal is made durable at once (committed moves and results).
@@ -222,6 +223,8 @@ class Service:
         self.stopped = threading.Event()
         self._lock_fd = -1
         self._soon: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()  # hall (13)
+        #: What the faces show instead of the clock until it starts (a round's pairing).
+        self.face_note: tuple[str, str] | None = None
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -497,7 +500,11 @@ class Service:
         if self.hw.faces is not None and session.clock is not None and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
-                self.hw.faces.update(session.clock, at)
+                if self.face_note is not None and not session.clock.started:
+                    self.hw.faces.show(Side.WHITE, FaceText(self.face_note[0]))
+                    self.hw.faces.show(Side.BLACK, FaceText(self.face_note[1]))
+                else:
+                    self.hw.faces.update(session.clock, at)
             except BoardError as exc:
                 log(f"clock faces: {exc}")
 

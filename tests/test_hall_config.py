@@ -106,3 +106,42 @@ def test_hostile_setup_payloads() -> None:
     for payload in (b"[" * 10_000, b"\xff", b"x" * 20_000, b"null"):
         with pytest.raises(SetupError):
             parse_setup(payload)
+
+
+def test_a_setup_applied_in_process_shows_the_pairing_on_the_faces(tmp_path: Path) -> None:
+    """The applier on a simulated service (virtual clock): applied between games through the
+    control path, reported on the feed, the pairing on the faces until the clock starts, and
+    the same id never applied twice."""
+    from service_helpers import sim_service
+
+    from boardctl.hall_setup import SetupApplier
+    from firmware.feed import decode_line
+    from firmware.rules import Side
+
+    lines: list[str] = []
+    service, clock = sim_service(tmp_path / "st", lines=lines)
+    service.boot()
+    logs: list[str] = []
+    applier = SetupApplier(tmp_path / "st", "b1", command=service.command,
+                           call_soon=service.call_soon, emit=service.emit, log=logs.append,
+                           show=lambda note: setattr(service, "face_note", note))
+    first = service.status(0)["game"]
+    payload = json.dumps({**GOOD, "rules": "international",
+                          "tags": {"Round": "3", "Board": "12", "White": "A"}}).encode()
+    applier.receive(payload)
+    clock.now += 10_000_000
+    service.step(clock.now)
+    status = service.status(0)
+    assert status["game"] != first and status["tags"]["Board"] == "12"
+    faces = service.hw.faces
+    assert (faces.shown(Side.WHITE).digits, faces.shown(Side.BLACK).digits) == ("r  3", "b 12")
+    reports = [r for r in map(decode_line, lines) if r and r["type"] == "setup"]
+    assert [(r["id"], r["status"]) for r in reports] == [("H-r1-b1", "applied")]
+    applier.receive(payload)  # the retained message again (a reconnection)
+    clock.now += 10_000_000
+    service.step(clock.now)
+    assert service.status(0)["game"] == status["game"]
+    again = SetupApplier(tmp_path / "st", "b1", command=service.command,
+                         call_soon=service.call_soon, emit=service.emit, log=logs.append)
+    assert again.applied == "H-r1-b1"  # kept across a reboot
+    service.close()
