@@ -28,7 +28,7 @@ def pdn_moves(body: bytes, board: str) -> list[list[str]]:
 
 def test_broker_restart_mid_game_loses_nothing_and_duplicates_nothing(
         mosquitto: Mosquitto, tmp_path: Path) -> None:
-    events = game_log(8, seed=3, think=(0.02, 0.05), change_mind=0.0)
+    events = game_log(6, seed=3, think=(0.02, 0.05), change_mind=0.0)
     want = expected(events)
     log = write_log(tmp_path / "game.jsonl", events)
     with hall_relay(mosquitto.url) as relay:
@@ -54,7 +54,7 @@ def test_broker_restart_mid_game_loses_nothing_and_duplicates_nothing(
 
 def test_a_board_rebooting_mid_game_goes_on_with_the_same_game(
         mosquitto: Mosquitto, tmp_path: Path) -> None:
-    events = game_log(8, seed=5, think=(0.02, 0.05), change_mind=0.0)
+    events = game_log(6, seed=5, think=(0.02, 0.05), change_mind=0.0)
     want = expected(events)
     log = write_log(tmp_path / "game.jsonl", events)
     with hall_relay(mosquitto.url) as relay:
