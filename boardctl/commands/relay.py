@@ -7,6 +7,7 @@ import math
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,9 @@ from firmware.errors import BoardError
 
 #: Longest broadcast delay (minutes): a day's round.
 MAX_DELAY = 24 * 60
+#: Called with (relay, HTTP servers, hall) before the relay starts: where other parts (the
+#: live page) subscribe to ``relay.state.observers`` and add ``server.extra_handlers``.
+EXTENSIONS: list[Callable[[Any, list[Any], str | None], None]] = []
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -147,6 +151,8 @@ def run_relay(args: argparse.Namespace) -> int:
         pusher = Pusher(args.push, body, method=args.push_method, log=_say)
     relay = Relay(args.ports, out=args.out, hall=follower, timeline=timeline,
                   on_publish=pusher.notify if pusher is not None else None)
+    for extend in EXTENSIONS:
+        extend(relay, servers, hall)
     stop = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
