@@ -58,6 +58,8 @@ class RelayGame:
     running: str | None = None
     #: A move arrived that does not follow the last one: waiting for a snapshot.
     gap: bool = False
+    #: Counts the changes to what the PDN is made of (the text cache's key).
+    version: int = 0
 
     def round_tag(self) -> str:
         """``r.b``: the game's round and its board number (PDN ``Round`` for broadcasts)."""
@@ -201,6 +203,12 @@ class RelayState:
                 game.gap = record.get("ply") != 1
         if src.board != src.name:
             game.board = src.board
+        changed = self._apply(game, kind, record)
+        if changed:
+            game.version += 1
+        return changed
+
+    def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
         if kind == "game":
             return self._game(game, record)
         if kind == "snapshot":
@@ -256,7 +264,7 @@ class RelayState:
         that game changes: a tournament's relay rewrites only what moved)."""
         out = []
         for key, game in self.games.items():
-            looks = (_looks(game), game.board)
+            looks = (game.version, game.board)
             cached = self._texts.get(key)
             if cached is None or cached[0] != looks:
                 cached = self._texts[key] = (looks, game.pdn())

@@ -116,7 +116,9 @@ def test_a_setup_during_a_game_is_refused_until_the_result_then_applied(
              "tags": {"Event": "Hall open", "Round": "2", "Board": "3",
                       "White": "Kask", "Black": "Tamm"}}
     with hall_relay(mosquitto.url) as relay:
-        board = Board(mosquitto.url, "H", "b3", tmp_path / "b3", log).start()
+        feed = tmp_path / "b3.feed"  # the serial feed (a file here) beside the broker
+        board = Board(mosquitto.url, "H", "b3", tmp_path / "b3", log, "--feed", str(feed))
+        board.start()
         try:
             wait_for(lambda: len(relay.moves("b3")) >= 2, what="a game in progress")
             game = _status(sock)["game"]
@@ -127,6 +129,7 @@ def test_a_setup_during_a_game_is_refused_until_the_result_then_applied(
             wait_for(lambda: "not UTF-8 JSON" in board.stderr(), what="a bad setup dropped")
             request(sock, "result", result="1-1", reason="agreed")
             wait_for(lambda: _status(sock)["game"] != game, what="the setup applied")
+            assert '"type":"move"' in feed.read_text() and '"status":"pending"' in feed.read_text()
             status = _status(sock)
             assert status["tags"]["White"] == "Kask" and status["time_control"] == "5400+30"
             assert "H-r2-b3: applied" in board.stderr()

@@ -185,3 +185,14 @@ def test_a_site_that_never_answers_never_blocks_the_relay() -> None:
     finally:
         silent.close()
         pusher.close()
+
+
+def test_a_started_game_keeps_its_tags() -> None:
+    relay = Relay([])
+    feed(relay, "b1", GAME, mv(1, "32-28"))
+    late = {"type": "snapshot", "game": "g", "rules": "international",
+            "tags": {"Round": "9", "White": "X"}, "moves": [mv(1, "32-28")]}
+    feed(relay, "b1", late)
+    game = relay.state.games["b1/g"]
+    assert game.tags["Round"] == "1" and game.tags["White"] == "A"
+    assert game.round_tag() == "1.b1"
