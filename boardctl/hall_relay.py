@@ -57,6 +57,8 @@ class HallFollower:
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         client.on_subscribe = lambda *args: self.subscribed.set()
+        client.on_connect_fail = lambda *args: self._say(
+            f"relay: broker {self.config.url}: cannot connect (retrying)")
         client.reconnect_delay_set(0.2, 5)
         client.connect_async(self.config.host, self.config.port, keepalive=self.config.keepalive)
         client.loop_start()
