@@ -500,7 +500,9 @@ class Service:
         if self.hw.faces is not None and session.clock is not None and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
-                if self.face_note is not None and not session.clock.started:
+                if session.clock.started:
+                    self.face_note = None  # the pairing shows until the game's clock starts
+                if self.face_note is not None:
                     self.hw.faces.show(Side.WHITE, FaceText(self.face_note[0]))
                     self.hw.faces.show(Side.BLACK, FaceText(self.face_note[1]))
                 else:
