@@ -194,3 +194,43 @@ def test_a_silent_client_is_let_go_after_the_timeout() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_boardctl_relay_as_a_process_follows_the_hall_and_stops_cleanly(
+        mosquitto: Mosquitto, publisher: Publisher, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from mqtt_broker import free_port
+
+    port, arbiters = free_port(), free_port()
+    out = tmp_path / "live.pdn"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "boardctl", "relay", "--broker", mosquitto.url, "--hall", "H",
+         "--http", f"127.0.0.1:{port}", "--arbiter-http", f"127.0.0.1:{arbiters}",
+         "--delay", "10", "--out", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        def fetch(p: int, path: str) -> bytes | None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{p}{path}", timeout=2) as r:
+                    return bytes(r.read())
+            except OSError:
+                return None
+
+        def published() -> bool:
+            publisher.line("b1", game("b1", "4"))  # again until the relay is subscribed
+            publisher.line("b1", move(1, "32-28"))
+            return b"32-28" in (fetch(arbiters, "/H/round/4.pdn") or b"")
+
+        wait_for(published, what="the move on the arbiters' server")
+        assert fetch(port, "/H/round/4.pdn") == b""  # the public sees it 10 minutes later
+        assert "32-28" in out.read_text()  # the local file is live
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "Traceback" not in err
+    assert "following kabelaud/H/+/feed" in err
