@@ -24,7 +24,7 @@ class BrokerSettings:
     queue_lines: int
 
 
-def _password(path: Path | str | None) -> str | None:
+def read_password(path: Path | str | None) -> str | None:
     env = os.environ.get("BOARDCTL_BROKER_PASSWORD")
     if not path:
         return env
@@ -55,7 +55,7 @@ def broker_settings(args: argparse.Namespace, section: Any, source: str) -> Brok
     broker = parse_broker(
         url,
         username=args.broker_user or section.username or None,
-        password=_password(args.broker_password_file or section.password_file or None),
+        password=read_password(args.broker_password_file or section.password_file or None),
         ca_file=args.broker_ca or section.ca_file or None,
         tls=True if section.tls else None,
         keepalive=section.keepalive,

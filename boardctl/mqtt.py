@@ -15,9 +15,9 @@ another's topics (``+``, ``#`` and ``/`` are refused).
 from __future__ import annotations
 
 import re
-import ssl
 import urllib.parse
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from firmware.errors import BoardError
@@ -102,6 +102,8 @@ def make_client(config: BrokerConfig, client_id: str, *, clean: bool = True) -> 
     if config.username is not None:
         client.username_pw_set(config.username, config.password)
     if config.tls:
+        import ssl
+
         try:
             context = ssl.create_default_context(cafile=config.ca_file)
         except (OSError, ssl.SSLError) as exc:
@@ -110,3 +112,12 @@ def make_client(config: BrokerConfig, client_id: str, *, clean: bool = True) -> 
     # Our own queues decide what waits while the broker is away; paho's only hold in flight.
     client.max_inflight_messages_set(100)
     return client
+
+
+def add_login_options(group: Any) -> None:
+    """The broker login options ``boardctl run`` and ``boardctl relay`` share."""
+    group.add_argument("--broker-user", metavar="USER", help="broker user name (the password: "
+                       "--broker-password-file or $BOARDCTL_BROKER_PASSWORD)")
+    group.add_argument("--broker-password-file", type=Path, metavar="FILE",
+                       help="file holding the broker password")
+    group.add_argument("--broker-ca", metavar="FILE", help="CA file for a TLS broker (mqtts://)")

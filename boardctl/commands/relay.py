@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from boardctl.mqtt import add_login_options
 from firmware.errors import BoardError
 
 #: Longest broadcast delay (minutes): a day's round.
@@ -48,10 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     h.add_argument("--broker", metavar="URL", help="follow a hall's boards on this MQTT broker "
                    "(mqtt://HOST:PORT or mqtts://HOST:PORT)")
     h.add_argument("--hall", help="the hall's short name (topics kabelaud/HALL/+/feed)")
-    h.add_argument("--broker-user", help="broker user name (password: --broker-password-file "
-                   "or $BOARDCTL_BROKER_PASSWORD)")
-    h.add_argument("--broker-password-file", type=Path, help="file holding the password")
-    h.add_argument("--broker-ca", help="CA file for a TLS broker")
+    add_login_options(h)
     h.add_argument("--delay", type=float, default=0.0, metavar="MINUTES",
                    help="delay everything public (HTTP, push) by this many minutes; "
                    "arbiters see live on --arbiter-http")
@@ -125,10 +123,10 @@ def run_relay(args: argparse.Namespace) -> int:
     hall = check_name(args.hall, "--hall") if args.hall else None
     follower = None
     if args.broker:
-        from boardctl.hall_board import _password
+        from boardctl.hall_board import read_password
 
         config = parse_broker(args.broker, username=args.broker_user,
-                              password=_password(args.broker_password_file),
+                              password=read_password(args.broker_password_file),
                               ca_file=args.broker_ca)
         follower = HallFollower(config, str(hall), log=_say)
     timeline = Timeline(delay=args.delay * 60)

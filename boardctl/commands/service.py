@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from boardctl.mqtt import add_login_options
 from firmware.errors import BoardError
 
 TAG_OPTIONS = ("event", "site", "date", "round", "board", "white", "black")
@@ -52,10 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     h.add_argument("--broker", metavar="URL",
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
     h.add_argument("--hall", help="the hall's (event's) short name in the broker's topics")
-    h.add_argument("--broker-user", help="broker user name (the password: --broker-password-"
-                   "file or $BOARDCTL_BROKER_PASSWORD)")
-    h.add_argument("--broker-password-file", type=Path, help="file holding the password")
-    h.add_argument("--broker-ca", help="CA file for a TLS broker (mqtts://)")
+    add_login_options(h)
     p.set_defaults(func=run_service)
 
     d = sub.add_parser(
