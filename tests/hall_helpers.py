@@ -27,7 +27,7 @@ from firmware.events import Event
 BOARDCTL = [sys.executable, "-m", "boardctl"]
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "it") -> Any:
+def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "it") -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
