@@ -81,6 +81,7 @@ class HallBoard:
                                     call_soon=service.call_soon, emit=service.emit, log=log,
                                     show=lambda note: setattr(service, "face_note", note))
         self.link.request_snapshot = service.request_snapshot
+        service.status_extras.append(lambda: {"broker": self.link.status()})
         self.link.start()
 
     def on_line(self, line: str) -> None:

@@ -225,6 +225,8 @@ class Service:
         self._soon: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()  # hall (13)
         #: What the faces show instead of the clock until it starts (a round's pairing).
         self.face_note: tuple[str, str] | None = None
+        #: More for ``status`` (the broker link's state), called on the service's thread.
+        self.status_extras: list[Callable[[], dict[str, Any]]] = []
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -677,4 +679,6 @@ class Service:
             status["feed_port"] = {"connected": self.hw.feed.connected,
                                    "written": self.hw.feed.written,
                                    "dropped": self.hw.feed.dropped}
+        for extra in self.status_extras:
+            status.update(extra())
         return status

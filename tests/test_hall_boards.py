@@ -12,6 +12,7 @@ from hall_helpers import Board, hall_relay, wait_for, write_log
 from mqtt_broker import Mosquitto
 from service_helpers import game_log, replayed
 
+from boardctl.commands.control import describe
 from boardctl.control import ControlError, request
 from firmware.pdn import read_games
 
@@ -87,6 +88,9 @@ def test_two_boards_claiming_one_name_the_second_is_refused_loudly(
                      what="the first board noticing")
             status = _status(second.state / "control.sock")
             assert status["ok"]  # the refused board runs (its game is local), silent on MQTT
+            assert status["broker"]["state"] == "refused" and status["broker"]["board"] == "b7"
+            assert "REFUSED, the name is taken" in describe(status)
+            assert _status(first.state / "control.sock")["broker"]["state"] == "ready"
             assert [g.game for g in relay.games("b7")] == [game]
         finally:
             second.stop()
