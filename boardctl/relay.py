@@ -1,10 +1,12 @@
-"""The relay on the broadcast PC: serial feeds in, one live multi-game PDN out.
+"""The relay on the broadcast PC: board feeds in, live multi-game PDNs out.
 
-Each board's feed (``firmware.feed`` lines) arrives on a serial port: a USB gadget port, a
-UART adapter, a pty, or any pySerial URL. :class:`RelayState` (pure: records in, PDN out) keeps
-every game it has heard of, with ``[%clock]`` comments and a ``Round "r.b"`` tag (round, then
-board); :class:`Relay` reads the ports, writes the PDN to a file atomically when it changes and
-serves it over HTTP for lidraughts-style polling (the whole PDN each time).
+Each board's feed (``firmware.feed`` lines) arrives on a serial port (a USB gadget port, a
+UART adapter, a pty, or any pySerial URL: boardctl.relay_serial) or, for a hall, from the MQTT
+broker (boardctl.hall_relay, where a board is known by its topic's name). :class:`RelayState`
+(pure: records in, PDN out) keeps every game it has heard of, with ``[%clock]`` comments and a
+``Round "r.b"`` tag (round, then board); :class:`Relay` (the one state thread) reads the
+sources, writes the PDN to a file atomically when it changes and hands a new view to the HTTP
+servers (boardctl.relay_http: the hall, each round, 304s, a broadcast delay) and the pusher.
 
 Nothing is lost when a board is unplugged and plugged back in, or when lines are damaged:
 damaged lines are dropped (their checksum fails); moves carry their ply, so a move that does
@@ -15,27 +17,29 @@ tells that the board restarted and its ``seq`` starts again.
 
 from __future__ import annotations
 
-import http.server
 import os
 import re
 import select
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boardctl.relay_http import GameText, PdnServer, Timeline, View
+from boardctl.relay_serial import MAX_LINE, LineSplitter, SerialFeed
 from firmware.feed import decode_line
 from firmware.game import RESULTS
 from firmware.pdn import ClockReading, write_game
 from firmware.position import Position
 
-#: A longer line is noise: dropped, and the reader resynchronises at the next newline.
-MAX_LINE = 64 * 1024
+__all__ = ["MAX_LINE", "LineSplitter", "PdnServer", "Relay", "RelayGame", "RelayState",
+           "SerialFeed", "Timeline", "View", "write_atomically"]
 
 GameKey = str
+#: Games one source may open (a hostile publisher inventing game ids is stopped there).
+GAMES_PER_SOURCE = 100
 
 
 @dataclass
@@ -44,6 +48,7 @@ class RelayGame:
 
     board: str
     game: str
+    key: str = ""
     rules: str | None = None
     start_fen: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
@@ -54,6 +59,8 @@ class RelayGame:
     running: str | None = None
     #: A move arrived that does not follow the last one: waiting for a snapshot.
     gap: bool = False
+    #: Counts the changes to what the PDN is made of (the text cache's key).
+    version: int = 0
 
     def round_tag(self) -> str:
         """``r.b``: the game's round and its board number (PDN ``Round`` for broadcasts)."""
@@ -69,6 +76,8 @@ class RelayGame:
         tags = dict(self.tags)
         tags.pop("Board", None)
         tags["Round"] = self.round_tag()
+        if "/" in self.key:  # a hall board's game: its topic's name (docs/CONTRACT.md)
+            tags["Board"] = self.board
         if self.time_control:
             tags.setdefault("TimeControl", self.time_control)
         game_type = None
@@ -116,6 +125,9 @@ class _Source:
     seq: int | None = None
     game: str | None = None
     lost: int = 0
+    #: A hall board: its name is its MQTT topic's, and its games are keyed by it.
+    topic: bool = False
+    games: int = 0
 
 
 class RelayState:
@@ -126,11 +138,17 @@ class RelayState:
         self._sources: dict[str, _Source] = {}
         self._texts: dict[str, tuple[Any, str]] = {}
         self.dropped = 0
-        #: Called with (source, record) after every record taken (the live page's hook).
+        #: Called after every accepted record with (board name, record), on this state's
+        #: thread (docs/HALL.md; the live page's view model subscribes here).
         self.observers: list[Callable[[str, Mapping[str, Any]], None]] = []
 
-    def source(self, name: str) -> _Source:
-        return self._sources.setdefault(name, _Source(name=name, board=name))
+    def source(self, name: str, topic: bool = False) -> _Source:
+        """A feed's source; ``topic``: a hall board named by its MQTT topic (its games are
+        told apart by that name, whatever ids its lines carry)."""
+        src = self._sources.get(name)
+        if src is None:
+            src = self._sources[name] = _Source(name=name, board=name, topic=topic)
+        return src
 
     def feed_line(self, source: str, line: str | bytes) -> bool:
         """Take one raw line from ``source``; True when the PDN changed."""
@@ -143,18 +161,23 @@ class RelayState:
 
     def feed_record(self, source: str, record: Mapping[str, Any]) -> bool:
         """Take one decoded record from ``source``; True when the PDN changed."""
-        changed = self._take(source, record)
+        src = self.source(source)
+        changed = self._record(src, record)
         for observer in self.observers:
-            observer(source, record)
+            observer(src.board, record)
         return changed
 
-    def _take(self, source: str, record: Mapping[str, Any]) -> bool:
-        src = self.source(source)
+    def notify(self, board: str, record: Mapping[str, Any]) -> None:
+        """Tell the observers a record that is not part of any game (a board's status)."""
+        for observer in self.observers:
+            observer(board, record)
+
+    def _record(self, src: _Source, record: Mapping[str, Any]) -> bool:
         kind = record.get("type")
         seq = record.get("seq")
         if kind == "header":
             board, run = record.get("board"), record.get("run")
-            if isinstance(board, str) and _clean(board):
+            if isinstance(board, str) and _clean(board) and not src.topic:
                 src.board = _clean(board)
             src.run = run if isinstance(run, str) else None
             src.seq = seq if isinstance(seq, int) else None
@@ -165,20 +188,33 @@ class RelayState:
             src.seq = seq
         game_id = record.get("game")
         if isinstance(game_id, str | int) and not isinstance(game_id, bool):
-            src.game = str(game_id)
+            src.game = _clean(str(game_id))[:80]
         if src.game is None:
             return False  # nothing to attach the record to until a game or snapshot line
         # Games are known by their id alone (unique per board and game): a board that comes
         # back on another port, or names itself only after its first lines, is the same game.
-        game = self.games.get(src.game)
+        # A hall board's games are known by its topic's name and the id.
+        key = f"{src.name}/{src.game}" if src.topic else src.game
+        game = self.games.get(key)
         if game is None:
-            if kind not in ("game", "snapshot", "move"):
+            if kind not in ("game", "snapshot", "move") or (kind == "move"
+                                                             and not _good_move(record)):
                 return False
-            game = self.games[src.game] = RelayGame(board=src.board, game=src.game)
+            if src.games >= GAMES_PER_SOURCE:
+                self.dropped += 1
+                return False
+            src.games += 1
+            game = self.games[key] = RelayGame(board=src.board, game=src.game, key=key)
             if kind == "move":
                 game.gap = record.get("ply") != 1
         if src.board != src.name:
             game.board = src.board
+        changed = self._apply(game, kind, record)
+        if changed:
+            game.version += 1
+        return changed
+
+    def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
         if kind == "game":
             return self._game(game, record)
         if kind == "snapshot":
@@ -226,16 +262,20 @@ class RelayState:
         return False
 
     def pdn(self) -> str:
-        """All the games, in the order first heard of, as one PDN text (each game's text is
-        kept until that game changes: a tournament's relay rewrites only what moved)."""
-        parts = []
-        for game in self.games.values():
-            looks = (_looks(game), game.board)
-            cached = self._texts.get(game.game)
+        """All the games, in the order first heard of, as one PDN text."""
+        return "".join(text for _, text in self.texts())
+
+    def texts(self) -> list[tuple[RelayGame, str]]:
+        """Each game with its PDN text, in the order first heard of (each text is kept until
+        that game changes: a tournament's relay rewrites only what moved)."""
+        out = []
+        for key, game in self.games.items():
+            looks = (game.version, game.board)
+            cached = self._texts.get(key)
             if cached is None or cached[0] != looks:
-                cached = self._texts[game.game] = (looks, game.pdn())
-            parts.append(cached[1])
-        return "".join(parts)
+                cached = self._texts[key] = (looks, game.pdn())
+            out.append((game, cached[1]))
+        return out
 
 
 def _looks(game: RelayGame) -> tuple[Any, ...]:
@@ -255,7 +295,7 @@ def _setup(game: RelayGame, record: Mapping[str, Any]) -> None:
     if isinstance(tc, str) and _clean(tc):
         game.time_control = _clean(tc)
     tags = record.get("tags")
-    if isinstance(tags, dict):
+    if isinstance(tags, dict) and not game.moves:  # a started game keeps its tags
         game.tags = {k: _clean(str(v)) for k, v in tags.items()
                      if isinstance(k, str) and _TAG.fullmatch(k) and isinstance(v, str | int)}
 
@@ -282,116 +322,6 @@ def _good_move(m: Any) -> bool:
     )
 
 
-class LineSplitter:
-    """Bytes from a port in, complete lines out; an overlong line is cut and dropped."""
-
-    def __init__(self, limit: int = MAX_LINE) -> None:
-        self._buf = bytearray()
-        self._limit = limit
-        self._skipping = False
-
-    def feed(self, data: bytes) -> list[bytes]:
-        self._buf += data
-        lines: list[bytes] = []
-        while True:
-            i = self._buf.find(b"\n")
-            if i < 0:
-                break
-            line = bytes(self._buf[: i + 1])
-            del self._buf[: i + 1]
-            if self._skipping:
-                self._skipping = False
-                continue
-            lines.append(line)
-        if len(self._buf) > self._limit:
-            self._buf.clear()
-            self._skipping = True
-        return lines
-
-    def reset(self) -> None:
-        """Forget a partial line (the port was closed: its rest will never come)."""
-        self._buf.clear()
-        self._skipping = False
-
-
-class SerialFeed:
-    """One board's serial port, reopened with backoff whenever it vanishes."""
-
-    def __init__(self, url: str, now: Callable[[], float] = time.monotonic,
-                 backoff: tuple[float, float] = (0.2, 5.0), baudrate: int = 115200) -> None:
-        self.url = url
-        self.name = url
-        self._now = now
-        self._backoff_min, self._backoff_max = backoff
-        self._backoff = self._backoff_min
-        self._retry_at = 0.0
-        self._baudrate = baudrate
-        self._port: Any = None
-        self._lines = LineSplitter()
-        self.opens = 0
-        self.last_error: str | None = None
-
-    @property
-    def connected(self) -> bool:
-        return self._port is not None
-
-    def fileno(self) -> int | None:
-        """The open port's descriptor, to wait on with select; None for URLs without one."""
-        try:
-            return int(self._port.fileno()) if self._port is not None else None
-        except (AttributeError, OSError, ValueError, TypeError):
-            return None
-
-    def _open(self) -> None:
-        import serial
-
-        self._port = serial.serial_for_url(self.url, baudrate=self._baudrate, timeout=0)
-        self.opens += 1
-        self._backoff = self._backoff_min
-        self.last_error = None
-        self._lines.reset()
-
-    def _lost(self, exc: Exception) -> None:
-        self.last_error = f"{self.url}: {exc}"
-        if self._port is not None:
-            try:
-                self._port.close()
-            except Exception:  # closing a port that vanished may fail too: it is gone either way
-                pass
-        self._port = None
-        self._lines.reset()
-        self._retry_at = self._now() + self._backoff
-        self._backoff = min(self._backoff * 2, self._backoff_max)
-
-    def read_lines(self) -> list[bytes]:
-        """Whatever complete lines have arrived; never blocks."""
-        import serial
-
-        if self._port is None:
-            if self._now() < self._retry_at:
-                return []
-            try:
-                self._open()
-            except (serial.SerialException, OSError, ValueError) as exc:
-                self._lost(exc)
-                return []
-        try:
-            # With timeout=0 a read never blocks; on a tty whose other end has gone, pySerial
-            # raises ("device reports readiness to read but returned no data").
-            data = self._port.read(max(1, self._port.in_waiting))
-            if not data and self.url.startswith(("/", ".")) and not os.path.exists(self.url):
-                raise serial.SerialException("device vanished")
-        except (serial.SerialException, OSError) as exc:
-            self._lost(exc)
-            return []
-        return self._lines.feed(data) if data else []
-
-    def close(self) -> None:
-        if self._port is not None:
-            self._port.close()
-            self._port = None
-
-
 def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` by ``text`` so that a reader sees the old file or the new, never half."""
     path = Path(path)
@@ -412,93 +342,84 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-class PdnServer(http.server.ThreadingHTTPServer):
-    """Serves the current PDN at every path (``/``, ``/games.pdn``): the whole file each time."""
-
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int]) -> None:
-        self._lock = threading.Lock()
-        self._body = b""
-        self._stamp = time.time()
-        #: Tried first for every GET/HEAD; each returns True when it answered the path.
-        self.extra_handlers: list[Callable[[http.server.BaseHTTPRequestHandler, str], bool]] = []
-        super().__init__(address, _PdnHandler)
-
-    def publish(self, text: str) -> None:
-        with self._lock:
-            self._body = text.encode("utf-8")
-            self._stamp = time.time()
-
-    def current(self) -> tuple[bytes, float]:
-        with self._lock:
-            return self._body, self._stamp
-
-
-class _PdnHandler(http.server.BaseHTTPRequestHandler):
-    server: PdnServer
-    protocol_version = "HTTP/1.1"
-
-    def _send(self, head_only: bool) -> None:
-        body, stamp = self.server.current()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-draughts-pdn; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Last-Modified", self.date_time_string(stamp))
-        self.end_headers()
-        if not head_only:
-            self.wfile.write(body)
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if not any(answer(self, self.path) for answer in self.server.extra_handlers):
-            self._send(head_only=False)
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        if not any(answer(self, self.path) for answer in self.server.extra_handlers):
-            self._send(head_only=True)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
-
-
 class Relay:
-    """Reads the feeds, keeps the state, writes the file, feeds the HTTP server."""
+    """Reads the feeds (serial ports, and a hall's boards through ``hall``, a
+    :class:`boardctl.hall_relay.HallFollower`), keeps the state, writes the file, hands each
+    new :class:`View` to the HTTP servers' :class:`Timeline` and wakes the pusher."""
 
     def __init__(self, urls: Sequence[str], out: Path | None = None,
                  server: PdnServer | None = None,
-                 now: Callable[[], float] = time.monotonic) -> None:
+                 now: Callable[[], float] = time.monotonic, *,
+                 hall: Any = None, timeline: Timeline | None = None,
+                 wall: Callable[[], float] = time.time,
+                 on_publish: Callable[[], None] | None = None) -> None:
         self.feeds = [SerialFeed(url, now=now) for url in urls]
         self.state = RelayState()
         self.out = out
         self.server = server
+        self.hall = hall
+        self.timeline = timeline or (server.timeline if server is not None else Timeline())
+        self.wall = wall
+        self.on_publish = on_publish
         self.writes = 0
         self._published: str | None = None
+        self._changed: dict[str, tuple[str, float]] = {}
 
     def poll(self) -> bool:
-        """Read every port once; publish when the PDN changed. True when it did."""
+        """Read every port once (and what the hall's boards sent); publish when the PDN
+        changed. True when it did."""
         changed = False
         for feed in self.feeds:
             for line in feed.read_lines():
                 changed |= self.state.feed_line(feed.name, line)
+        if self.hall is not None:
+            for board, payload in self.hall.drain():
+                self.state.source(board, topic=True)
+                changed |= self.state.feed_line(board, payload)
+            for board, up in self.hall.drain_status():
+                status = "online" if up else "offline"
+                self.state.notify(board, {"type": "status", "status": status})
         if changed or self._published is None:
             self.publish()
         return changed
 
+    @property
+    def text(self) -> str:
+        """Every game as PDN, as last published (live, never delayed; safe from any thread)."""
+        return self._published or ""
+
     def publish(self) -> None:
-        text = self.state.pdn()
+        texts = self.state.texts()
+        text = "".join(t for _, t in texts)
         if text == self._published:
             return
         self._published = text
         if self.out is not None:  # the file first: what HTTP serves is on disk already
             write_atomically(self.out, text)
             self.writes += 1
-        if self.server is not None:
-            self.server.publish(text)
+        now = self.wall()
+        games = []
+        for game, body in texts:
+            key = game.key or game.game
+            seen = self._changed.get(key)
+            if seen is None or seen[0] != body:
+                seen = self._changed[key] = (body, now)
+            games.append(GameText(key, game.round_tag(), game.tags.get("Board") or game.board,
+                                  body, seen[1]))
+        self.timeline.push(View(tuple(games), now))
+        if self.on_publish is not None:
+            self.on_publish()
 
     def wait(self, timeout: float) -> None:
-        """Block until a port has something to read or ``timeout`` seconds have passed."""
+        """Block until a port has something to read, a hall board sent something, or
+        ``timeout`` seconds have passed."""
         fds = [fd for fd in (feed.fileno() for feed in self.feeds) if fd is not None]
+        if self.hall is not None:
+            if self.feeds:
+                timeout = min(timeout, 0.05)
+            else:
+                self.hall.wait(timeout)
+                return
         if len(fds) == len(self.feeds) and fds:
             select.select(fds, [], [], timeout)
         else:

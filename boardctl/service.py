@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import queue
 import select
 import threading
 import time
@@ -43,6 +44,7 @@ from boardctl.journal_file import (
     open_journal,
 )
 from boardctl.notify import Notifier
+from firmware.clockface import FaceText
 from firmware.errors import BoardError, EventLogError
 from firmware.events import (
     NS,
@@ -62,7 +64,7 @@ from firmware.events import (
 from firmware.feed import encode_line, header_record
 from firmware.game import RESULTS
 from firmware.journal import GameHeader, Journal, decision_record, note_record
-from firmware.rules import find_rules
+from firmware.rules import Side, find_rules
 from firmware.session import BoardSession
 
 #: Records after which the journal is made durable at once (committed moves and results).
@@ -220,6 +222,11 @@ class Service:
         self._seq_lock = threading.Lock()
         self.stopped = threading.Event()
         self._lock_fd = -1
+        self._soon: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()  # hall (13)
+        #: What the faces show instead of the clock until it starts (a round's pairing).
+        self.face_note: tuple[str, str] | None = None
+        #: More for ``status`` (the broker link's state), called on the service's thread.
+        self.status_extras: list[Callable[[], dict[str, Any]]] = []
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -409,6 +416,8 @@ class Service:
             self._handle(self._before_start(event))
         if self.control is not None:
             self.control.poll(0.0)
+        while not self._soon.empty():  # work handed over by other threads (call_soon)
+            self._soon.get_nowait()()
         at = max(at, self.last_at)  # a press stamped after this turn's scan came first
         self._tick(at)
         self._show(at, now)
@@ -493,7 +502,13 @@ class Service:
         if self.hw.faces is not None and session.clock is not None and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
-                self.hw.faces.update(session.clock, at)
+                if session.clock.started:
+                    self.face_note = None  # the pairing shows until the game's clock starts
+                if self.face_note is not None:
+                    self.hw.faces.show(Side.WHITE, FaceText(self.face_note[0]))
+                    self.hw.faces.show(Side.BLACK, FaceText(self.face_note[1]))
+                else:
+                    self.hw.faces.update(session.clock, at)
             except BoardError as exc:
                 log(f"clock faces: {exc}")
 
@@ -543,6 +558,19 @@ class Service:
             self.lines_sent += 1
         self._reconnected.set()
         return [line]
+
+    def request_snapshot(self) -> None:
+        """From any thread: the game and a snapshot go out on the next turn (a reader such as
+        the broker link has (re)connected)."""
+        self._reconnected.set()
+
+    def emit(self, record: Mapping[str, Any]) -> None:
+        """On the service's thread: one more record on the feed (numbered like the rest)."""
+        self._emit(record)
+
+    def call_soon(self, fn: Callable[[], None]) -> None:
+        """From any thread: run ``fn`` on the service's own thread, on the next turn."""
+        self._soon.put(fn)
 
     def _header_record(self) -> dict[str, Any]:
         header = self._header
@@ -653,4 +681,6 @@ class Service:
             status["feed_port"] = {"connected": self.hw.feed.connected,
                                    "written": self.hw.feed.written,
                                    "dropped": self.hw.feed.dropped}
+        for extra in self.status_extras:
+            status.update(extra())
         return status

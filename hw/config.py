@@ -132,6 +132,23 @@ class SerialConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class BrokerSection:
+    """The hall's MQTT broker (boardctl/broker.py, docs/HALL.md). ``url`` empty: no broker.
+    ``hall`` and ``board`` name this board in the hall (never taken from the hostname);
+    ``password_file``: a file holding the password (kept out of this file's readers)."""
+
+    url: str = ""
+    hall: str = ""
+    board: str = ""
+    username: str = ""
+    password_file: str = ""
+    ca_file: str = ""
+    tls: bool = False
+    keepalive: int = 10
+    queue_lines: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
 class GpioConfig:
     """GPIO backend (hw/gpio.py). ``backend``: ``auto`` (RPi.GPIO on a Pi 0-4, whose reads
     are register accesses with no system call, lgpio on a Pi 5), ``rpigpio``, ``lgpio``, or
@@ -168,6 +185,7 @@ class BoardConfig:
     #: Shortest lift of one's own piece that is a touch, seconds (firmware.referee TOUCH_NS).
     touch_min: float = 0.25
     buzzer: BuzzerConfig = field(default_factory=BuzzerConfig)
+    broker: BrokerSection = field(default_factory=BrokerSection)
     source: str = "<defaults>"
 
     def gpio_claims(self) -> list[tuple[int, str]]:
@@ -435,7 +453,8 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     buzzer = _buzzer(r, top.get("buzzer", {}))
     config = BoardConfig(size=size, state_dir=state_dir, gpio=gpio, matrix=matrix, leds=leds,
                          faces=faces, buttons=buttons, serial=serial, touch_min=touch_min,
-                         buzzer=buzzer, source=source)
+                         buzzer=buzzer, broker=_broker(r, top.get("broker", {})),
+                         source=source)
     _check_pins(r, config)
     return config
 
@@ -446,6 +465,26 @@ def _buzzer(r: _Reader, data: Any) -> BuzzerConfig:
         pin=r.gpio(z, "buzzer", "pin", 0, optional=True),
         tonal=r.boolean(z, "buzzer", "tonal", False),
         ten_seconds=r.boolean(z, "buzzer", "ten_seconds", False),
+    )
+
+
+def _broker(r: _Reader, data: Any) -> BrokerSection:
+    """``[broker]``: names as MQTT topics allow them, an mqtt:// or mqtts:// URL."""
+    k = r.table(data, "broker", BrokerSection)
+    strings = {name: r.string(k, "broker", name, "") if name in k else ""
+               for name in ("url", "hall", "board", "username", "password_file", "ca_file")}
+    url = strings["url"]
+    if url and not re.fullmatch(r"mqtts?://[^/?#\s]+", url):
+        raise r.fail("broker.url", f"{url!r} is not mqtt://HOST:PORT or mqtts://HOST:PORT")
+    for name in ("hall", "board"):
+        if strings[name] and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", strings[name]):
+            raise r.fail(f"broker.{name}", f"{strings[name]!r} is not 1-64 letters, digits, "
+                         "'-' or '_'")
+    return BrokerSection(
+        **strings,
+        tls=r.boolean(k, "broker", "tls", False),
+        keepalive=r.integer(k, "broker", "keepalive", 10, 1, 3600),
+        queue_lines=r.integer(k, "broker", "queue_lines", 10_000, 100, 1_000_000),
     )
 
 

@@ -1,10 +1,12 @@
 #!/bin/sh
-# The system programs the test suite drives for real: a Mosquitto broker (MQTT tests) and
+# The system programs the test suite drives for real: a Mosquitto broker (MQTT tests, with
+# mosquitto_passwd; openssl makes the TLS test's certificates) and
 # Debian's Chromium with its ChromeDriver (tests of the live page). Installs only what is
 # missing, so it is quick to run again; needs root or sudo (Debian or Raspberry Pi OS).
 set -eu
 need=""
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need="$need mosquitto"
+command -v openssl >/dev/null 2>&1 || need="$need openssl"  # a CA for the TLS broker test
 command -v chromium >/dev/null 2>&1 || need="$need chromium"
 command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
 [ -z "$need" ] && exit 0

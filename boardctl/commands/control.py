@@ -147,6 +147,13 @@ def describe(answer: dict[str, Any]) -> str:
         tail = moves[-6:]
         lines.append("last moves: " + " ".join(tail))
     lines.append(f"fen: {answer.get('fen')}")
+    broker = answer.get("broker")
+    if isinstance(broker, dict):
+        link = broker.get("state")
+        lines.append(f"broker {broker.get('broker')} as {broker.get('hall')}/{broker.get('board')}"
+                     f": {'REFUSED, the name is taken' if link == 'refused' else link}, "
+                     f"{broker.get('queued')} lines queued, {broker.get('dropped')} dropped"
+                     + (f" ({broker['error']})" if broker.get("error") else ""))
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""``boardctl relay``: serial feeds in, a live multi-game PDN out (file and HTTP)."""
+"""``boardctl relay``: board feeds in (serial ports, a hall's MQTT broker), live PDNs out."""
 
 from __future__ import annotations
 
@@ -7,26 +7,38 @@ import math
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from boardctl.live import web as live
+from boardctl.mqtt import add_login_options
 from firmware.errors import BoardError
+
+#: Longest broadcast delay (minutes): a day's round.
+MAX_DELAY = 24 * 60
+#: Called with (relay, HTTP servers, hall) before the relay starts: where other parts (the
+#: live page) subscribe to ``relay.state.observers`` and add ``server.extra_handlers``.
+EXTENSIONS: list[Callable[[Any, list[Any], str | None], None]] = []
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``relay`` to the command line."""
     p = sub.add_parser(
         "relay",
-        help="read board feeds from serial ports; keep a live PDN in a file and over HTTP",
+        help="follow boards (serial ports, a hall's MQTT broker); serve live PDNs over HTTP",
         description=(
-            "Read one or more boards' broadcast feeds (serial devices, ptys or pySerial URLs "
-            "such as loop:// or rfc2217://host:port), keep every game in one PDN with "
-            "[%clock] comments and Round \"r.b\" tags, write it atomically to --out and serve "
-            "it over HTTP (the whole PDN at every path) for lidraughts-style polling."
+            "Read boards' broadcast feeds from serial ports (devices, ptys or pySerial URLs "
+            "such as loop:// or rfc2217://host:port) and/or every board of a hall on an MQTT "
+            "broker (--broker, --hall), keep every game with [%%clock] comments and Round "
+            "\"r.b\" tags, write the PDN atomically to --out and serve it over HTTP: "
+            "/HALL.pdn, /HALL/round/R.pdn (64 games a URL, then R-2.pdn ...), the whole PDN "
+            "at any other path. See docs/HALL.md."
         ),
     )
-    p.add_argument("ports", nargs="+", metavar="PORT", help="serial device or pySerial URL")
-    p.add_argument("--out", type=Path, help="PDN file to keep up to date (written atomically)")
+    p.add_argument("ports", nargs="*", metavar="PORT", help="serial device or pySerial URL")
+    p.add_argument("--out", type=Path, help="PDN file to keep up to date (written atomically, "
+                   "live: never delayed)")
     p.add_argument(
         "--http",
         default="127.0.0.1:8080",
@@ -34,25 +46,53 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="where to serve the PDN (default 127.0.0.1:8080; 'off' for none; port 0 picks one)",
     )
     p.add_argument("--poll", type=float, default=0.05, help="seconds between port reads")
-    live.add_arguments(p)
+    h = p.add_argument_group("hall (docs/HALL.md)")
+    h.add_argument("--broker", metavar="URL", help="follow a hall's boards on this MQTT broker "
+                   "(mqtt://HOST:PORT or mqtts://HOST:PORT)")
+    h.add_argument("--hall", help="the hall's short name (topics kabelaud/HALL/+/feed)")
+    add_login_options(h)
+    h.add_argument("--delay", type=float, default=0.0, metavar="MINUTES",
+                   help="delay everything public (HTTP, push) by this many minutes; "
+                   "arbiters see live on --arbiter-http")
+    h.add_argument("--arbiter-http", metavar="HOST:PORT",
+                   help="serve the live (undelayed) PDNs here too, for the arbiters")
+    h.add_argument("--push", metavar="URL", help="after each change, send the PDN of "
+                   "--push-path to this URL (for a hall without a public address)")
+    h.add_argument("--push-path", metavar="PATH",
+                   help="which public URL's PDN to push (default /HALL.pdn)")
+    h.add_argument("--push-method", choices=("PUT", "POST"), default="PUT")
+    live.add_arguments(h)
+    h.add_argument("--tournament", type=Path, metavar="FILE",
+                   help="the tournament file of `boardctl hall`: serve its crosstable at "
+                   "/HALL/crosstable.html and .csv from the games the relay follows")
     p.set_defaults(func=run_relay)
 
 
-def parse_address(text: str) -> tuple[str, int] | None:
+def parse_address(text: str, option: str = "--http") -> tuple[str, int] | None:
     """``host:port`` -> (host, port); ``off`` -> None."""
     if text.strip().lower() == "off":
         return None
     host, sep, port = text.rpartition(":")
     if not sep or not port.isdigit() or int(port) > 65535:
-        raise BoardError(f"--http: expected HOST:PORT or off, not {text!r}")
+        raise BoardError(f"{option}: expected HOST:PORT or off, not {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
-def run_relay(args: argparse.Namespace) -> int:
-    from boardctl.relay import PdnServer, Relay
-
+def _check(args: argparse.Namespace) -> None:
     if not (math.isfinite(args.poll) and 0 < args.poll <= 3600):
         raise BoardError("--poll must be a positive number of seconds (at most 3600)")
+    if not (math.isfinite(args.delay) and 0 <= args.delay <= MAX_DELAY):
+        raise BoardError(f"--delay must be 0 to {MAX_DELAY} minutes, not {args.delay}")
+    if not args.ports and not args.broker:
+        raise BoardError("nothing to follow: name serial PORTs and/or --broker URL --hall HALL")
+    if args.broker and not args.hall:
+        raise BoardError("--broker needs --hall (the hall's short name)")
+    if args.hall and not args.broker:
+        raise BoardError("--hall needs --broker URL")
+    if (args.push_path or args.push_method != "PUT") and not args.push:
+        raise BoardError("--push-path and --push-method need --push URL")
+    if args.push and not args.push.startswith(("http://", "https://")):
+        raise BoardError(f"--push {args.push!r}: expected an http:// or https:// URL")
     if args.out is not None and not args.out.parent.resolve().is_dir():
         raise BoardError(f"--out: directory {args.out.parent} does not exist")
     if args.out is not None and args.out.is_dir():
@@ -65,15 +105,70 @@ def run_relay(args: argparse.Namespace) -> int:
                 serial.serial_for_url(url, do_not_open=True)
             except ValueError as exc:
                 raise BoardError(f"{url}: {exc}") from None
-    address = parse_address(args.http)
-    server = None
-    if address is not None:
-        try:
-            server = PdnServer(address)
-        except OSError as exc:
-            raise BoardError(f"--http {args.http}: cannot listen: {exc.strerror or exc}") from None
-    relay = Relay(args.ports, out=args.out, server=server)
-    hub = live.attach(args, relay.state.observers, server)
+
+
+def _server(text: str | None, option: str, **kwargs: Any) -> Any:
+    from boardctl.relay import PdnServer
+
+    address = parse_address(text, option) if text else None
+    if address is None:
+        return None
+    try:
+        return PdnServer(address, **kwargs)
+    except OSError as exc:
+        raise BoardError(f"{option} {text}: cannot listen: {exc.strerror or exc}") from None
+
+
+def run_relay(args: argparse.Namespace) -> int:
+    from boardctl.hall_relay import HallFollower, Pusher
+    from boardctl.mqtt import check_name, parse_broker
+    from boardctl.relay import Relay, Timeline
+
+    _check(args)
+    hall = check_name(args.hall, "--hall") if args.hall else None
+    follower = None
+    if args.broker:
+        from boardctl.hall_board import read_password
+
+        config = parse_broker(args.broker, username=args.broker_user,
+                              password=read_password(args.broker_password_file),
+                              ca_file=args.broker_ca)
+        follower = HallFollower(config, str(hall), log=_say)
+    timeline = Timeline(delay=args.delay * 60)
+    servers = [s for s in (
+        _server(args.http, "--http", hall=hall, timeline=timeline),
+        _server(args.arbiter_http, "--arbiter-http", hall=hall, timeline=timeline, live=True),
+    ) if s is not None]
+    pusher = None
+    if args.push:
+        from boardctl.relay_http import select_games
+
+        path = args.push_path or f"/{hall}.pdn" if hall else args.push_path or "/"
+
+        def body() -> tuple[bytes, str]:
+            view = timeline.public()
+            games = select_games(view, hall, path)
+            data, etag, _ = view.body(list(view.games) if games is None else games)
+            return data, etag
+
+        pusher = Pusher(args.push, body, method=args.push_method, log=_say)
+    relay = Relay(args.ports, out=args.out, hall=follower, timeline=timeline,
+                  on_publish=pusher.notify if pusher is not None else None)
+    for extend in EXTENSIONS:
+        extend(relay, servers, hall)
+    # The live page (docs/HALL.md) on every HTTP server: public at /, arbiters at /?token=.
+    if args.tournament is not None:
+        from boardctl.crosstable_http import crosstable_handler
+
+        if not args.tournament.is_file():
+            raise BoardError(f"--tournament {args.tournament}: no such file")
+        standings = crosstable_handler(args.tournament, lambda: relay.text, hall)
+        for server in servers:
+            server.extra_handlers.append(standings)
+    hub = live.attach(args, relay.state.observers, servers[0] if servers else None)
+    for server in servers[1:]:
+        if hub is not None:
+            server.extra_handlers.append(hub.handle)
     stop = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
@@ -81,11 +176,17 @@ def run_relay(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    if server is not None:
+    for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         host, port = str(server.server_address[0]), int(server.server_address[1])
-        print(f"relay: serving PDN at http://{host}:{port}/games.pdn, "
-              f"live page at http://{host}:{port}/", file=sys.stderr, flush=True)
+        what = "live PDN for the arbiters" if server.live else "PDN"
+        _say(f"relay: serving {what} at http://{host}:{port}/"
+             + (f"{hall}.pdn" if hall else "games.pdn")
+             + f", live page at http://{host}:{port}/")
+    if follower is not None:
+        follower.start()
+    if pusher is not None:
+        pusher.start()
     errors: dict[str, str | None] = {}
     opens: dict[str, int] = {}
     try:
@@ -94,18 +195,27 @@ def run_relay(args: argparse.Namespace) -> int:
             for feed in relay.feeds:
                 if feed.opens != opens.get(feed.url, 0):
                     opens[feed.url] = feed.opens
-                    print(f"relay: {feed.url} connected", file=sys.stderr, flush=True)
+                    _say(f"relay: {feed.url} connected")
                 if feed.last_error != errors.get(feed.url):
                     errors[feed.url] = feed.last_error
                     if feed.last_error:
-                        print(f"relay: {feed.last_error} (retrying)", file=sys.stderr, flush=True)
+                        _say(f"relay: {feed.last_error} (retrying)")
             relay.wait(args.poll)
-            stop.wait(0.005)  # a port that keeps signalling EOF must not spin the CPU
+            if relay.feeds:
+                stop.wait(0.005)  # a port that keeps signalling EOF must not spin the CPU
     finally:
         if hub is not None:
             hub.close()
         relay.close()
-        if server is not None:
+        if follower is not None:
+            follower.close()
+        if pusher is not None:
+            pusher.close()
+        for server in servers:
             server.shutdown()
             server.server_close()
     return 0
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from boardctl.mqtt import add_login_options
 from firmware.errors import BoardError
 
 TAG_OPTIONS = ("event", "site", "date", "round", "board", "white", "black")
@@ -49,7 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--snapshot-every", type=float, default=10.0,
                    help="seconds between full snapshots on the feed (default 10)")
     for tag in TAG_OPTIONS:
-        p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag of a new game")
+        p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag of a new game"
+                       + (" (and the board's name in a hall)" if tag == "board" else ""))
+    h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
+    h.add_argument("--broker", metavar="URL",
+                   help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
+    h.add_argument("--hall", help="the hall's (event's) short name in the broker's topics")
+    add_login_options(h)
     p.set_defaults(func=run_service)
 
     d = sub.add_parser(
@@ -159,7 +166,10 @@ def run_service(args: argparse.Namespace) -> int:
                       started=script is not None and not script.has_start, settle=args.settle)
     if script is not None and args.time_control is None:
         setup.clocked = script.has_presses  # as `boardctl replay` reads the same log
-    name = args.name or os.uname().nodename or "board"
+    hall = hall_link(args, config, state_dir)
+    name = (hall.board if hall is not None else args.name) or os.uname().nodename or "board"
+    if hall is not None:
+        setup.tags.setdefault("Board", hall.board)
     notifier = Notifier()
     service: Service | None = None
 
@@ -172,7 +182,8 @@ def run_service(args: argparse.Namespace) -> int:
         hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
     service = Service(state_dir, setup, hardware, board=name, notifier=notifier,
                       socket_path=socket_path, group=args.group, script=script,
-                      snapshot_every=args.snapshot_every)
+                      snapshot_every=args.snapshot_every,
+                      on_line=hall.on_line if hall is not None else None)
     stop = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
@@ -180,9 +191,23 @@ def run_service(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    service.run(stop)
+    if hall is not None:
+        hall.attach(service)
+    try:
+        service.run(stop)
+    finally:
+        if hall is not None:
+            hall.close()
     log("stopped")
     return 0
+
+
+def hall_link(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
+    """The broker link (boardctl.hall_board) from --broker/--hall/--board or [broker], or None."""
+    from boardctl.hall_board import HallBoard, broker_settings
+
+    settings = broker_settings(args, config.broker, str(config.source))
+    return HallBoard(settings, state_dir) if settings is not None else None
 
 
 def _check_numbers(args: argparse.Namespace) -> None:

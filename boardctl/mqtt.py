@@ -1,0 +1,123 @@
+"""What the boards and the relay of a hall share about the MQTT broker: its address and
+credentials, the topic names, and a paho-mqtt client made from them.
+
+Topics (docs/CONTRACT.md "Many boards over a network (MQTT)")::
+
+    kabelaud/HALL/BOARD/feed     every feed line, QoS 1, in order (the line without its newline)
+    kabelaud/HALL/BOARD/status   retained "online" / "offline" (the board's last will)
+    kabelaud/HALL/BOARD/setup    the round's setup for the board (retained, docs/HALL.md)
+    kabelaud/HALL/BOARD/claim    a board's "this name is mine" probe (docs/HALL.md)
+
+HALL and BOARD match ``[A-Za-z0-9_-]+`` (:data:`NAME`), so that no name can reach into
+another's topics (``+``, ``#`` and ``/`` are refused).
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import BoardError
+
+NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+PREFIX = "kabelaud"
+#: A feed line longer than this on a board topic is hostile or broken: dropped, counted.
+MAX_PAYLOAD = 64 * 1024
+
+
+def check_name(value: str, what: str) -> str:
+    """``value`` if it is a hall or board name, else a BoardError naming ``what``."""
+    if not isinstance(value, str) or NAME.fullmatch(value) is None:
+        raise BoardError(f"{what}: {value!r} is not a name of 1-64 letters, digits, '-' or '_'")
+    return value
+
+
+def topic(hall: str, board: str, leaf: str) -> str:
+    return f"{PREFIX}/{hall}/{board}/{leaf}"
+
+
+def board_of(hall: str, name: str, leaf: str) -> str | None:
+    """The BOARD of ``kabelaud/HALL/BOARD/leaf``, or None for any other topic."""
+    parts = name.split("/")
+    if len(parts) != 4 or parts[0] != PREFIX or parts[1] != hall or parts[3] != leaf:
+        return None
+    return parts[2] if NAME.fullmatch(parts[2]) else None
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    """Where the broker is and how to log in (``mqtt://`` plain, ``mqtts://`` TLS)."""
+
+    host: str
+    port: int = 1883
+    tls: bool = False
+    ca_file: str | None = None
+    username: str | None = None
+    password: str | None = None
+    keepalive: int = 10
+
+    @property
+    def url(self) -> str:
+        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+
+
+def parse_broker(url: str, *, username: str | None = None, password: str | None = None,
+                 ca_file: str | None = None, tls: bool | None = None,
+                 keepalive: int = 10) -> BrokerConfig:
+    """``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]`` (user:password@ allowed) -> config."""
+    parsed = urllib.parse.urlsplit(url.strip())
+    if parsed.scheme not in ("mqtt", "mqtts") or not parsed.hostname:
+        raise BoardError(f"--broker {url!r}: expected mqtt://HOST:PORT or mqtts://HOST:PORT")
+    try:
+        port = parsed.port
+    except ValueError:
+        raise BoardError(f"--broker {url!r}: the port is not a number 1-65535") from None
+    secure = parsed.scheme == "mqtts" if tls is None else tls
+    if parsed.path not in ("", "/") or parsed.query or parsed.fragment:
+        raise BoardError(f"--broker {url!r}: no path or query after HOST:PORT")
+    if not 1 <= keepalive <= 3600:
+        raise BoardError(f"broker keepalive must be 1-3600 seconds, not {keepalive}")
+    return BrokerConfig(
+        host=parsed.hostname,
+        port=port or (8883 if secure else 1883),
+        tls=secure,
+        ca_file=ca_file,
+        username=username if username is not None else (
+            urllib.parse.unquote(parsed.username) if parsed.username else None),
+        password=password if password is not None else (
+            urllib.parse.unquote(parsed.password) if parsed.password else None),
+        keepalive=keepalive,
+    )
+
+
+def make_client(config: BrokerConfig, client_id: str, *, clean: bool = True) -> Any:
+    """A paho-mqtt (2.x) client for ``config``, not yet connected (MQTT 3.1.1)."""
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                         clean_session=clean, protocol=mqtt.MQTTv311)
+    if config.username is not None:
+        client.username_pw_set(config.username, config.password)
+    if config.tls:
+        import ssl
+
+        try:
+            context = ssl.create_default_context(cafile=config.ca_file)
+        except (OSError, ssl.SSLError) as exc:
+            raise BoardError(f"broker TLS: cannot read CA file {config.ca_file}: {exc}") from None
+        client.tls_set_context(context)
+    # Our own queues decide what waits while the broker is away; paho's only hold in flight.
+    client.max_inflight_messages_set(100)
+    return client
+
+
+def add_login_options(group: Any) -> None:
+    """The broker login options ``boardctl run`` and ``boardctl relay`` share."""
+    group.add_argument("--broker-user", metavar="USER", help="broker user name (the password: "
+                       "--broker-password-file or $BOARDCTL_BROKER_PASSWORD)")
+    group.add_argument("--broker-password-file", type=Path, metavar="FILE",
+                       help="file holding the broker password")
+    group.add_argument("--broker-ca", metavar="FILE", help="CA file for a TLS broker (mqtts://)")

@@ -1,0 +1,149 @@
+"""A hall for the tests: a real Mosquitto (tests/mqtt_broker.py), the relay in this process
+(its state thread a test thread), boards as real ``boardctl run --sim`` processes. Waiting is
+bounded polling on real processes, never a timing assertion."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from service_helpers import TC
+
+from boardctl.hall_relay import HallFollower
+from boardctl.mqtt import parse_broker
+from boardctl.relay import PdnServer, Relay, Timeline
+from firmware.events import Event
+
+BOARDCTL = [sys.executable, "-m", "boardctl"]
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "it") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)  # polling a real process, not test timing
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def write_log(path: Path, events: list[Event]) -> Path:
+    path.write_text("".join(json.dumps(e.record()) + "\n" for e in events))
+    return path
+
+
+class Board:
+    """One ``boardctl run --sim`` board process in the hall."""
+
+    def __init__(self, broker_url: str, hall: str, name: str, state: Path,
+                 events: Path | None = None, *extra: str) -> None:
+        self.args = [*BOARDCTL, "run", "--sim", "--rules", "international", "--time-control", TC,
+                     "--state-dir", str(state), "--broker", broker_url, "--hall", hall,
+                     "--board", name, *extra]
+        if events is not None:
+            self.args += ["--events", str(events)]
+        self.state = state
+        self.err_path = state.parent / f"{state.name}.stderr"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Board:
+        self.state.parent.mkdir(parents=True, exist_ok=True)
+        err = open(self.err_path, "ab")
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=err)
+        err.close()
+        return self
+
+    def stderr(self) -> str:
+        return self.err_path.read_text(errors="replace") if self.err_path.exists() else ""
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        self.proc = None
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+        assert proc.returncode == 0, self.stderr()
+
+
+class HallRelay:
+    """The relay of a hall in this process: follower, state thread, HTTP server."""
+
+    def __init__(self, broker_url: str, hall: str, *, delay: float = 0.0,
+                 now: Callable[[], float] = time.time) -> None:
+        self.logs: list[str] = []
+        self.follower = HallFollower(parse_broker(broker_url), hall, log=self.logs.append)
+        self.timeline = Timeline(delay=delay, now=now)
+        self.server = PdnServer(("127.0.0.1", 0), hall=hall, timeline=self.timeline)
+        self.relay = Relay([], hall=self.follower, timeline=self.timeline, wall=now)
+        self.hall = hall
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self.server.serve_forever, daemon=True),
+                         threading.Thread(target=self._loop, daemon=True)]
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                self.relay.poll()
+            self.relay.wait(0.05)
+
+    def start(self) -> HallRelay:
+        self.follower.start()
+        for t in self._threads:
+            t.start()
+        wait_for(self.follower.subscribed.is_set, what="the relay's subscription")
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._threads[1].join(5)
+        self.follower.close()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def games(self, board: str | None = None) -> list[Any]:
+        with self._lock:
+            return [g for g in self.relay.state.games.values()
+                    if board is None or g.board == board]
+
+    def moves(self, board: str) -> list[str]:
+        games = self.games(board)
+        return [m["move"] for m in games[-1].moves] if games else []
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> tuple[int, Any, bytes]:
+        url = f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+        request = urllib.request.Request(url, headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as resp:
+                return resp.status, resp.headers, resp.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers, exc.read()
+
+
+@contextmanager
+def hall_relay(broker_url: str, hall: str = "H", **kwargs: Any) -> Iterator[HallRelay]:
+    relay = HallRelay(broker_url, hall, **kwargs).start()
+    try:
+        yield relay
+    finally:
+        relay.stop()
