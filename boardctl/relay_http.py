@@ -202,10 +202,10 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
         return self.server_version  # no Python version in the Server header
 
     def _send(self, head_only: bool) -> None:
-        path = urllib.parse.urlsplit(self.path).path
         for handler in list(self.server.extra_handlers):
-            if handler(self, path):
+            if handler(self, self.path):  # the whole target: a handler reads its own query
                 return
+        path = urllib.parse.urlsplit(self.path).path
         body, etag, changed = self.server.answer(path)
         modified = self.date_time_string(int(changed))
         fresh = False
