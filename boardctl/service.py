@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import select
+import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -36,13 +36,15 @@ from typing import Any
 from boardctl.control import ControlError, ControlServer, Request
 from boardctl.hardware import EventScript, Hardware, log
 from boardctl.journal_file import (
-    JournalWriter,
-    create_journal,
+    GAMES,
     current_path,
     new_game_id,
     open_journal,
+    read_bytes,
 )
 from boardctl.notify import Notifier
+from boardctl.outputs import Display, FeedSink, Outbox
+from boardctl.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing
 from firmware.errors import BoardError, EventLogError
 from firmware.events import (
     NS,
@@ -72,6 +74,13 @@ DURABLE_EVENTS = frozenset(
     {"start", "pause", "resume", "accept", "clock-set", "moves-set", "adjourn",
      "resume-adjourned", "result"}
 )  # fmt: skip
+#: The arbiter's events (a refused one is logged, not fatal).
+ARBITER_TYPES = frozenset({"accept", "clock-set", "moves-set", "adjourn", "resume-adjourned",
+                           "result"})
+#: Longest sleep of the referee's thread with nothing released (clock ticks, snapshots).
+HOUSEKEEPING_S = 0.02
+#: How long a control request waits for the referee's answer.
+REPLY_S = 2.0
 #: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
 CLOCK_EVENTS = frozenset({"start", "pause", "resume", "clock-set", "moves-set"})
 
@@ -167,6 +176,22 @@ def snapshot_of(session: BoardSession, header: GameHeader, at: int) -> dict[str,
 # The service
 
 
+class _Reply:
+    """A control request's answer, made on the referee's thread for the control thread."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.response: Mapping[str, Any] = {}
+        self.error: BaseException | None = None
+
+    def answer(self, service: Service, req: Request) -> None:
+        try:
+            self.response = service._on_request(req)
+        except BaseException as exc:  # handed back to the control thread's guard
+            self.error = exc
+        self.done.set()
+
+
 class Service:
     """The service loop (module docstring). ``boot()``, then ``step()`` until stopped, then
     ``close()``; :meth:`run` does all three on real time."""
@@ -187,6 +212,9 @@ class Service:
         heartbeat: float = 1.0,
         faces_hz: float = 20.0,
         on_line: Callable[[str], None] | None = None,
+        sinks: list[FeedSink] | None = None,
+        fsync: Callable[[int], None] = os.fsync,
+        threaded_io: bool = False,
     ) -> None:
         self.state_dir = Path(state_dir)
         self.setup = setup
@@ -202,9 +230,21 @@ class Service:
         self.faces_ns = round(NS / faces_hz)
         self.on_line = on_line
         self.run_id = f"{int(time.time()):x}-{os.getpid():x}"
+        #: Feed sinks (boardctl.outputs.FeedSink), after the feed port and ``on_line``.
+        self.sinks: list[FeedSink] = list(sinks or [])
+        self.fsync = fsync
         self.control: ControlServer | None = None
         self.header: GameHeader | None = None
-        self.writer: JournalWriter | None = None
+        sources = [SENSORS, BUTTONS] + ([SCRIPT] if script is not None else [])
+        self.merge = EventMerge(sources)
+        self.sensing = Sensing(hardware, script, self.merge, lambda: self.origin, clock)
+        self.outbox = Outbox(self.state_dir, self._send, fsync=fsync, on_alarm=self._on_alarm)
+        self.threaded_io = threaded_io
+        self.display: Display | None = None
+        #: The journal's alarm (a full disk, a deleted state directory), or None.
+        self.alarm: str | None = None
+        self._alarm_sent: str | None = None
+        self._inbox: queue.SimpleQueue[tuple[Request, _Reply]] = queue.SimpleQueue()
         self.session: BoardSession | None = None
         self.origin = 0
         self.seq = 0
@@ -227,6 +267,8 @@ class Service:
         """Resume the game in the state directory, or set up a new one; then listen."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self._lock_state_dir()
+        if self.threaded_io:
+            self.outbox.start()
         path = current_path(self.state_dir)
         if path is not None:
             self._recover(path)
@@ -274,44 +316,49 @@ class Service:
     def close(self) -> None:
         """Clean stop: clocks paused and journaled, a last snapshot, every part closed."""
         self.notifier.stopping()
-        if self.session is not None and self.writer is not None:
-            at = self.game_time(self.clock())
+        self.sensing.stop()
+        if self.session is not None and self.header is not None:
+            at = max(self.game_time(self.clock()), self.last_at)
             clock = self.session.clock
             if clock is not None and clock.running is not None and self.session.result is None:
                 self._handle(Pause(at))
-            self.writer.write(note_record("stop", t=at / NS), sync=True)
+            self.outbox.record(note_record("stop", t=at / NS), durable=True)
             self._emit(snapshot_of(self.session, self._header, at))
         if self.control is not None:
             self.control.close()
             self.control = None
+        if self.display is not None:
+            self.display.stop()
+        self.outbox.close()  # what is still queued is written before the parts close
         self.hw.close()
-        if self.writer is not None:
-            self.writer.close()
         if self._lock_fd >= 0:
             os.close(self._lock_fd)  # releases the state directory's lock
             self._lock_fd = -1
         self.notifier.close()
 
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until the journal writer has written (and sent on) everything so far."""
+        return self.outbox.flush(timeout)
+
     def run(self, stop: threading.Event) -> None:
-        """Boot, loop on real time until ``stop`` is set, close."""
-        period = self.hw.scanner.period_ns
+        """Boot, then run on real time until ``stop`` is set, then close: sensing, the journal
+        writer, the display and the control socket each on their own thread; this thread is
+        the referee (the only one that touches the session: module docstring)."""
         try:
+            self.threaded_io = True
             self.boot()
-            next_at = self.clock()
+            self.display = Display(self.hw, self.faces_ns, self.clock)
+            self.display.start()
+            if self.control is not None:
+                self.control.handler = self._via_referee
+                self.control.start()
+            self.sensing.start()
             while not stop.is_set():
-                self.step()
-                now = self.clock()
-                if next_at <= now:  # the next scan on the fixed schedule; missed slots skipped
-                    next_at += ((now - next_at) // period + 1) * period
-                wake = next_at
-                due = self.script.next_at() if self.script is not None else None
-                if due is not None:  # the simulated hand acts on time, not a scan later
-                    wake = min(wake, self.origin + due)
-                wait = (wake - now) / NS
-                if self.control is not None:
-                    select.select([self.control.fileno()], [], [], max(0.0, wait))
-                elif wait > 0:
-                    stop.wait(wait)
+                self.merge.wait(HOUSEKEEPING_S)
+                self.turn(self.clock())
+                if self.sensing.error is not None:
+                    log(f"sensing stopped: {self.sensing.error}")
+                    raise self.sensing.error
         finally:
             self.close()
 
@@ -336,18 +383,20 @@ class Service:
         header = setup.header(self.board)
         session = session_for(header)  # BoardError before anything is written
         self._check_size(header.rules, "new game")
-        if self.writer is not None:
-            self.writer.close()
-        self.writer = create_journal(self.state_dir, header)
+        if (self.state_dir / GAMES / f"{header.id}.jsonl").exists():
+            raise BoardError(f"game {header.id} has a journal already")
+        self.outbox.use(None, b"", header)  # created on the journal writer's thread
         self.header, self.session = header, session
         self.origin = self.clock()
         self.last_at = 0
         self._leds = None
         self._next_heartbeat = self._next_snapshot = 0  # the new game's time line
-        if self.hw.sim is not None:
-            # The simulated arbiter sets the pieces out: the start position.
-            self.hw.sim.set_pieces(sensed_squares(session))
-        self.hw.expect(sensed_squares(session))
+        with self.sensing.lock:
+            if self.hw.sim is not None:
+                # The simulated arbiter sets the pieces out: the start position.
+                self.hw.sim.set_pieces(sensed_squares(session))
+            self.hw.expect(sensed_squares(session))
+        self.merge.clear(self.origin)
         log(f"new game {header.id}: {header.rules}"
             + (f", {header.time_control}" if header.time_control else ""))
 
@@ -360,7 +409,8 @@ class Service:
                              f"this board is {size}x{size}")
 
     def _recover(self, path: Path) -> None:
-        journal, self.writer = open_journal(path)
+        journal, writer = open_journal(path, fsync=self.fsync)
+        self.outbox.use(writer, read_bytes(path, writer.size), journal.header)
         self._check_size(journal.header.rules, str(path))
         rebuilt = rebuild(journal, str(path))
         self.header, self.session = journal.header, rebuilt.session
@@ -368,7 +418,7 @@ class Service:
         self.origin = self.clock() - at
         self.last_at = at
         self._next_heartbeat = self._next_snapshot = at
-        self.writer.write(note_record("recovered", t=at / NS, torn=journal.torn), sync=False)
+        self.outbox.record(note_record("recovered", t=at / NS, torn=journal.torn))
         clock = self.session.clock
         running = clock is not None and clock.running is not None and self.session.result is None
         if running:
@@ -381,7 +431,7 @@ class Service:
                          for sq in self.session.start.occupied()}
                 board = self.script.board_at(start, at)
             self.hw.sim.set_pieces(board)
-        self.hw.expect(sensed)
+        self.sensing.expect(sensed)
         stopped = (clock is not None and clock.started and clock.running is None
                    and clock.adjournment is None and self.session.result is None)
         if stopped and self.script is not None and not self.script.paused:
@@ -389,42 +439,62 @@ class Service:
         log(f"resumed game {journal.header.id} at ply {len(self.session.moves)}"
             f" ({len(journal.events)} events{', torn tail dropped' if journal.torn else ''})"
             + (", clocks paused" if running and self.script is None else ""))
+        self.outbox.commit()
 
     # -- one turn of the loop ------------------------------------------------------------------
 
     def step(self, now: int | None = None) -> None:
-        """One turn of the loop at monotonic ``now`` (read from the clock by default)."""
+        """One turn of sensing and one of the referee at monotonic ``now`` (read from the
+        clock by default): the service without threads, on an injected clock."""
         now = self.clock() if now is None else now
-        self.steps += 1
-        at = self.game_time(now)
-        if self.script is not None:
-            for event in self.script.act(at, self.hw):
-                self._try(event)
-        events: list[Event] = [e.to_event() for e in self.hw.scan()]
-        if self.hw.buttons is not None:
-            for press in self.hw.buttons.poll():
-                events.append(self._press_event(press.name, press.at))
-        events = [dataclasses.replace(e, at=self.game_time(e.at)) for e in events]
-        for event in sorted(events, key=lambda e: e.at):
-            self._handle(self._before_start(event))
-        if self.control is not None:
+        self.sensing.sense(now)
+        if self.control is not None and self.control.handler is not self._via_referee:
             self.control.poll(0.0)
-        at = max(at, self.last_at)  # a press stamped after this turn's scan came first
+        self.turn(now)
+
+    def turn(self, now: int) -> None:
+        """One turn of the referee: the control requests waiting, the events the merge
+        releases (in time stamp order), the clock up to the merge's frontier, the LEDs and
+        faces, the feed's snapshot, the watchdog; then the turn's batch to the journal."""
+        self.steps += 1
+        while True:
+            try:
+                req, reply = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+            reply.answer(self, req)
+        for event in self.merge.take():
+            event = dataclasses.replace(event, at=self.game_time(event.at))
+            if isinstance(event, Press):
+                event = self._press_event(event.side, event.at)
+            if event.type in ARBITER_TYPES:
+                self._try(event)
+            else:
+                self._handle(self._before_start(event))
+        at = max(self.frontier(), self.last_at)
         self._tick(at)
         self._show(at, now)
+        if self.alarm != self._alarm_sent:
+            self._alarm_sent = self.alarm
+            self._emit({"type": "alarm", "alarm": self.alarm})
         if self._reconnected.is_set():
             self._reconnected.clear()
             self._announce(with_header=False)
         elif now - self.origin >= self._next_snapshot:
             self._emit(snapshot_of(self._session, self._header, at))
         self._watchdog(now)
+        self.outbox.commit()
 
-    def _press_event(self, name: str, mono: int) -> Event:
+    def frontier(self) -> int:
+        """Game time up to which every source of events has delivered (the referee's now)."""
+        return self.game_time(self.merge.frontier()) - 1
+
+    def _press_event(self, name: str, at: int) -> Event:
         if name == "pause":
             clock = self._session.clock
             paused = clock is not None and clock.started and clock.running is None
-            return Resume(mono) if paused else Pause(mono)
-        return Press(mono, name)
+            return Resume(at) if paused else Pause(at)
+        return Press(at, name)
 
     def _before_start(self, event: Event) -> Event:
         """A clock press before the game has started starts it (the player with Black
@@ -442,48 +512,55 @@ class Service:
     def _handle(self, event: Event) -> list[dict[str, Any]]:
         """The one data path: session, journal, then feed (LEDs and faces follow in _show)."""
         session = self._session
-        writer = self.writer
-        assert writer is not None
         if event.at < self.last_at:
             event = dataclasses.replace(event, at=self.last_at)
         records = session.handle(event)  # BoardError: refused, nothing written
         self.last_at = event.at
-        writer.write(event.record())
+        durable = event.type in DURABLE_EVENTS or any(r["type"] in DURABLE_RECORDS
+                                                      for r in records)
+        out = self.outbox
+        out.record(event.record(), durable=durable)
         t = event.at / NS
         for rec in records:
-            writer.write(decision_record(rec, t))
-        if event.type in DURABLE_EVENTS or any(r["type"] in DURABLE_RECORDS for r in records):
-            writer.sync()
+            out.record(decision_record(rec, t))
         for rec in records:
             self._emit(rec)
-        if event.type in CLOCK_EVENTS and session.clock is not None:
+        clocked = any(r["type"] == "clock" for r in records)
+        if event.type in CLOCK_EVENTS and session.clock is not None and not clocked:
             status = session.status(event.at)
             self._emit({"type": "clock", "event": event.type, "clock": status["clock"],
                         "running": status["running"]})
+        if self.display is not None and session.clock is not None:
+            self.display.publish(session.clock, self.origin)
         return records
 
     def _tick(self, at: int) -> None:
         at = max(at, self.last_at)
         records = self._session.tick(at)
-        writer = self.writer
-        assert writer is not None
+        out = self.outbox
         if records:
+            durable = any(r["type"] in DURABLE_RECORDS for r in records)
             for rec in records:
-                writer.write(decision_record(rec, at / NS))
-            if any(r["type"] in DURABLE_RECORDS for r in records):
-                writer.sync()
+                out.record(decision_record(rec, at / NS), durable=durable)
             for rec in records:
                 self._emit(rec)
+            if self.display is not None and self._session.clock is not None:
+                self.display.publish(self._session.clock, self.origin)
         clock = self._session.clock
         if clock is not None and clock.running is not None and at >= self._next_heartbeat:
             # Where the clocks stood, for a recovery after kill -9 (no fsync: a power cut may
             # lose up to the last fsync, a crash of the process loses nothing written).
-            writer.write(note_record("clock", t=at / NS))
+            out.record(note_record("clock", t=at / NS))
             self._next_heartbeat = at + self.heartbeat_ns
 
     def _show(self, at: int, now: int) -> None:
         session = self._session
         picture = session.leds()
+        if self.display is not None:  # threaded: the display thread writes them
+            if picture != self._leds:
+                self.display.show(picture)
+                self._leds = dict(picture)
+            return
         if picture != self._leds and self.hw.leds is not None:
             try:
                 self.hw.leds.show(picture)
@@ -515,10 +592,24 @@ class Service:
             self.lines_sent += 1
         if rec.get("type") == "snapshot":
             self._next_snapshot = self.game_time(self.clock()) + self.snapshot_every_ns
+        self.outbox.line(line)  # sent once the turn's records are in the journal
+
+    def _send(self, line: str) -> None:
+        """The journal writer's thread: one feed line to the port, ``on_line`` and the sinks."""
         if self.hw.feed is not None:
             self.hw.feed.send(line)
         if self.on_line is not None:
             self.on_line(line)
+        for sink in self.sinks:
+            try:
+                sink.send(line)
+            except Exception as exc:  # one sink's failure must not stop the others
+                log(f"feed sink {type(sink).__name__}: {type(exc).__name__}: {exc}")
+
+    def _on_alarm(self, message: str | None) -> None:
+        """The journal writer's thread: an alarm raised or cleared (the referee shows it)."""
+        self.alarm = message
+        self.merge.wake()
 
     def _announce(self, with_header: bool = True) -> None:
         """Header, game and snapshot: what a reader needs to start from nothing."""
@@ -562,11 +653,24 @@ class Service:
             return {"ok": False, "error": str(exc)}
         except Exception as exc:  # the same guard as the socket's (boardctl.control)
             return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
+        finally:
+            self.outbox.commit()
         response.setdefault("ok", True)
         return response
 
+    def _via_referee(self, req: Request) -> Mapping[str, Any]:
+        """The control thread's handler: the request is answered on the referee's thread."""
+        reply = _Reply()
+        self._inbox.put((req, reply))
+        self.merge.wake()
+        if not reply.done.wait(REPLY_S):
+            raise ControlError(f"{req.cmd}: the referee did not answer within {REPLY_S} s")
+        if reply.error is not None:
+            raise reply.error
+        return reply.response
+
     def _on_request(self, req: Request) -> dict[str, Any]:
-        at = max(self.game_time(self.clock()), self.last_at)
+        at = max(self.frontier(), self.last_at)  # after every event already sensed
         session = self._session
         cmd, args = req.cmd, req.args
         if cmd == "status":
@@ -651,4 +755,5 @@ class Service:
             status["feed_port"] = {"connected": self.hw.feed.connected,
                                    "written": self.hw.feed.written,
                                    "dropped": self.hw.feed.dropped}
+        status["alarm"] = self.alarm
         return status

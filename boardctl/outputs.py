@@ -1,0 +1,322 @@
+"""I/O off the referee's path (issue 10 item 2): the journal, the feed, the LEDs and faces.
+
+:class:`Outbox` takes what one referee turn produced (journal records, whether they must be
+durable, feed lines) as one batch. Its thread (the journal writer; ``threaded=False`` runs it
+inline, for tests on a virtual clock) takes every batch waiting, writes their records, runs one
+``fsync`` for all of them if any must be durable (a group commit), and only then hands their
+feed lines on to the feed sinks: a move is in the journal before it is on the feed. A slow
+disk delays the feed, never the referee, which has moved on long before.
+
+Faults. A failing write (a full disk: ENOSPC; EIO) keeps the encoded lines in memory, raises
+an alarm naming the file (``on_alarm``), and tries again every :data:`RETRY_S`; when space
+returns the lines are written in order and the alarm cleared. Every :data:`WATCH_S` the
+thread checks that the journal is still where ``current`` points: a deleted state directory,
+journal or pointer is an alarm, and the journal is written again from memory (the writer keeps
+every line of the game). While the journal cannot be written, feed lines go out anyway (the
+broadcast must not stop) after the alarm.
+
+Feed sinks are objects with ``send(line: str) -> None`` (a serial port's queue, an MQTT link):
+called on this thread, in feed order, after the line's records are durable; they must not
+block (queue and return). One that raises is logged and kept.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from boardctl.hardware import log
+from boardctl.journal_file import CURRENT, JournalWriter, create_journal
+
+RETRY_S = 1.0
+WATCH_S = 0.5
+
+
+class FeedSink(Protocol):
+    """Where feed lines go (``Service(..., sinks=[...])``); ``send`` must not block."""
+
+    def send(self, line: str) -> None: ...
+
+
+class Batch:
+    """What one referee turn hands to the journal writer."""
+
+    __slots__ = ("records", "durable", "lines", "writer")
+
+    def __init__(self) -> None:
+        self.records: list[Mapping[str, Any]] = []
+        self.durable = False
+        self.lines: list[str] = []
+        #: Go on with another journal: (writer, what is on disk already, header), or
+        #: (None, b"", header): create a new game's journal (on the writer's thread).
+        self.writer: tuple[JournalWriter | None, bytes, Any] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.records or self.lines or self.writer)
+
+
+class Outbox:
+    """The journal writer and the feed behind it (module docstring)."""
+
+    def __init__(self, state_dir: Path, send: Callable[[str], None], *,
+                 fsync: Callable[[int], None] = os.fsync,
+                 on_alarm: Callable[[str | None], None] = lambda message: None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.state_dir = state_dir
+        self.send = send
+        self.fsync = fsync
+        self.on_alarm = on_alarm
+        self.clock = clock
+        self.batch = Batch()
+        self.writer: JournalWriter | None = None
+        self.header: Any = None
+        self.history: list[bytes] = []
+        self.backlog: list[bytes] = []
+        self.durable = False
+        self.alarm: str | None = None
+        self.written = 0
+        self._queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._idle = threading.Condition()
+        self._busy = 0
+        self._next_watch = 0.0
+
+    # -- the referee's side ---------------------------------------------------------------
+
+    def record(self, rec: Mapping[str, Any], durable: bool = False) -> None:
+        self.batch.records.append(rec)
+        self.batch.durable |= durable
+
+    def line(self, line: str) -> None:
+        self.batch.lines.append(line)
+
+    def use(self, writer: JournalWriter | None, written: bytes, header: Any) -> None:
+        """Go on with this journal (one recovered: ``written`` is what is on disk already),
+        or with None, a new journal for ``header``'s game, created and made durable (with
+        the ``current`` pointer) on the writer's thread."""
+        self.commit()
+        self.batch.writer = (writer, written, header)
+        self.commit()
+
+    def commit(self) -> None:
+        """Hand the turn's batch on (inline when no thread runs)."""
+        batch = self.batch
+        if not batch:
+            return
+        self.batch = Batch()
+        if self._thread is None:
+            self._handle([batch])
+            return
+        with self._idle:
+            self._busy += 1
+        self._queue.put(batch)
+
+    # -- the thread -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="journal", daemon=True)
+        self._thread.start()
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every batch committed so far is handled (True) or ``timeout``."""
+        self.commit()
+        if self._thread is None:
+            return True
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.flush(timeout)
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _run(self) -> None:
+        while True:
+            try:
+                first = self._queue.get(timeout=WATCH_S)
+            except queue.Empty:
+                self._handle([])
+                continue
+            batches = [first]
+            while True:  # group commit: everything waiting goes in one write and one fsync
+                try:
+                    batches.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            stop = None in batches
+            real = [b for b in batches if b is not None]
+            try:
+                self._handle(real)
+            except Exception as exc:  # never let the writer die silently
+                self._raise(f"journal writer: {type(exc).__name__}: {exc}")
+            with self._idle:
+                self._busy -= len(real)
+                self._idle.notify_all()
+            if stop:
+                return
+
+    def _handle(self, batches: list[Batch]) -> None:
+        lines: list[str] = []
+        for batch in batches:
+            if batch.writer is not None:
+                self._write()
+                if self.writer is not None and self.writer is not batch.writer[0]:
+                    self.writer.close()
+                writer, written, self.header = batch.writer
+                if writer is None:
+                    writer = create_journal(self.state_dir, self.header, fsync=self.fsync)
+                    written = writer.path.read_bytes()
+                self.writer = writer
+                self.history = [written] if written else []
+                self.backlog = []
+                self.durable = False
+            writer = self.writer
+            if writer is not None:
+                for rec in batch.records:
+                    data = writer.encode(rec)
+                    self.history.append(data)
+                    self.backlog.append(data)
+                self.durable |= batch.durable
+            lines += batch.lines
+        self._write()
+        self._watch()
+        for line in lines:
+            try:
+                self.send(line)
+            except Exception as exc:  # a sink's bug must not stop the journal
+                log(f"feed sink: {type(exc).__name__}: {exc}")
+
+    def _write(self) -> None:
+        writer = self.writer
+        if writer is None or not (self.backlog or self.durable):
+            return
+        try:
+            if self.backlog:
+                writer.append(b"".join(self.backlog))
+                self.written += len(self.backlog)
+                self.backlog = []
+            if self.durable:
+                writer.sync()
+                self.durable = False
+        except OSError as exc:
+            what = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+            self._raise(f"journal {writer.path}: {what}: {len(self.backlog)} records kept in "
+                        "memory until it can be written")
+            return
+        if self.alarm is not None and self.alarm.startswith(f"journal {writer.path}"):
+            self._raise(None)
+            log(f"journal {writer.path}: written again, nothing lost")
+
+    def _watch(self) -> None:
+        """The state directory, the pointer and the journal still there (module docstring)."""
+        now = self.clock()
+        if now < self._next_watch or self.writer is None or self.header is None:
+            return
+        self._next_watch = now + WATCH_S
+        writer = self.writer
+        pointer = self.state_dir / CURRENT
+        try:
+            named = pointer.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            named = ""
+        if named == writer.path.name and not writer.unlinked():
+            return
+        self._raise(f"journal {writer.path}: deleted (state directory {self.state_dir}); "
+                    "written again from memory")
+        try:
+            self._write()
+            fresh = create_journal(self.state_dir, self.header, fsync=writer.fsync,
+                                   lines=b"".join(self.history))
+        except OSError as exc:
+            self._raise(f"journal {writer.path}: cannot be written again: "
+                        f"{exc.strerror or exc}; {len(self.history)} records kept in memory")
+            return
+        fresh.n, fresh.c, fresh.sealed = writer.n, writer.c, writer.sealed
+        writer.close()
+        self.writer = fresh
+        self.backlog = []
+        log(f"journal {fresh.path}: written again from memory ({len(self.history)} records)")
+
+    def _raise(self, message: str | None) -> None:
+        if message == self.alarm:
+            return
+        self.alarm = message
+        if message is not None:
+            log(message)
+        self.on_alarm(message)
+
+    def close(self) -> None:
+        self.stop()
+        if self.writer is not None:
+            self.writer.close()
+
+
+class Display:
+    """The LEDs and the clock faces on their own thread: the referee posts a new LED picture
+    when it changes and a copy of the game clock after each event; the thread writes the LEDs
+    at once and the faces ``faces_hz`` times a second from that copy (the faces write only
+    what changed), so they keep counting whatever the disk or the referee is doing."""
+
+    def __init__(self, hardware: Any, faces_ns: int, clock: Callable[[], int]) -> None:
+        self.hw = hardware
+        self.faces_ns = faces_ns
+        self.clock = clock
+        self._cond = threading.Condition()
+        self._picture: dict[str, str] | None = None
+        self._game_clock: Any = None
+        self._origin = 0
+        self._stop = False
+        self._thread: threading.Thread | None = None
+
+    def show(self, picture: Mapping[str, str]) -> None:
+        with self._cond:
+            self._picture = dict(picture)
+            self._cond.notify()
+
+    def publish(self, game_clock: Any, origin: int) -> None:
+        import copy
+
+        snapshot = copy.deepcopy(game_clock)
+        with self._cond:
+            self._game_clock, self._origin = snapshot, origin
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="display", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        wait = self.faces_ns / 1e9
+        while True:
+            with self._cond:
+                if self._picture is None and not self._stop:
+                    self._cond.wait(wait)
+                picture, self._picture = self._picture, None
+                game_clock, origin, stop = self._game_clock, self._origin, self._stop
+            if picture is not None and self.hw.leds is not None:
+                try:
+                    self.hw.leds.show(picture)
+                except Exception as exc:
+                    log(f"LEDs: {exc}")
+            if game_clock is not None and self.hw.faces is not None:
+                try:
+                    self.hw.faces.update(game_clock, self.clock() - origin)
+                except Exception as exc:
+                    log(f"clock faces: {exc}")
+            if stop:
+                return
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(2.0)
+            self._thread = None
