@@ -179,10 +179,12 @@ Handler = Callable[[Request], Mapping[str, Any]]
 
 
 class _Conn:
-    __slots__ = ("sock", "inbuf", "outbuf", "skipping", "stalled")
+    __slots__ = ("sock", "inbuf", "outbuf", "skipping", "stalled", "active")
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, now: float) -> None:
         self.sock = sock
+        #: When the client last sent something (the idlest one makes room for a newcomer).
+        self.active = now
         self.inbuf = bytearray()
         self.outbuf = bytearray()
         self.skipping = False
@@ -312,18 +314,29 @@ class ControlServer:
                     self._accept_paused_until = self.clock() + EMFILE_PAUSE_S
                 return
             if len(self._conns) >= MAX_CONNECTIONS:
-                self.refused += 1
-                try:
-                    sock.send(encode({"ok": False, "error": f"too many clients (at most "
-                                      f"{MAX_CONNECTIONS}); try again later"}))
-                except OSError:
-                    pass
-                sock.close()
-                continue
+                idle = [c for c in self._conns if not c.inbuf and not c.outbuf]
+                if not idle:
+                    self._refuse(sock)
+                    continue
+                # Full of clients: the one idle longest makes room (a client holding many
+                # idle connections never locks the arbiter out).
+                oldest = min(idle, key=lambda c: c.active)
+                self._conns.discard(oldest)
+                self._sel.unregister(oldest.sock)
+                self._refuse(oldest.sock)
             sock.setblocking(False)
-            conn = _Conn(sock)
+            conn = _Conn(sock, self.clock())
             self._conns.add(conn)
             self._sel.register(sock, selectors.EVENT_READ, conn)
+
+    def _refuse(self, sock: socket.socket) -> None:
+        self.refused += 1
+        try:
+            sock.send(encode({"ok": False, "error": f"too many clients (at most "
+                              f"{MAX_CONNECTIONS}); try again later"}))
+        except OSError:
+            pass
+        sock.close()
 
     def _drop(self, conn: _Conn) -> None:
         if conn not in self._conns:
@@ -348,6 +361,7 @@ class ControlServer:
             self._drop(conn)
             return
         conn.inbuf += data
+        conn.active = self.clock()
         self._answer_some(conn)
 
     def _answer_some(self, conn: _Conn) -> int:
