@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -79,6 +80,8 @@ ARBITER_TYPES = frozenset({"accept", "clock-set", "moves-set", "adjourn", "resum
                            "result"})
 #: Longest sleep of the referee's thread with nothing released (clock ticks, snapshots).
 HOUSEKEEPING_S = 0.02
+#: How old a ``status`` answer may be when the control thread gives it again.
+STATUS_FRESH_S = 0.05
 #: How long a control request waits for the referee's answer.
 REPLY_S = 2.0
 #: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
@@ -244,6 +247,7 @@ class Service:
         #: The journal's alarm (a full disk, a deleted state directory), or None.
         self.alarm: str | None = None
         self._alarm_sent: str | None = None
+        self._status_cache: tuple[float, Mapping[str, Any]] | None = None
         self._inbox: queue.SimpleQueue[tuple[Request, _Reply]] = queue.SimpleQueue()
         self.session: BoardSession | None = None
         self.origin = 0
@@ -346,6 +350,7 @@ class Service:
         the referee (the only one that touches the session: module docstring)."""
         try:
             self.threaded_io = True
+            sys.setswitchinterval(0.001)  # a busy thread holds the GIL 1 ms, not 5, at most
             self.boot()
             self.display = Display(self.hw, self.faces_ns, self.clock)
             self.display.start()
@@ -659,7 +664,14 @@ class Service:
         return response
 
     def _via_referee(self, req: Request) -> Mapping[str, Any]:
-        """The control thread's handler: the request is answered on the referee's thread."""
+        """The control thread's handler: the request is answered on the referee's thread.
+        ``status`` is answered from the referee's last answer while that is younger than
+        :data:`STATUS_FRESH_S` (a client asking a thousand times a second costs the referee
+        at most 1/STATUS_FRESH_S answers)."""
+        if req.cmd == "status":
+            cached = self._status_cache
+            if cached is not None and time.monotonic() - cached[0] < STATUS_FRESH_S:
+                return cached[1]
         reply = _Reply()
         self._inbox.put((req, reply))
         self.merge.wake()
@@ -667,6 +679,8 @@ class Service:
             raise ControlError(f"{req.cmd}: the referee did not answer within {REPLY_S} s")
         if reply.error is not None:
             raise reply.error
+        if req.cmd == "status":
+            self._status_cache = (time.monotonic(), reply.response)
         return reply.response
 
     def _on_request(self, req: Request) -> dict[str, Any]:

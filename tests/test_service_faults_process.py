@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -56,7 +57,7 @@ def child_of(pid: int) -> int:
 @pytest.mark.skipif(STRACE is None and not os.environ.get("CI"), reason="strace not installed")
 def test_fsync_delayed_1_5_s_in_the_kernel_and_fast_presses(tmp_path: Path) -> None:
     assert STRACE is not None, "CI needs strace for syscall fault injection"
-    log, want = game_file(tmp_path, 6, seed=31)
+    log, want = game_file(tmp_path, 4, seed=31)
     state = tmp_path / "state"
     proc = subprocess.Popen(
         [STRACE, "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync,fdatasync",
@@ -97,7 +98,7 @@ def flood(path: Path, stop: threading.Event, sent: list[int]) -> None:
 
 
 def test_flooding_and_idle_control_clients_change_nothing(tmp_path: Path) -> None:
-    log, want = game_file(tmp_path, 6, seed=32)
+    log, want = game_file(tmp_path, 4, seed=32)
     state = tmp_path / "state"
     proc = subprocess.Popen(service_cmd(state, log), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
@@ -119,12 +120,9 @@ def test_flooding_and_idle_control_clients_change_nothing(tmp_path: Path) -> Non
         assert final["moves"] == want
         assert sent[0] > 1 << 20  # they did flood
         refused = 0
-        for s in idle:  # beyond the cap, connections were told so and closed
-            s.settimeout(2.0)
-            try:
-                data = s.recv(4096)
-            except (TimeoutError, OSError):
-                continue
+        readable, _, _ = select.select(idle, [], [], 1.0)
+        for s in readable:  # beyond the cap, connections were told so and closed
+            data = s.recv(4096)
             if data:
                 refused += "too many clients" in json.loads(data.splitlines()[0])["error"]
         assert refused >= 200 - 32

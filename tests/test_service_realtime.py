@@ -24,12 +24,13 @@ from boardctl.service import rebuild
 from firmware.feed import decode_line
 
 
-@pytest.mark.parametrize(("lo", "hi", "seed"), [(0, 5, 1), (4, 30, 2), (10, 30, 3)])
-def test_fast_presses_play_the_replayed_game(tmp_path: Path, lo: float, hi: float,
+@pytest.mark.parametrize(("plies", "lo", "hi", "seed"), [(46, 4, 30, 1), (14, 0, 5, 2)])
+def test_fast_presses_play_the_replayed_game(tmp_path: Path, plies: int, lo: float, hi: float,
                                              seed: int) -> None:
-    events = fast_presses(game_log(46, seed=seed, think=(0.3, 0.6)), lo, hi, seed)
+    """Presses 0-30 ms after the last sensor event (the issue's 46-ply game: 3 moves before)."""
+    events = fast_presses(game_log(plies, seed=seed, think=(0.3, 0.6)), lo, hi, seed)
     want = replayed(events)
-    assert len(want.moves) == 46
+    assert len(want.moves) == plies
     service, clock = sim_service(tmp_path, events)
     service.boot()
     run_until(service, clock, events[-1].at / S + 2)
@@ -62,11 +63,13 @@ class StallingClock(VirtualClock):
     def __init__(self) -> None:
         super().__init__()
         self.cond = threading.Condition()
+        self.wake_at: int | None = None
 
     def advance_to(self, now: int) -> None:
-        with self.cond:
-            self.now = now
-            self.cond.notify_all()
+        self.now = now
+        if self.wake_at is not None and now >= self.wake_at:  # only then: no GIL ping-pong
+            with self.cond:
+                self.cond.notify_all()
 
 
 class SlowFsync:
@@ -80,12 +83,14 @@ class SlowFsync:
         self.calls += 1
         until = self.clock.now + self.ns
         with self.clock.cond:
-            self.clock.cond.wait_for(lambda: self.clock.now >= until)
+            self.clock.wake_at = until
+            self.clock.cond.wait_for(lambda: self.clock.now >= until, timeout=60)
+            self.clock.wake_at = None
         os.fsync(fd)
 
 
 def test_fsync_stalled_for_1_5_s_changes_no_decision(tmp_path: Path) -> None:
-    events = fast_presses(game_log(46, seed=4, think=(0.3, 0.9)), 4, 30, 4)
+    events = fast_presses(game_log(14, seed=4, think=(0.3, 0.9)), 4, 30, 4)
     want = replayed(events)
     clock = StallingClock()
     fsync = SlowFsync(clock, 1.5)
@@ -119,6 +124,7 @@ def test_fsync_stalled_for_1_5_s_changes_no_decision(tmp_path: Path) -> None:
     assert moves_of(service.session) == moves_of(want)
     for mine, theirs in zip(service.session.moves, want.moves, strict=True):
         assert mine["clock"] == pytest.approx(theirs["clock"], abs=0.001)
+    fsync.ns = 0
     clock.advance_to(clock.now + 3600 * S)  # the card comes back
     assert service.flush(10.0)
     service.close()
