@@ -15,7 +15,7 @@ MAX_DEPTH = 32
 #: A line of an event log, a journal or the feed (the largest is a snapshot: a few KiB).
 MAX_LINE = 64 * 1024
 #: An event log or a journal (a six-hour game writes a few MiB).
-MAX_FILE = 256 * 1024 * 1024
+MAX_FILE = 64 * 1024 * 1024
 
 
 class TooDeep(ValueError):
@@ -79,3 +79,13 @@ def bounded_lines(stream: IO[bytes], source: str, *, max_line: int = MAX_LINE,
         if total > max_total:
             raise error(f"{source}: larger than {max_total >> 20} MiB")
         yield line
+
+
+def read_limited(stream: IO[bytes], source: str, *, max_total: int = MAX_FILE,
+                 error: type[Exception] = ValueError) -> bytes:
+    """A whole stream of at most ``max_total`` bytes (a PDN file, a clock script), else
+    ``error`` naming it: /dev/zero or a runaway file never fills the memory."""
+    data = stream.read(max_total + 1)
+    if len(data) > max_total:
+        raise error(f"{source}: larger than {max_total >> 20} MiB")
+    return data
