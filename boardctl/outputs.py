@@ -86,6 +86,8 @@ class Outbox:
         self._idle = threading.Condition()
         self._busy = 0
         self._next_watch = 0.0
+        self._next_retry = 0.0
+        self._kind = ""
 
     # -- the referee's side ---------------------------------------------------------------
 
@@ -108,6 +110,9 @@ class Outbox:
         """Hand the turn's batch on (inline when no thread runs)."""
         batch = self.batch
         if not batch:
+            if self._thread is None and (self.alarm is not None
+                                         or self.clock() >= self._next_watch):
+                self._handle([])  # inline: the watch and the retries run from here
             return
         self.batch = Batch()
         if self._thread is None:
@@ -178,6 +183,8 @@ class Outbox:
                 self.history = [written] if written else []
                 self.backlog = []
                 self.durable = False
+                if self.alarm is not None:
+                    self._raise(None)  # a new game, a new journal
             writer = self.writer
             if writer is not None:
                 for rec in batch.records:
@@ -198,6 +205,9 @@ class Outbox:
         writer = self.writer
         if writer is None or not (self.backlog or self.durable):
             return
+        if self.alarm is not None and self.clock() < self._next_retry:
+            return
+        self._next_retry = self.clock() + RETRY_S
         try:
             if self.backlog:
                 writer.append(b"".join(self.backlog))
@@ -209,9 +219,9 @@ class Outbox:
         except OSError as exc:
             what = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
             self._raise(f"journal {writer.path}: {what}: {len(self.backlog)} records kept in "
-                        "memory until it can be written")
+                        "memory until it can be written", "write")
             return
-        if self.alarm is not None and self.alarm.startswith(f"journal {writer.path}"):
+        if self._kind == "write":
             self._raise(None)
             log(f"journal {writer.path}: written again, nothing lost")
 
@@ -245,10 +255,13 @@ class Outbox:
         self.backlog = []
         log(f"journal {fresh.path}: written again from memory ({len(self.history)} records)")
 
-    def _raise(self, message: str | None) -> None:
+    def _raise(self, message: str | None, kind: str = "") -> None:
+        """Raise (or clear, None) the alarm; ``kind`` "write" clears itself once a write
+        succeeds, any other stays up for the rest of the game (the arbiter must know)."""
         if message == self.alarm:
             return
         self.alarm = message
+        self._kind = kind
         if message is not None:
             log(message)
         self.on_alarm(message)

@@ -241,7 +241,8 @@ class Service:
         sources = [SENSORS, BUTTONS] + ([SCRIPT] if script is not None else [])
         self.merge = EventMerge(sources)
         self.sensing = Sensing(hardware, script, self.merge, lambda: self.origin, clock)
-        self.outbox = Outbox(self.state_dir, self._send, fsync=fsync, on_alarm=self._on_alarm)
+        self.outbox = Outbox(self.state_dir, self._send, fsync=fsync, on_alarm=self._on_alarm,
+                             clock=lambda: self.clock() / NS)
         self.threaded_io = threaded_io
         self.display: Display | None = None
         #: The journal's alarm (a full disk, a deleted state directory), or None.
