@@ -30,41 +30,40 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardctl.control import ControlError, ControlServer, Request
+from boardctl import arbiter
+from boardctl.arbiter import _Reply
+from boardctl.control import ControlServer, Request
+from boardctl.games import (  # re-exported: the service's callers import them from here
+    GameSetup,
+    rebuild,
+    sensed_squares,
+    session_for,
+    snapshot_of,
+)
 from boardctl.hardware import EventScript, Hardware, log
 from boardctl.journal_file import (
     GAMES,
     current_path,
-    new_game_id,
     open_journal,
     read_bytes,
 )
 from boardctl.notify import Notifier
 from boardctl.outputs import Display, FeedSink, Outbox
 from boardctl.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing
-from firmware.errors import BoardError, EventLogError
+from firmware.errors import BoardError
 from firmware.events import (
     NS,
-    Accept,
-    Adjourn,
-    ClockSet,
     Event,
-    MovesSet,
     Pause,
     Press,
-    Result,
     Resume,
-    ResumeAdjourned,
     Start,
-    event_from_record,
 )
 from firmware.feed import encode_line, header_record
-from firmware.game import RESULTS
-from firmware.journal import GameHeader, Journal, decision_record, note_record
+from firmware.journal import GameHeader, decision_record, note_record
 from firmware.rules import find_rules
 from firmware.session import BoardSession
 
@@ -80,10 +79,6 @@ ARBITER_TYPES = frozenset({"accept", "clock-set", "moves-set", "adjourn", "resum
                            "result"})
 #: Longest sleep of the referee's thread with nothing released (clock ticks, snapshots).
 HOUSEKEEPING_S = 0.02
-#: How old a ``status`` answer may be when the control thread gives it again.
-STATUS_FRESH_S = 0.05
-#: How long a control request waits for the referee's answer.
-REPLY_S = 2.0
 #: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
 CLOCK_EVENTS = frozenset({"start", "pause", "resume", "clock-set", "moves-set"})
 
@@ -91,108 +86,7 @@ CLOCK_EVENTS = frozenset({"start", "pause", "resume", "clock-set", "moves-set"})
 
 
 # --------------------------------------------------------------------------------------------
-# Games and their journals
-
-
-@dataclass
-class GameSetup:
-    """What an arbiter sets up before a game (issue 6 item 3)."""
-
-    rules: str
-    time_control: str | None = None
-    fen: str | None = None
-    tags: dict[str, str] = field(default_factory=dict)
-    #: True: play from the first event; False: the game waits for ``start`` (or a press).
-    started: bool = False
-    settle: float | None = None
-    #: Moves committed by presses (None: when there is a time control, the session's default).
-    clocked: bool | None = None
-
-    def header(self, board: str, game_id: str | None = None) -> GameHeader:
-        return GameHeader(
-            game_id or new_game_id(), self.rules, self.fen, self.time_control, dict(self.tags),
-            board, self.settle, self.started, self.clocked,
-        )
-
-
-def session_for(header: GameHeader) -> BoardSession:
-    """A fresh session for a journal's game (BoardError for a bad rule set, FEN or control)."""
-    kwargs: dict[str, Any] = {"started": header.started, "tags": dict(header.tags),
-                              "clocked": header.clocked}
-    if header.settle is not None:
-        kwargs["settle_ns"] = round(header.settle * NS)
-    return BoardSession(header.rules, header.time_control, header.fen, **kwargs)
-
-
-@dataclass
-class Rebuilt:
-    """A game rebuilt from its journal."""
-
-    session: BoardSession
-    #: The feed records the replay produced, in order.
-    records: list[dict[str, Any]]
-    #: Game time (ns) the journal last recorded: where the game stands.
-    at: int
-
-
-def rebuild(journal: Journal, source: str = "journal") -> Rebuilt:
-    """Replay a journal's events through a fresh session: the game, the clocks and the LEDs
-    as they stood at the journal's last recorded time (the one code path: issue 6 item 6)."""
-    session = session_for(journal.header)
-    cells = set(session.rules.geometry.all_cells())
-    size = session.rules.size
-    records: list[dict[str, Any]] = []
-    for rec, lineno in zip(journal.events, journal.lines, strict=True):
-        where = f"{source}: line {lineno}"
-        event = event_from_record(rec, where)
-        square = getattr(event, "square", None)
-        if square is not None and square not in cells:
-            # A journal whose sensor squares do not fit its rule set's board is damaged (or
-            # its header was edited): say so rather than rebuild some other game from it.
-            raise EventLogError(f"{where}: square {square!r} is not on a {size}x{size} board")
-        try:
-            records += session.handle(event)
-        except BoardError:
-            continue  # an arbiter event the session refused changed nothing then, nor now
-    at = round(journal.last_t * NS)
-    records += session.tick(at)
-    return Rebuilt(session, records, max(at, session.last_at))
-
-
-def sensed_squares(session: BoardSession) -> set[str]:
-    """The squares the referee believes occupied (algebraic, light squares included)."""
-    alg = session.rules.geometry.algebraic
-    referee = session.referee
-    return {alg(sq) for sq in referee.board()} | set(referee.light)
-
-
-def snapshot_of(session: BoardSession, header: GameHeader, at: int) -> dict[str, Any]:
-    """The feed's full-state record for a reader joining late: the session's own snapshot
-    (which starts from an accepted position where there is one), with the journal's tags."""
-    record = session.snapshot(header.id, at)
-    record["tags"] = header.tags
-    record["time_control"] = header.time_control
-    return record
-
-
-# --------------------------------------------------------------------------------------------
 # The service
-
-
-class _Reply:
-    """A control request's answer, made on the referee's thread for the control thread."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.response: Mapping[str, Any] = {}
-        self.error: BaseException | None = None
-
-    def answer(self, service: Service, req: Request) -> None:
-        try:
-            self.response = service._on_request(req)
-        except BaseException as exc:  # handed back to the control thread's guard
-            self.error = exc
-        self.done.set()
 
 
 class Service:
@@ -249,6 +143,8 @@ class Service:
         self.alarm: str | None = None
         self._alarm_sent: str | None = None
         self._status_cache: tuple[float, Mapping[str, Any]] | None = None
+        #: The referee's thread while run() runs (None: whoever calls step()).
+        self._referee: int | None = None
         self._inbox: queue.SimpleQueue[tuple[Request, _Reply]] = queue.SimpleQueue()
         self.session: BoardSession | None = None
         self.origin = 0
@@ -352,6 +248,7 @@ class Service:
         try:
             self.threaded_io = True
             sys.setswitchinterval(0.001)  # a busy thread holds the GIL 1 ms, not 5, at most
+            self._referee = threading.get_ident()
             self.boot()
             self.display = Display(self.hw, self.faces_ns, self.clock)
             self.display.start()
@@ -643,132 +540,18 @@ class Service:
         header = self._header
         return header_record(self.board, self.run_id, header.rules, game=header.id)
 
-    # -- control -----------------------------------------------------------------------------
+    # -- control (boardctl.arbiter) --------------------------------------------------------
 
     def command(self, request: Mapping[str, Any] | str) -> dict[str, Any]:
-        """Answer one control request in-process (the socket's code path without the socket):
-        ``{"ok": false, "error": ...}`` for anything wrong."""
-        import json
-
-        from boardctl.control import parse_request
-
-        line = request if isinstance(request, str) else json.dumps(request)
-        try:
-            response = self._on_request(parse_request(line))
-        except BoardError as exc:
-            return {"ok": False, "error": str(exc)}
-        except Exception as exc:  # the same guard as the socket's (boardctl.control)
-            return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
-        finally:
-            self.outbox.commit()
-        response.setdefault("ok", True)
-        return response
+        """Answer one control request in-process: ``{"ok": false, "error": ...}`` for
+        anything wrong (boardctl.arbiter.command)."""
+        return arbiter.command(self, request)
 
     def _via_referee(self, req: Request) -> Mapping[str, Any]:
-        """The control thread's handler: the request is answered on the referee's thread.
-        ``status`` is answered from the referee's last answer while that is younger than
-        :data:`STATUS_FRESH_S` (a client asking a thousand times a second costs the referee
-        at most 1/STATUS_FRESH_S answers)."""
-        if req.cmd == "status":
-            cached = self._status_cache
-            if cached is not None and time.monotonic() - cached[0] < STATUS_FRESH_S:
-                return cached[1]
-        reply = _Reply()
-        self._inbox.put((req, reply))
-        self.merge.wake()
-        if not reply.done.wait(REPLY_S):
-            raise ControlError(f"{req.cmd}: the referee did not answer within {REPLY_S} s")
-        if reply.error is not None:
-            raise reply.error
-        if req.cmd == "status":
-            self._status_cache = (time.monotonic(), reply.response)
-        return reply.response
+        return arbiter.via_referee(self, req)
 
     def _on_request(self, req: Request) -> dict[str, Any]:
-        at = max(self.frontier(), self.last_at)  # after every event already sensed
-        session = self._session
-        cmd, args = req.cmd, req.args
-        if cmd == "status":
-            return self.status(at)
-        if cmd == "pdn":
-            return {"pdn": session.pdn()}
-        if cmd == "feed":
-            return {"snapshot": snapshot_of(session, self._header, at)}
-        if cmd == "new":
-            in_play = session.moves and session.result is None
-            if in_play and not args.get("force"):
-                raise ControlError(
-                    f"game {self._header.id} is in play (ply {len(session.moves)}): record its "
-                    "result first, or use --force"
-                )
-            setup = GameSetup(
-                rules=args.get("rules", self._header.rules),
-                time_control=args.get("time_control", self._header.time_control),
-                fen=args.get("fen"),
-                tags=args.get("tags", {}),
-                settle=self._header.settle,
-            )
-            if "time_control" in args and args["time_control"].lower() in ("none", "-"):
-                setup.time_control = None
-            self._new_game(setup)
-            self._announce()
-            return self.status(0)
-        if session.clock is None and cmd in ("pause", "resume", "clock-set", "moves-set",
-                                             "adjourn", "resume-adjourned"):
-            raise ControlError(f"{cmd}: this game has no clock (no time control)")
-        event: Event
-        if cmd == "start":
-            if session.referee.started and (session.clock is None or session.clock.started):
-                raise ControlError("start: the game has started already")
-            event = Start(at)
-        elif cmd == "pause":
-            event = Pause(at)
-        elif cmd == "resume":
-            if session.clock is not None and session.clock.adjournment is not None:
-                raise ControlError("resume: the game is adjourned; use resume-adjourned")
-            event = Resume(at)
-        elif cmd == "clock-set":
-            event = ClockSet(at, args["side"], args["seconds"])
-        elif cmd == "moves-set":
-            event = MovesSet(at, args["side"], args["moves"])
-        elif cmd == "accept":
-            event = Accept(at)
-        elif cmd == "adjourn":
-            event = Adjourn(at, args["sealed"])
-        elif cmd == "resume-adjourned":
-            if session.sealed is None:
-                raise ControlError("resume-adjourned: the game is not adjourned")
-            event = ResumeAdjourned(at)
-        elif cmd == "result":
-            if args["result"] not in RESULTS:
-                raise ControlError(
-                    f"result: {args['result']!r} is not a result ({', '.join(sorted(RESULTS))})"
-                )
-            if session.result is not None:
-                raise ControlError(f"result: the game is over already ({session.result['result']})")
-            event = Result(at, args["result"], args.get("reason", "arbiter"))
-        else:  # parse_request only lets known commands through
-            raise ControlError(f"{cmd}: not handled")
-        records = self._handle(event)
-        response = self.status(at)
-        response["records"] = records
-        return response
+        return arbiter.on_request(self, req)
 
     def status(self, at: int) -> dict[str, Any]:
-        header = self._header
-        status = self._session.status(max(at, self.last_at))
-        status.update(
-            game=header.id,
-            board=self.board,
-            tags=dict(header.tags),
-            time_control=header.time_control,
-            t=round(max(at, self.last_at) / NS, 3),
-            moves=[m["move"] for m in self._session.moves],
-            feed_lines=self.lines_sent,
-        )
-        if self.hw.feed is not None:
-            status["feed_port"] = {"connected": self.hw.feed.connected,
-                                   "written": self.hw.feed.written,
-                                   "dropped": self.hw.feed.dropped}
-        status["alarm"] = self.alarm
-        return status
+        return arbiter.status(self, at)
