@@ -272,6 +272,23 @@ class Outbox:
             self.writer.close()
 
 
+#: What the faces show, every other second, while the journal has an alarm.
+ALARM_FACE = "Err "
+
+
+def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None) -> None:
+    """The clock faces at game time ``at``; with an alarm, every other second ``Err`` on both
+    (blinking) in turn with the times, which keep counting."""
+    if alarm is not None and (at // 1_000_000_000) % 2 == 1:
+        from firmware.clockface import FaceText
+        from firmware.rules import Side
+
+        for side in (Side.WHITE, Side.BLACK):
+            faces.show(side, FaceText(ALARM_FACE, blink=True))
+        return
+    faces.update(game_clock, at)
+
+
 class Display:
     """The LEDs and the clock faces on their own thread: the referee posts a new LED picture
     when it changes and a copy of the game clock after each event; the thread writes the LEDs
@@ -286,6 +303,8 @@ class Display:
         self._picture: dict[str, str] | None = None
         self._game_clock: Any = None
         self._origin = 0
+        #: The journal's alarm (boardctl.outputs.Outbox), shown on the faces.
+        self.alarm: str | None = None
         self._stop = False
         self._thread: threading.Thread | None = None
 
@@ -320,7 +339,7 @@ class Display:
                     log(f"LEDs: {exc}")
             if game_clock is not None and self.hw.faces is not None:
                 try:
-                    self.hw.faces.update(game_clock, self.clock() - origin)
+                    update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm)
                 except Exception as exc:
                     log(f"clock faces: {exc}")
             if stop:

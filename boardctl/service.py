@@ -1,17 +1,19 @@
-"""The board service: ``hw`` wired to ``firmware`` along one data path.
+"""The board service: ``hw`` wired to ``firmware`` along one data path, on threads that never
+wait for each other (docs/DESIGN.md "Threads")::
 
-Each turn of the loop (:meth:`Service.step`, 200 times a second by default)::
+    sensing thread (boardctl.sensing): scan, debounce, buttons, stamped by when they happened
+        │ EventMerge: released in time stamp order once no source can still deliver earlier
+    referee (this module, Service.turn): BoardSession.handle(event) -> feed records
+        ├─> Outbox (boardctl.outputs): journal writer thread, group fsync, then the feed
+        │   (port, on_line, sinks): a move is in the journal before it is on the feed
+        └─> Display thread: LEDs and faces (only what changed)
+    control thread (boardctl.control): requests answered on the referee's thread (inbox)
 
-    scanner scan -> debounced lift/place ─┐
-    clock buttons -> press / pause ───────┼─> BoardSession.handle(event) -> feed records
-    control socket -> arbiter events ─────┘        │
-                                                   ├─> journal (event, then decisions; fsync
-                                                   │   on every committed move and pause)
-                                                   ├─> feed port (numbered, checksummed)
-                                                   └─> LEDs, clock faces (what changed)
+:meth:`Service.run` starts the threads on real time; :meth:`Service.step` is one turn of
+sensing and of the referee on an injected clock (tests, ``boardctl demo``).
 
 Nothing flows back upstream. Everything the board knows comes from events, and every event is
-written to the game's journal (``firmware.journal``) before anything is shown, so a journal
+written to the game's journal (``firmware.journal``) before its feed lines go out, so a journal
 replayed through a fresh :class:`~firmware.session.BoardSession` rebuilds the game, the clocks
 and the LED picture exactly (:func:`rebuild`): that is how the service comes back after a power
 cut, a crash or ``kill -9``, with the clocks paused at the last recorded time.
@@ -51,7 +53,7 @@ from boardctl.journal_file import (
     read_bytes,
 )
 from boardctl.notify import Notifier
-from boardctl.outputs import Display, FeedSink, Outbox
+from boardctl.outputs import Display, FeedSink, Outbox, update_faces
 from boardctl.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing
 from firmware.errors import BoardError
 from firmware.events import (
@@ -473,7 +475,7 @@ class Service:
         if self.hw.faces is not None and session.clock is not None and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
-                self.hw.faces.update(session.clock, at)
+                update_faces(self.hw.faces, session.clock, at, self.alarm)
             except BoardError as exc:
                 log(f"clock faces: {exc}")
 
@@ -512,6 +514,8 @@ class Service:
     def _on_alarm(self, message: str | None) -> None:
         """The journal writer's thread: an alarm raised or cleared (the referee shows it)."""
         self.alarm = message
+        if self.display is not None:
+            self.display.alarm = message
         self.merge.wake()
 
     def _announce(self, with_header: bool = True) -> None:

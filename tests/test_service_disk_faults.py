@@ -18,6 +18,7 @@ from service_helpers import S, game_log, moves_of, replayed, run_until, sim_serv
 from boardctl.journal_file import current_path, load_journal
 from boardctl.service import rebuild
 from firmware.feed import decode_line
+from firmware.rules import Side
 
 
 def alarms(lines: list[str]) -> list[str | None]:
@@ -39,6 +40,12 @@ def test_state_directory_deleted_mid_game(tmp_path: Path) -> None:
     assert service.command({"cmd": "status"})["alarm"] == service.alarm
     assert any(a and "deleted" in a and str(state) in a for a in alarms(lines))
     assert current_path(state) is not None  # written again from memory
+    whole = int(service.game_time(clock.now) / S)
+    run_until(service, clock, whole + (1.5 if whole % 2 == 0 else 2.5))  # an odd second
+    faces = service.hw.faces
+    assert faces.shown(Side.WHITE).text == faces.shown(Side.BLACK).text == "Err "
+    run_until(service, clock, whole + (2.5 if whole % 2 == 0 else 3.5))  # the times go on
+    assert faces.shown(Side.WHITE).text != "Err "
     run_until(service, clock, events[-1].at / S + 2)
     service.close()
     assert moves_of(service.session) == moves_of(want)
