@@ -55,7 +55,7 @@ from boardctl.journal_file import (
 from boardctl.notify import Notifier
 from boardctl.outputs import Display, FeedSink, Outbox, update_faces
 from boardctl.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing
-from firmware.errors import BoardError
+from firmware.errors import BoardError, EventLogError
 from firmware.events import (
     NS,
     Event,
@@ -174,7 +174,11 @@ class Service:
             self.outbox.start()
         path = current_path(self.state_dir)
         if path is not None:
-            self._recover(path)
+            try:
+                self._recover(path)
+            except EventLogError as exc:  # never silently another game: the arbiter decides
+                raise EventLogError(f"{exc} (`boardctl export --salvage --state-dir "
+                                    f"{self.state_dir}` shows what can be recovered)") from None
         else:
             self._new_game(self.setup)
         if self.socket_path is not None:
