@@ -133,3 +133,35 @@ def test_fsync_stalled_for_1_5_s_changes_no_decision(tmp_path: Path) -> None:
     assert feed_moves == moves_of(want) and late == []
     again = rebuild(load_journal(current_path(tmp_path))).session
     assert moves_of(again) == moves_of(want)
+
+
+class ListSink:
+    def __init__(self, path: Path) -> None:
+        self.path, self.lines, self.unjournaled = path, [], 0
+
+    def send(self, line: str) -> None:
+        rec = decode_line(line)
+        if rec is not None and rec["type"] == "move":  # in the journal before the sink
+            journal = load_journal(current_path(self.path))
+            self.unjournaled += not any(d.get("ply") == rec["ply"] for d in journal.decisions)
+        self.lines.append(line)
+
+
+class BrokenSink:
+    def send(self, line: str) -> None:
+        raise ConnectionError("broker away")
+
+
+def test_feed_sinks_get_every_line_after_the_journal(tmp_path: Path) -> None:
+    events = game_log(6, seed=8)
+    lines: list[str] = []
+    sink = ListSink(tmp_path)
+    service, clock = sim_service(tmp_path, events, lines=lines, threaded_io=True,
+                                 sinks=[BrokenSink(), sink])
+    service.boot()
+    run_until(service, clock, events[-1].at / S + 2)
+    service.close()
+    assert sink.lines == lines and len(lines) > 8  # the broken sink stopped nothing
+    assert sink.unjournaled == 0
+    moves = [r["move"] for r in map(decode_line, sink.lines) if r and r["type"] == "move"]
+    assert moves == moves_of(replayed(events))
