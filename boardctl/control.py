@@ -488,6 +488,9 @@ def request(path: Path, cmd: str, timeout: float = 5.0, **args: Any) -> dict[str
             raise ControlError(
                 f"{path}: permission denied (join the service's group to control the board)"
             ) from None
+        except (BlockingIOError, TimeoutError):
+            raise ControlError(f"the board service is busy (its queue of new connections on "
+                               f"{path} is full); try again") from None
         sock.sendall(encode(payload))
         buf = bytearray()
         while b"\n" not in buf:

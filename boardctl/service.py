@@ -76,9 +76,6 @@ DURABLE_EVENTS = frozenset(
     {"start", "pause", "resume", "accept", "clock-set", "moves-set", "adjourn",
      "resume-adjourned", "result"}
 )  # fmt: skip
-#: The arbiter's events (a refused one is logged, not fatal).
-ARBITER_TYPES = frozenset({"accept", "clock-set", "moves-set", "adjourn", "resume-adjourned",
-                           "result"})
 #: Longest sleep of the referee's thread with nothing released (clock ticks, snapshots).
 HOUSEKEEPING_S = 0.02
 #: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
@@ -376,10 +373,7 @@ class Service:
             event = dataclasses.replace(event, at=self.game_time(event.at))
             if isinstance(event, Press):
                 event = self._press_event(event.side, event.at)
-            if event.type in ARBITER_TYPES:
-                self._try(event)
-            else:
-                self._handle(self._before_start(event))
+            self._try(self._before_start(event))  # a refused event is logged, not fatal
         at = max(self.frontier(), self.last_at)
         self._tick(at)
         self._show(at, now)
