@@ -241,7 +241,7 @@ def tamper(edits_wanted: int = 150) -> dict[str, int]:
 # -- 4 -------------------------------------------------------------------------------------
 
 
-def idle_200hz(seconds: float = 10.0) -> tuple[float, float]:
+def idle_200hz(seconds: float = 10.0) -> tuple[float, float, dict[str, float]]:
     tmp = Path(tempfile.mkdtemp(prefix="bench-idle-"))
     config = tmp / "board.toml"
     example = (HERE.parent / "hw" / "config.example.toml").read_text()
@@ -249,18 +249,29 @@ def idle_200hz(seconds: float = 10.0) -> tuple[float, float]:
     proc = start_service(tmp / "state", "--config", str(config))
     wait_status(tmp / "state" / "control.sock")
 
-    def cpu() -> int:
-        fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    def ticks(stat: Path) -> int:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
         return int(fields[11]) + int(fields[12])
 
+    def cpu() -> int:
+        return ticks(Path(f"/proc/{proc.pid}/stat"))
+
+    def threads() -> dict[str, int]:
+        out: dict[str, int] = {}
+        for task in Path(f"/proc/{proc.pid}/task").iterdir():
+            name = (task / "comm").read_text().strip()
+            out[name] = out.get(name, 0) + ticks(task / "stat")
+        return out
+
     time.sleep(1.0)
-    c0, t0 = cpu(), time.perf_counter()
+    c0, t0, th0 = cpu(), time.perf_counter(), threads()
     time.sleep(seconds)
-    c1, t1 = cpu(), time.perf_counter()
+    c1, t1, th1 = cpu(), time.perf_counter(), threads()
+    per = {name: (th1[name] - th0.get(name, 0)) / CLK_TCK / (t1 - t0) * 100 for name in th1}
     rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * PAGE / 2**20
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=30)
-    return (c1 - c0) / CLK_TCK / (t1 - t0) * 100, rss
+    return (c1 - c0) / CLK_TCK / (t1 - t0) * 100, rss, per
 
 
 # -- 5 -------------------------------------------------------------------------------------
@@ -353,8 +364,9 @@ def main() -> None:
     print(f"journal tamper: {t['edits']} random semantic edits: {t['named']} named, "
           f"{t['silent']} silently a different game, {t['harmless']} harmless; "
           f"{t['false_alarms']} false alarms ({t['torn_tails']} torn tails recovered)")
-    cpu, rss = idle_200hz()
-    print(f"idle boardctl run --sim at 200 Hz: CPU {cpu:.2f}% of one core, RSS {rss:.1f} MiB")
+    cpu, rss, per = idle_200hz()
+    print(f"idle boardctl run --sim at 200 Hz: CPU {cpu:.2f}% of one core, RSS {rss:.1f} MiB"
+          f" (by thread: {', '.join(f'{k} {v:.2f}%' for k, v in sorted(per.items()))})")
     ref = referee_latency()
     print(f"referee latency (one event through Service._handle, journal on disk): "
           f"p50 {statistics.median(ref) * 1e6:.0f} us, p99 {pct(ref, 0.99) * 1e6:.0f} us, "

@@ -264,6 +264,9 @@ class ControlServer:
         self._thread.start()
 
     def _serve(self) -> None:
+        from boardctl.threadname import name_thread
+
+        name_thread("boardctl-control")
         while not self._stop.is_set():
             try:
                 self.poll(0.1)

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from boardctl.hardware import log
 from boardctl.journal_file import CURRENT, JournalWriter, create_journal
+from boardctl.threadname import name_thread
 
 RETRY_S = 1.0
 WATCH_S = 0.5
@@ -144,6 +145,7 @@ class Outbox:
             self._thread = None
 
     def _run(self) -> None:
+        name_thread("boardctl-journal")
         while True:
             try:
                 first = self._queue.get(timeout=WATCH_S)
@@ -325,6 +327,7 @@ class Display:
         self._thread.start()
 
     def _run(self) -> None:
+        name_thread("boardctl-display")
         wait = self.faces_ns / 1e9
         while True:
             with self._cond:

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from boardctl.threadname import name_thread
 from firmware.events import Event, Press
 
 #: How long after its edge a clock button's press may still be on its way to the queue.
@@ -153,6 +154,7 @@ class Sensing:
         self._thread.start()
 
     def _run(self) -> None:
+        name_thread("boardctl-sense")
         period = self.period_ns
         next_at = self.clock()
         while not self._stop.is_set():

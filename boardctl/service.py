@@ -55,6 +55,7 @@ from boardctl.journal_file import (
 from boardctl.notify import Notifier
 from boardctl.outputs import Display, FeedSink, Outbox, update_faces
 from boardctl.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing
+from boardctl.threadname import name_thread
 from firmware.errors import BoardError, EventLogError
 from firmware.events import (
     NS,
@@ -252,6 +253,7 @@ class Service:
             self.threaded_io = True
             sys.setswitchinterval(0.001)  # a busy thread holds the GIL 1 ms, not 5, at most
             self._referee = threading.get_ident()
+            name_thread("boardctl-referee")
             self.boot()
             self.display = Display(self.hw, self.faces_ns, self.clock)
             self.display.start()
