@@ -25,7 +25,8 @@ def alarms(lines: list[str]) -> list[str | None]:
     return [r["alarm"] for r in map(decode_line, lines) if r and r["type"] == "alarm"]
 
 
-def test_state_directory_deleted_mid_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize("what", ["state directory", "current pointer"])
+def test_state_directory_deleted_mid_game(tmp_path: Path, what: str) -> None:
     events = game_log(8, seed=14)
     want = replayed(events)
     state = tmp_path / "state"
@@ -34,7 +35,10 @@ def test_state_directory_deleted_mid_game(tmp_path: Path) -> None:
     service.boot()
     half = events[len(events) // 2].at / S
     run_until(service, clock, half)
-    shutil.rmtree(state)
+    if what == "current pointer":
+        (state / "current").unlink()
+    else:
+        shutil.rmtree(state)
     run_until(service, clock, half + 1.0)  # noticed within a second
     assert service.alarm is not None and str(state) in service.alarm
     assert service.command({"cmd": "status"})["alarm"] == service.alarm
