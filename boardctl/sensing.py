@@ -27,7 +27,7 @@ from boardctl.threadname import name_thread
 from firmware.events import Event, Press
 
 #: How long after its edge a clock button's press may still be on its way to the queue.
-BUTTON_GRACE_NS = 2_000_000
+BUTTON_GRACE_NS = 1_000_000
 
 SENSORS, BUTTONS, SCRIPT = "sensors", "buttons", "script"
 
@@ -116,6 +116,7 @@ class Sensing:
         self.error: Exception | None = None
         self.lock = threading.Lock()  # held while scanning; expect() swaps the debouncer
         self._stop = threading.Event()
+        self._press = threading.Event()
         self._thread: threading.Thread | None = None
 
     def expect(self, squares: Iterable[str]) -> None:
@@ -123,8 +124,12 @@ class Sensing:
         with self.lock:
             self.hw.expect(squares)
 
-    def sense(self, now: int) -> None:
-        """Act the simulated hand's due events, scan, poll the buttons: all at ``now``."""
+    def sense(self, now: int, next_scan: int | None = None) -> None:
+        """Act the simulated hand's due events, scan, poll the buttons: all at ``now``.
+        ``next_scan``: when the next scan will be, at the earliest (the thread's schedule):
+        a change not seen yet will carry that stamp or a later one, so with nothing pending
+        the sensors' watermark is there (a press between two scans is released at once);
+        None (whoever calls sense() at will): the watermark stays at ``now``."""
         merge = self.merge
         with self.lock:
             script = self.script
@@ -139,17 +144,29 @@ class Sensing:
             debouncer = scanner.debouncer
             changes = debouncer.feed(raw, now)
             since = debouncer.pending_since()
+            quiet = now + 1 if next_scan is None else next_scan
             merge.put(SENSORS, [c.to_event() for c in changes],
-                      now + 1 if since is None else since)
-            buttons = self.hw.buttons
-            if buttons is not None:
-                presses = [Press(p.at, p.name) for p in buttons.poll()]
-                merge.put(BUTTONS, presses, now - BUTTON_GRACE_NS)
+                      quiet if since is None else since)
+            self.poll_buttons(now)
+
+    def poll_buttons(self, now: int) -> None:
+        """The presses queued by the buttons' edge callbacks (a press wakes the thread for
+        this at once: :meth:`_pressed`)."""
+        buttons = self.hw.buttons
+        if buttons is not None:
+            presses = [Press(p.at, p.name) for p in buttons.poll()]
+            self.merge.put(BUTTONS, presses, now - BUTTON_GRACE_NS)
+
+    def _pressed(self) -> None:
+        """A button's edge callback queued a press (on the pin backend's thread)."""
+        self._press.set()
 
     # -- the thread -----------------------------------------------------------------------
 
     def start(self) -> None:
         self._stop.clear()
+        if self.hw.buttons is not None:
+            self.hw.buttons.notify = self._pressed
         self._thread = threading.Thread(target=self._run, name="sensing", daemon=True)
         self._thread.start()
 
@@ -159,13 +176,7 @@ class Sensing:
         next_at = self.clock()
         while not self._stop.is_set():
             now = self.clock()
-            try:
-                self.sense(now)
-            except Exception as exc:  # a pin read failing: stop and say so, never spin
-                self.error = exc
-                self.merge.wake()
-                return
-            if now >= next_at:  # a turn of the fixed schedule (not an early one for the hand)
+            if now >= next_at:  # a turn of the fixed schedule (not an early one)
                 next_at += period
                 if now > next_at:  # fell behind: skip the missed slots rather than burst
                     missed = (now - next_at) // period + 1
@@ -175,12 +186,25 @@ class Sensing:
             due = self.script.next_at() if self.script is not None else None
             if due is not None:  # the simulated hand acts on time, not a scan later
                 wake = min(wake, self.origin() + due)
-            wait = wake - self.clock()
-            if wait > 0:
-                self._stop.wait(wait / 1e9)
+            try:
+                self.sense(now, max(now + 1, wake))
+            except Exception as exc:  # a pin read failing: stop and say so, never spin
+                self.error = exc
+                self.merge.wake()
+                return
+            while not self._stop.is_set():
+                wait = wake - self.clock()
+                if wait <= 0 or not self._press.wait(wait / 1e9):
+                    break
+                # A press: poll the buttons once its grace is over, then go on waiting.
+                self._press.clear()
+                self._stop.wait(BUTTON_GRACE_NS / 1e9)
+                with self.lock:
+                    self.poll_buttons(self.clock())
 
     def stop(self) -> None:
         self._stop.set()
+        self._press.set()
         if self._thread is not None:
             self._thread.join(timeout=2.0)
             self._thread = None
