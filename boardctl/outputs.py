@@ -89,6 +89,8 @@ class Outbox:
         self._next_watch = 0.0
         self._next_retry = 0.0
         self._kind = ""
+        #: A new game's records while its journal cannot be created (None: it exists).
+        self.unborn: list[Mapping[str, Any]] | None = None
 
     # -- the referee's side ---------------------------------------------------------------
 
@@ -178,23 +180,21 @@ class Outbox:
                 if self.writer is not None and self.writer is not batch.writer[0]:
                     self.writer.close()
                 writer, written, self.header = batch.writer
-                if writer is None:
-                    writer = create_journal(self.state_dir, self.header, fsync=self.fsync)
-                    written = writer.path.read_bytes()
                 self.writer = writer
                 self.history = [written] if written else []
                 self.backlog = []
                 self.durable = False
+                self.unborn = [] if writer is None else None
                 if self.alarm is not None:
                     self._raise(None)  # a new game, a new journal
-            writer = self.writer
-            if writer is not None:
-                for rec in batch.records:
-                    data = writer.encode(rec)
-                    self.history.append(data)
-                    self.backlog.append(data)
+            if self.unborn is not None:  # the new game's journal is not created yet
+                self.unborn += batch.records
+                self.durable |= batch.durable
+            elif self.writer is not None:
+                self._encode(batch.records)
                 self.durable |= batch.durable
             lines += batch.lines
+        self._create()
         self._write()
         self._watch()
         for line in lines:
@@ -202,6 +202,34 @@ class Outbox:
                 self.send(line)
             except Exception as exc:  # a sink's bug must not stop the journal
                 log(f"feed sink: {type(exc).__name__}: {exc}")
+
+    def _encode(self, records: list[Mapping[str, Any]]) -> None:
+        writer = self.writer
+        assert writer is not None
+        for rec in records:
+            data = writer.encode(rec)
+            self.history.append(data)
+            self.backlog.append(data)
+
+    def _create(self) -> None:
+        """Create the new game's journal (and point ``current`` at it); on failure (a full
+        disk) keep its records in memory, raise the alarm and try again every RETRY_S."""
+        if self.unborn is None or self.clock() < self._next_retry:
+            return
+        try:
+            writer = create_journal(self.state_dir, self.header, fsync=self.fsync)
+        except OSError as exc:
+            self._next_retry = self.clock() + RETRY_S
+            self._raise(f"journal of game {self.header.id} in {self.state_dir / 'games'}: "
+                        f"cannot be created: {exc.strerror or exc}; {len(self.unborn)} records "
+                        "kept in memory", "write")
+            return
+        self.writer = writer
+        self.history = [writer.path.read_bytes()]
+        records, self.unborn = self.unborn, None
+        self._encode(records)
+        if self._kind == "write":
+            self._raise(None)
 
     def _write(self) -> None:
         writer = self.writer

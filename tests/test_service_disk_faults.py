@@ -117,3 +117,37 @@ def test_full_disk_never_stops_play(small_fs: tuple[Path, bool],
     assert moves_of(service.session) == moves_of(want)
     again = rebuild(load_journal(current_path(state))).session  # caught up, chain intact
     assert moves_of(again) == moves_of(want)
+
+
+def test_a_new_game_on_a_full_disk_waits_in_memory(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import boardctl.outputs as outputs
+
+    real = outputs.create_journal
+    full = [True]
+
+    def create(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if full[0]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)
+
+    service, clock = sim_service(tmp_path, None)
+    service.boot()
+    old = current_path(tmp_path)
+    old_size = old.stat().st_size
+    monkeypatch.setattr(outputs, "create_journal", create)
+    assert service.command({"cmd": "new", "force": True})["ok"]
+    new_id = service.header.id
+    assert service.command({"cmd": "start"})["ok"]
+    run_until(service, clock, 1.0)
+    assert service.alarm is not None and "cannot be created" in service.alarm
+    assert str(tmp_path / "games") in service.alarm
+    assert old.stat().st_size == old_size  # nothing of the new game in the old journal
+    full[0] = False
+    run_until(service, clock, 3.0)
+    assert service.alarm is None
+    path = current_path(tmp_path)
+    assert path is not None and path.name == f"{new_id}.jsonl"
+    journal = load_journal(path)
+    assert journal.verified and [e["type"] for e in journal.events][:1] == ["start"]
+    service.close()
