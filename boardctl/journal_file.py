@@ -5,7 +5,10 @@ Layout of ``STATE_DIR`` (systemd's ``StateDirectory``, ``/var/lib/boardctl``)::
     games/<game id>.jsonl   one journal per game (format: firmware.journal)
     current                 the file name of the game in play, replaced atomically
 
-Durability: every line is written with one ``os.write`` on an ``O_APPEND`` descriptor, so a
+Every line is sealed (``firmware.journal.seal``: record number and chained CRC-32). The
+service writes from one thread (``boardctl.outputs.Outbox``), a batch of lines at a time.
+
+Durability: lines are written with ``os.write`` on an ``O_APPEND`` descriptor, so a
 crash leaves at worst a torn last line, which the reader drops and :func:`open_journal`
 truncates before appending. ``fsync`` runs when the caller says the line matters (a committed
 move, a pause, an arbiter's decision, a new game); a new file and the ``current`` pointer are

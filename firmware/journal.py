@@ -2,7 +2,7 @@
 
 A journal is one file per game, JSON Lines, append-only:
 
-1. a leading ``game`` record: ``{"type": "game", "journal": 1, "id": ..., "rules": ...,
+1. a leading ``game`` record: ``{"type": "game", "journal": 2, "id": ..., "rules": ...,
    "fen": start FEN or null, "time_control": PDN TimeControl or null, "tags": {...},
    "board": ..., "settle": seconds}``;
 2. then, in the order they happened, the raw events exactly in the ``firmware.events``
