@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 #: How old a ``status`` answer may be when the control thread gives it again.
 STATUS_FRESH_S = 0.05
+#: Requests that change nothing (answered without waiting for the journal).
+QUERIES = frozenset({"status", "pdn", "feed"})
 #: How long a control request waits for the referee's answer.
 REPLY_S = 2.0
 
@@ -43,12 +45,18 @@ class _Reply:
         self.done = threading.Event()
         self.response: Mapping[str, Any] = {}
         self.error: BaseException | None = None
+        #: The journal batch holding what the request changed (boardctl.outputs.Outbox).
+        self.ticket = 0
 
     def answer(self, service: Service, req: Request) -> None:
+        """On the referee's thread; :meth:`send` once the turn's batch is handed on."""
         try:
             self.response = service._on_request(req)
         except BaseException as exc:  # handed back to the control thread's guard
             self.error = exc
+
+    def send(self, ticket: int) -> None:
+        self.ticket = ticket
         self.done.set()
 
 
@@ -96,6 +104,10 @@ def via_referee(service: Service, req: Request) -> Mapping[str, Any]:
         raise reply.error
     if req.cmd == "status":
         service._status_cache = (time.monotonic(), reply.response)
+    elif req.cmd not in QUERIES:
+        # An arbiter's act is answered once it is in the journal, as the feed is (a stalled
+        # disk delays the answer up to REPLY_S, never the referee).
+        service.outbox.wait_done(reply.ticket, REPLY_S)
     return reply.response
 
 def on_request(service: Service, req: Request) -> dict[str, Any]:

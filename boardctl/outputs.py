@@ -48,9 +48,10 @@ class FeedSink(Protocol):
 class Batch:
     """What one referee turn hands to the journal writer."""
 
-    __slots__ = ("records", "durable", "lines", "writer")
+    __slots__ = ("records", "durable", "lines", "writer", "ticket")
 
     def __init__(self) -> None:
+        self.ticket = 0
         self.records: list[Mapping[str, Any]] = []
         self.durable = False
         self.lines: list[str] = []
@@ -87,6 +88,8 @@ class Outbox:
         self._idle = threading.Condition()
         self._busy = 0
         self._next_watch = 0.0
+        self._tickets = 0  # batches handed on (the referee's count)
+        self._done = 0  # the last batch written (the writer's)
         self._next_retry = 0.0
         self._kind = ""
         #: A new game's records while its journal cannot be created (None: it exists).
@@ -109,21 +112,32 @@ class Outbox:
         self.batch.writer = (writer, written, header)
         self.commit()
 
-    def commit(self) -> None:
-        """Hand the turn's batch on (inline when no thread runs)."""
+    def commit(self) -> int:
+        """Hand the turn's batch on (inline when no thread runs); the ticket of the last
+        batch handed on (:meth:`wait_done`)."""
         batch = self.batch
         if not batch:
             if self._thread is None and (self.alarm is not None
                                          or self.clock() >= self._next_watch):
                 self._handle([])  # inline: the watch and the retries run from here
-            return
+            return self._tickets
         self.batch = Batch()
+        self._tickets += 1
+        batch.ticket = self._tickets
         if self._thread is None:
             self._handle([batch])
-            return
+            self._done = batch.ticket
+            return batch.ticket
         with self._idle:
             self._busy += 1
         self._queue.put(batch)
+        return batch.ticket
+
+    def wait_done(self, ticket: int, timeout: float) -> bool:
+        """Wait until the batch ``ticket`` is written (and its lines sent), or ``timeout``."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._done >= ticket or self._thread is None,
+                                       timeout)
 
     # -- the thread -----------------------------------------------------------------------
 
@@ -168,6 +182,7 @@ class Outbox:
                 self._raise(f"journal writer: {type(exc).__name__}: {exc}")
             with self._idle:
                 self._busy -= len(real)
+                self._done = max([self._done, *(b.ticket for b in real)])
                 self._idle.notify_all()
             if stop:
                 return

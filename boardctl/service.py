@@ -365,12 +365,18 @@ class Service:
         releases (in time stamp order), the clock up to the merge's frontier, the LEDs and
         faces, the feed's snapshot, the watchdog; then the turn's batch to the journal."""
         self.steps += 1
+        replies: list[_Reply] = []
         while True:
             try:
                 req, reply = self._inbox.get_nowait()
             except queue.Empty:
                 break
             reply.answer(self, req)
+            replies.append(reply)
+        if replies:
+            ticket = self.outbox.commit()
+            for reply in replies:
+                reply.send(ticket)
         for event in self.merge.take():
             event = dataclasses.replace(event, at=self.game_time(event.at))
             if isinstance(event, Press):
