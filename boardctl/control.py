@@ -18,7 +18,14 @@ connection that the client may keep open::
 A request is checked against :data:`COMMANDS` before the service sees it; anything wrong
 (bad JSON, an unknown command, a missing or ill-typed argument, a line over 64 KiB) gets an
 ``ok: false`` response naming the problem, never a crash and never a dropped connection.
-The server is polled from the service loop (no thread of its own): the data path stays one.
+The server runs on its own thread (:meth:`ControlServer.start`; the service's handler hands
+each request to the referee's thread and waits for its answer), or is polled by a loop on an
+injected clock (:meth:`ControlServer.poll`). Bounded (issue 10 item 4): at most
+:data:`MAX_CONNECTIONS` clients (the next is told so and closed), :data:`PER_TURN` requests of
+one client per turn (pipelining clients take turns with everyone else), replies buffered up to
+:data:`MAX_OUTBUF` per client; a client that lets that fill, or that reads nothing of its
+replies for :data:`STALL_S`, is dropped, never waited for. Running out of file descriptors
+(EMFILE) pauses accepting for a moment instead of spinning.
 """
 
 from __future__ import annotations
@@ -30,15 +37,29 @@ import math
 import os
 import selectors
 import socket
+import sys
+import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from firmware.errors import BoardError
+from firmware.limits import loads
 
 #: One request line at most (a PDN or a tag set fits comfortably).
 MAX_REQUEST = 64 * 1024
+#: Clients connected at once.
+MAX_CONNECTIONS = 32
+#: Requests of one client answered per turn before the others get theirs.
+PER_TURN = 8
+#: Replies buffered for a client that does not read them.
+MAX_OUTBUF = 256 * 1024
+#: Seconds a client may leave its replies unread before it is dropped.
+STALL_S = 2.0
+#: Seconds accepting pauses when the process runs out of file descriptors.
+EMFILE_PAUSE_S = 0.2
 SOCKET_NAME = "control.sock"
 
 SIDES = ("white", "black")
@@ -124,7 +145,7 @@ def parse_request(line: str | bytes) -> Request:
         except UnicodeDecodeError:
             raise ControlError("a request must be UTF-8 text") from None
     try:
-        obj = json.loads(line)
+        obj = loads(line)
     except (ValueError, RecursionError) as exc:
         raise ControlError(f"not JSON: {str(exc)[:80]}") from None
     if not isinstance(obj, dict):
@@ -158,28 +179,40 @@ Handler = Callable[[Request], Mapping[str, Any]]
 
 
 class _Conn:
-    __slots__ = ("sock", "inbuf", "outbuf", "skipping")
+    __slots__ = ("sock", "inbuf", "outbuf", "skipping", "stalled", "active")
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, now: float) -> None:
         self.sock = sock
+        #: When the client last sent something (the idlest one makes room for a newcomer).
+        self.active = now
         self.inbuf = bytearray()
         self.outbuf = bytearray()
         self.skipping = False
+        #: Monotonic seconds since when the client has left replies unread (None: it reads).
+        self.stalled: float | None = None
 
 
 class ControlServer:
-    """The service's end: a listening Unix socket, polled with :meth:`poll` from the loop.
+    """The service's end: a listening Unix socket (module docstring for the bounds).
 
     ``handler`` gets each valid request and returns the response's members; a BoardError it
-    raises becomes ``{"ok": false, "error": ...}``. Responses to a client that does not read
-    are buffered up to 1 MiB, then that client is dropped (the service never waits on it).
+    raises becomes ``{"ok": false, "error": ...}``.
     """
 
-    def __init__(self, path: Path, handler: Handler, group: str | None = None) -> None:
+    def __init__(self, path: Path, handler: Handler, group: str | None = None, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.path = Path(path)
         self.handler = handler
+        self.clock = clock
         self.requests = 0
         self.errors = 0
+        self.refused = 0
+        self.dropped = 0
+        self._conns: set[_Conn] = set()
+        self._ready: list[_Conn] = []  # clients with complete requests still to answer
+        self._accept_paused_until = 0.0
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
         if len(os.fsencode(self.path)) >= 104:
             raise ControlError(f"{self.path}: socket path too long for a Unix socket")
         if self.path.is_socket():
@@ -202,7 +235,7 @@ class ControlServer:
         os.chmod(self.path, 0o660)
         if gid >= 0:
             os.chown(self.path, -1, gid)
-        self._sock.listen(8)
+        self._sock.listen(64)
         self._sock.setblocking(False)
         self._sel = selectors.DefaultSelector()
         self._sel.register(self._sock, selectors.EVENT_READ, None)
@@ -221,19 +254,52 @@ class ControlServer:
     def fileno(self) -> int:
         return self._sel.fileno()
 
+    @property
+    def connections(self) -> int:
+        return len(self._conns)
+
+    def start(self) -> None:
+        """Serve on a thread of its own until :meth:`close`."""
+        self._thread = threading.Thread(target=self._serve, name="control", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        from boardctl.threadname import name_thread
+
+        name_thread("boardctl-control")
+        while not self._stop.is_set():
+            try:
+                self.poll(0.1)
+            except Exception as exc:  # the control socket must never take the board down
+                self.errors += 1
+                print(f"boardctl: control socket: {type(exc).__name__}: {exc}",
+                      file=sys.stderr, flush=True)
+                self._stop.wait(0.1)
+
     def poll(self, timeout: float = 0.0) -> int:
         """Accept, read, answer whatever is ready (waiting at most ``timeout`` seconds for
         something to happen). Returns the number of requests answered."""
         answered = 0
-        for key, mask in self._sel.select(timeout):
+        now = self.clock()
+        if self._accept_paused_until and now >= self._accept_paused_until:
+            self._accept_paused_until = 0.0
+            self._sel.register(self._sock, selectors.EVENT_READ, None)
+        for key, mask in self._sel.select(0.0 if self._ready else timeout):
             if key.data is None:
                 self._accept()
                 continue
             conn: _Conn = key.data
-            if mask & selectors.EVENT_READ:
-                answered += self._read(conn)
-            if mask & selectors.EVENT_WRITE and conn.sock.fileno() >= 0:
+            if mask & selectors.EVENT_WRITE and conn in self._conns:
                 self._flush(conn)
+            if mask & selectors.EVENT_READ and conn in self._conns:
+                self._read(conn)
+        ready, self._ready = self._ready, []
+        for conn in ready:
+            if conn in self._conns:
+                answered += self._answer_some(conn)
+        for conn in list(self._conns):
+            if conn.stalled is not None and now - conn.stalled > STALL_S:
+                self._drop(conn)  # reads nothing of its replies: never waited for
         return answered
 
     def _accept(self) -> None:
@@ -242,32 +308,69 @@ class ControlServer:
                 sock, _ = self._sock.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError:
+            except OSError as exc:
+                if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                    # Out of descriptors: stop listening for a moment rather than spin on a
+                    # socket that stays readable.
+                    self.refused += 1
+                    self._sel.unregister(self._sock)
+                    self._accept_paused_until = self.clock() + EMFILE_PAUSE_S
                 return
+            if len(self._conns) >= MAX_CONNECTIONS:
+                idle = [c for c in self._conns if not c.inbuf and not c.outbuf]
+                if not idle:
+                    self._refuse(sock)
+                    continue
+                # Full of clients: the one idle longest makes room (a client holding many
+                # idle connections never locks the arbiter out).
+                oldest = min(idle, key=lambda c: c.active)
+                self._conns.discard(oldest)
+                self._sel.unregister(oldest.sock)
+                self._refuse(oldest.sock)
             sock.setblocking(False)
-            self._sel.register(sock, selectors.EVENT_READ, _Conn(sock))
+            conn = _Conn(sock, self.clock())
+            self._conns.add(conn)
+            self._sel.register(sock, selectors.EVENT_READ, conn)
+
+    def _refuse(self, sock: socket.socket) -> None:
+        self.refused += 1
+        try:
+            sock.send(encode({"ok": False, "error": f"too many clients (at most "
+                              f"{MAX_CONNECTIONS}); try again later"}))
+        except OSError:
+            pass
+        sock.close()
 
     def _drop(self, conn: _Conn) -> None:
+        if conn not in self._conns:
+            return
+        self._conns.discard(conn)
+        self.dropped += 1
         try:
             self._sel.unregister(conn.sock)
         except (KeyError, ValueError):
             pass
         conn.sock.close()
 
-    def _read(self, conn: _Conn) -> int:
+    def _read(self, conn: _Conn) -> None:
         try:
-            data = conn.sock.recv(65536)
+            data = conn.sock.recv(MAX_REQUEST)
         except (BlockingIOError, InterruptedError):
-            return 0
+            return
         except OSError:
             self._drop(conn)
-            return 0
+            return
         if not data:
             self._drop(conn)
-            return 0
+            return
         conn.inbuf += data
+        conn.active = self.clock()
+        self._answer_some(conn)
+
+    def _answer_some(self, conn: _Conn) -> int:
+        """Up to PER_TURN requests of one client; the rest wait for its next turn."""
         answered = 0
-        while True:
+        while answered < PER_TURN:
             i = conn.inbuf.find(b"\n")
             if i < 0:
                 break
@@ -282,11 +385,14 @@ class ControlServer:
             elif line.strip():
                 conn.outbuf += encode(self.answer(line))
                 answered += 1
-        if len(conn.inbuf) > MAX_REQUEST:
+        more = b"\n" in conn.inbuf
+        if not more and len(conn.inbuf) > MAX_REQUEST:
             conn.inbuf.clear()
             conn.skipping = True
             self.errors += 1
             conn.outbuf += encode({"ok": False, "error": "request line too long"})
+        if more:
+            self._ready.append(conn)
         self._flush(conn)
         return answered
 
@@ -300,11 +406,22 @@ class ControlServer:
             except OSError:
                 self._drop(conn)
                 return
-        if len(conn.outbuf) > 1 << 20:
+        if len(conn.outbuf) > MAX_OUTBUF:
             self._drop(conn)
             return
-        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.outbuf else 0)
-        self._sel.modify(conn.sock, events, conn)
+        if conn.outbuf:
+            conn.stalled = conn.stalled or self.clock()
+        else:
+            conn.stalled = None
+        # A client with replies unread or requests still waiting is not read from: what it
+        # sends waits in the kernel, not here.
+        reading = not conn.outbuf and b"\n" not in conn.inbuf
+        events = (selectors.EVENT_READ if reading else 0) | (
+            selectors.EVENT_WRITE if conn.outbuf else 0)
+        if events:
+            self._sel.modify(conn.sock, events, conn)
+        else:
+            self._sel.modify(conn.sock, selectors.EVENT_WRITE, conn)
 
     def answer(self, line: str | bytes) -> dict[str, Any]:
         """The response to one request line (also used by tests without a socket)."""
@@ -322,9 +439,12 @@ class ControlServer:
         return response
 
     def close(self) -> None:
-        for key in list(self._sel.get_map().values()):
-            if key.data is not None:
-                self._drop(key.data)
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2.0)
+            self._thread = None
+        for conn in list(self._conns):
+            self._drop(conn)
         self._sel.close()
         self._sock.close()
         try:
@@ -371,6 +491,9 @@ def request(path: Path, cmd: str, timeout: float = 5.0, **args: Any) -> dict[str
             raise ControlError(
                 f"{path}: permission denied (join the service's group to control the board)"
             ) from None
+        except (BlockingIOError, TimeoutError):
+            raise ControlError(f"the board service is busy (its queue of new connections on "
+                               f"{path} is full); try again") from None
         sock.sendall(encode(payload))
         buf = bytearray()
         while b"\n" not in buf:

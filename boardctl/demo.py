@@ -77,8 +77,12 @@ class Demo:
         if self.pdn is None:
             text = resources.files("boardctl").joinpath("data", BUNDLED).read_text("utf-8")
             return text, BUNDLED
+        from firmware.limits import read_limited
+
         try:
-            return self.pdn.read_bytes().decode("utf-8", "replace"), str(self.pdn)
+            with open(self.pdn, "rb") as f:
+                data = read_limited(f, str(self.pdn), error=BoardError)
+            return data.decode("utf-8", "replace"), str(self.pdn)
         except FileNotFoundError:
             raise BoardError(f"{self.pdn}: no such PDN file") from None
 

@@ -5,7 +5,10 @@ Layout of ``STATE_DIR`` (systemd's ``StateDirectory``, ``/var/lib/boardctl``)::
     games/<game id>.jsonl   one journal per game (format: firmware.journal)
     current                 the file name of the game in play, replaced atomically
 
-Durability: every line is written with one ``os.write`` on an ``O_APPEND`` descriptor, so a
+Every line is sealed (``firmware.journal.seal``: record number and chained CRC-32). The
+service writes from one thread (``boardctl.outputs.Outbox``), a batch of lines at a time.
+
+Durability: lines are written with ``os.write`` on an ``O_APPEND`` descriptor, so a
 crash leaves at worst a torn last line, which the reader drops and :func:`open_journal`
 truncates before appending. ``fsync`` runs when the caller says the line matters (a committed
 move, a pause, an arbiter's decision, a new game); a new file and the ``current`` pointer are
@@ -17,12 +20,13 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from firmware.errors import EventLogError
-from firmware.journal import GameHeader, Journal, dumps, read_journal
+from firmware.journal import SEALED, GameHeader, Journal, dumps, read_journal, seal
+from firmware.limits import bounded_lines
 
 GAMES = "games"
 CURRENT = "current"
@@ -37,25 +41,57 @@ def _fsync_dir(path: Path) -> None:
 
 
 class JournalWriter:
-    """Appends journal lines to one file; ``sync=True`` makes a line durable before returning."""
+    """Appends journal lines to one file, sealed (``firmware.journal.seal``) unless it goes on
+    with a version-1 journal; ``sync=True`` makes a line durable before returning.
 
-    def __init__(self, path: Path) -> None:
+    :meth:`encode` (which advances the seal chain) and :meth:`append` (which writes) are apart
+    so that a writer thread can keep encoded lines while the disk is full and write them when
+    space returns; :attr:`size` is the length of the whole lines on disk, where a failed
+    write's torn piece is cut off before the next try. ``fsync`` is injectable (fault tests)."""
+
+    def __init__(self, path: Path, *, sealed: bool = True, last_n: int = -1, last_c: str = "",
+                 fsync: Callable[[int], None] = os.fsync) -> None:
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640)
+        self.size = os.fstat(self._fd).st_size
+        self.sealed = sealed
+        self.n = last_n
+        self.c = last_c
+        self.fsync = fsync
         self.syncs = 0
 
-    def write(self, record: Mapping[str, Any], sync: bool = False) -> None:
-        data = dumps(record).encode("ascii")
+    def encode(self, record: Mapping[str, Any]) -> bytes:
+        if not self.sealed:
+            return dumps(record).encode("ascii")
+        line, self.c = seal(record, self.n + 1, self.c)
+        self.n += 1
+        return line.encode("ascii")
+
+    def append(self, data: bytes) -> None:
+        """Write whole lines (OSError: nothing of them counts; the torn piece is cut off)."""
+        if os.fstat(self._fd).st_size != self.size:
+            os.ftruncate(self._fd, self.size)
         view = memoryview(data)
         while view:
             n = os.write(self._fd, view)
             view = view[n:]
+        self.size += len(data)
+
+    def write(self, record: Mapping[str, Any], sync: bool = False) -> None:
+        self.append(self.encode(record))
         if sync:
             self.sync()
 
     def sync(self) -> None:
-        os.fsync(self._fd)
+        self.fsync(self._fd)
         self.syncs += 1
+
+    def unlinked(self) -> bool:
+        """True when the file was deleted under the writer (or the descriptor is closed)."""
+        try:
+            return os.fstat(self._fd).st_nlink == 0
+        except OSError:
+            return True
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -96,15 +132,25 @@ def current_path(state_dir: Path) -> Path | None:
     return path
 
 
-def create_journal(state_dir: Path, header: GameHeader) -> JournalWriter:
-    """Start a new game's journal, make it the current one and make both durable."""
+def create_journal(state_dir: Path, header: GameHeader, *,
+                   fsync: Callable[[int], None] = os.fsync,
+                   lines: bytes | None = None) -> JournalWriter:
+    """Start a new game's journal, make it the current one and make both durable. With
+    ``lines`` (the whole journal so far, from memory), write those instead of a header: a
+    journal rewritten after its state directory was deleted."""
     games = state_dir / GAMES
     games.mkdir(parents=True, exist_ok=True)
     path = games / f"{header.id}.jsonl"
-    if path.exists():
+    if path.exists() and lines is None:
         raise EventLogError(f"{path}: a journal for game {header.id} exists already")
-    writer = JournalWriter(path)
-    writer.write(header.record(), sync=True)
+    if lines is not None:
+        path.unlink(missing_ok=True)
+    writer = JournalWriter(path, fsync=fsync)
+    if lines is None:
+        writer.write(header.record(SEALED), sync=True)
+    else:
+        writer.append(lines)
+        writer.sync()
     _fsync_dir(games)
     tmp = state_dir / f".{CURRENT}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -116,13 +162,21 @@ def create_journal(state_dir: Path, header: GameHeader) -> JournalWriter:
     return writer
 
 
-def load_journal(path: Path) -> Journal:
-    """Read a journal file (a torn tail is dropped)."""
+def load_journal(path: Path, *, salvage: bool = False) -> Journal:
+    """Read a journal file (a torn tail is dropped; lines and size bounded)."""
     with open(path, "rb") as f:
-        return read_journal(f, source=str(path))
+        lines = bounded_lines(f, str(path), error=EventLogError)
+        return read_journal(lines, source=str(path), salvage=salvage)
 
 
-def open_journal(path: Path) -> tuple[Journal, JournalWriter]:
+def read_bytes(path: Path, end: int) -> bytes:
+    """The first ``end`` bytes of a journal (its good part, kept in memory by the writer)."""
+    with open(path, "rb") as f:
+        return f.read(end)
+
+
+def open_journal(path: Path, *, fsync: Callable[[int], None] = os.fsync,
+                 ) -> tuple[Journal, JournalWriter]:
     """Read a journal and reopen it for appending, cutting off a torn tail first."""
     journal = load_journal(path)
     if path.stat().st_size > journal.end:
@@ -130,4 +184,5 @@ def open_journal(path: Path) -> tuple[Journal, JournalWriter]:
             f.truncate(journal.end)
             f.flush()
             os.fsync(f.fileno())
-    return journal, JournalWriter(path)
+    return journal, JournalWriter(path, sealed=journal.verified, last_n=journal.last_n,
+                                  last_c=journal.last_c, fsync=fsync)

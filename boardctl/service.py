@@ -1,17 +1,19 @@
-"""The board service: ``hw`` wired to ``firmware`` along one data path.
+"""The board service: ``hw`` wired to ``firmware`` along one data path, on threads that never
+wait for each other (docs/DESIGN.md "Threads")::
 
-Each turn of the loop (:meth:`Service.step`, 200 times a second by default)::
+    sensing thread (boardctl.sensing): scan, debounce, buttons, stamped by when they happened
+        │ EventMerge: released in time stamp order once no source can still deliver earlier
+    referee (this module, Service.turn): BoardSession.handle(event) -> feed records
+        ├─> Outbox (boardctl.outputs): journal writer thread, group fsync, then the feed
+        │   (port, on_line, sinks): a move is in the journal before it is on the feed
+        └─> Display thread: LEDs and faces (only what changed)
+    control thread (boardctl.control): requests answered on the referee's thread (inbox)
 
-    scanner scan -> debounced lift/place ─┐
-    clock buttons -> press / pause ───────┼─> BoardSession.handle(event) -> feed records
-    control socket -> arbiter events ─────┘        │
-                                                   ├─> journal (event, then decisions; fsync
-                                                   │   on every committed move and pause)
-                                                   ├─> feed port (numbered, checksummed)
-                                                   └─> LEDs, clock faces (what changed)
+:meth:`Service.run` starts the threads on real time; :meth:`Service.step` is one turn of
+sensing and of the referee on an injected clock (tests, ``boardctl demo``).
 
 Nothing flows back upstream. Everything the board knows comes from events, and every event is
-written to the game's journal (``firmware.journal``) before anything is shown, so a journal
+written to the game's journal (``firmware.journal``) before its feed lines go out, so a journal
 replayed through a fresh :class:`~firmware.session.BoardSession` rebuilds the game, the clocks
 and the LED picture exactly (:func:`rebuild`): that is how the service comes back after a power
 cut, a crash or ``kill -9``, with the clocks paused at the last recorded time.
@@ -26,45 +28,46 @@ from __future__ import annotations
 import dataclasses
 import os
 import queue
-import select
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardctl.control import ControlError, ControlServer, Request
+from boardctl import arbiter
+from boardctl.arbiter import _Reply
+from boardctl.control import ControlServer, Request
+from boardctl.games import (  # re-exported: the service's callers import them from here
+    GameSetup,
+    rebuild,
+    sensed_squares,
+    session_for,
+    snapshot_of,
+)
 from boardctl.hardware import EventScript, Hardware, log
 from boardctl.journal_file import (
-    JournalWriter,
-    create_journal,
+    GAMES,
     current_path,
-    new_game_id,
     open_journal,
+    read_bytes,
 )
 from boardctl.notify import Notifier
-from firmware.clockface import FaceText
+from boardctl.outputs import Display, FeedSink, Outbox, update_faces
+from boardctl.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing
+from boardctl.threadname import name_thread
 from firmware.errors import BoardError, EventLogError
 from firmware.events import (
     NS,
-    Accept,
-    Adjourn,
-    ClockSet,
     Event,
-    MovesSet,
     Pause,
     Press,
-    Result,
     Resume,
-    ResumeAdjourned,
     Start,
-    event_from_record,
 )
 from firmware.feed import encode_line, header_record
-from firmware.game import RESULTS
-from firmware.journal import GameHeader, Journal, decision_record, note_record
-from firmware.rules import Side, find_rules
+from firmware.journal import GameHeader, decision_record, note_record
+from firmware.rules import find_rules
 from firmware.session import BoardSession
 
 #: Records after which the journal is made durable at once (committed moves and results).
@@ -74,95 +77,12 @@ DURABLE_EVENTS = frozenset(
     {"start", "pause", "resume", "accept", "clock-set", "moves-set", "adjourn",
      "resume-adjourned", "result"}
 )  # fmt: skip
+#: Longest sleep of the referee's thread with nothing released (clock ticks, snapshots).
+HOUSEKEEPING_S = 0.02
 #: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
 CLOCK_EVENTS = frozenset({"start", "pause", "resume", "clock-set", "moves-set"})
 
 
-
-
-# --------------------------------------------------------------------------------------------
-# Games and their journals
-
-
-@dataclass
-class GameSetup:
-    """What an arbiter sets up before a game (issue 6 item 3)."""
-
-    rules: str
-    time_control: str | None = None
-    fen: str | None = None
-    tags: dict[str, str] = field(default_factory=dict)
-    #: True: play from the first event; False: the game waits for ``start`` (or a press).
-    started: bool = False
-    settle: float | None = None
-    #: Moves committed by presses (None: when there is a time control, the session's default).
-    clocked: bool | None = None
-
-    def header(self, board: str, game_id: str | None = None) -> GameHeader:
-        return GameHeader(
-            game_id or new_game_id(), self.rules, self.fen, self.time_control, dict(self.tags),
-            board, self.settle, self.started, self.clocked,
-        )
-
-
-def session_for(header: GameHeader) -> BoardSession:
-    """A fresh session for a journal's game (BoardError for a bad rule set, FEN or control)."""
-    kwargs: dict[str, Any] = {"started": header.started, "tags": dict(header.tags),
-                              "clocked": header.clocked}
-    if header.settle is not None:
-        kwargs["settle_ns"] = round(header.settle * NS)
-    return BoardSession(header.rules, header.time_control, header.fen, **kwargs)
-
-
-@dataclass
-class Rebuilt:
-    """A game rebuilt from its journal."""
-
-    session: BoardSession
-    #: The feed records the replay produced, in order.
-    records: list[dict[str, Any]]
-    #: Game time (ns) the journal last recorded: where the game stands.
-    at: int
-
-
-def rebuild(journal: Journal, source: str = "journal") -> Rebuilt:
-    """Replay a journal's events through a fresh session: the game, the clocks and the LEDs
-    as they stood at the journal's last recorded time (the one code path: issue 6 item 6)."""
-    session = session_for(journal.header)
-    cells = set(session.rules.geometry.all_cells())
-    size = session.rules.size
-    records: list[dict[str, Any]] = []
-    for rec, lineno in zip(journal.events, journal.lines, strict=True):
-        where = f"{source}: line {lineno}"
-        event = event_from_record(rec, where)
-        square = getattr(event, "square", None)
-        if square is not None and square not in cells:
-            # A journal whose sensor squares do not fit its rule set's board is damaged (or
-            # its header was edited): say so rather than rebuild some other game from it.
-            raise EventLogError(f"{where}: square {square!r} is not on a {size}x{size} board")
-        try:
-            records += session.handle(event)
-        except BoardError:
-            continue  # an arbiter event the session refused changed nothing then, nor now
-    at = round(journal.last_t * NS)
-    records += session.tick(at)
-    return Rebuilt(session, records, max(at, session.last_at))
-
-
-def sensed_squares(session: BoardSession) -> set[str]:
-    """The squares the referee believes occupied (algebraic, light squares included)."""
-    alg = session.rules.geometry.algebraic
-    referee = session.referee
-    return {alg(sq) for sq in referee.board()} | set(referee.light)
-
-
-def snapshot_of(session: BoardSession, header: GameHeader, at: int) -> dict[str, Any]:
-    """The feed's full-state record for a reader joining late: the session's own snapshot
-    (which starts from an accepted position where there is one), with the journal's tags."""
-    record = session.snapshot(header.id, at)
-    record["tags"] = header.tags
-    record["time_control"] = header.time_control
-    return record
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,6 +109,9 @@ class Service:
         heartbeat: float = 1.0,
         faces_hz: float = 20.0,
         on_line: Callable[[str], None] | None = None,
+        sinks: list[FeedSink] | None = None,
+        fsync: Callable[[int], None] = os.fsync,
+        threaded_io: bool = False,
     ) -> None:
         self.state_dir = Path(state_dir)
         self.setup = setup
@@ -204,9 +127,25 @@ class Service:
         self.faces_ns = round(NS / faces_hz)
         self.on_line = on_line
         self.run_id = f"{int(time.time()):x}-{os.getpid():x}"
+        #: Feed sinks (boardctl.outputs.FeedSink), after the feed port and ``on_line``.
+        self.sinks: list[FeedSink] = list(sinks or [])
+        self.fsync = fsync
         self.control: ControlServer | None = None
         self.header: GameHeader | None = None
-        self.writer: JournalWriter | None = None
+        sources = [SENSORS, BUTTONS] + ([SCRIPT] if script is not None else [])
+        self.merge = EventMerge(sources)
+        self.sensing = Sensing(hardware, script, self.merge, lambda: self.origin, clock)
+        self.outbox = Outbox(self.state_dir, self._send, fsync=fsync, on_alarm=self._on_alarm,
+                             clock=lambda: self.clock() / NS)
+        self.threaded_io = threaded_io
+        self.display: Display | None = None
+        #: The journal's alarm (a full disk, a deleted state directory), or None.
+        self.alarm: str | None = None
+        self._alarm_sent: str | None = None
+        self._status_cache: tuple[float, Mapping[str, Any]] | None = None
+        #: The referee's thread while run() runs (None: whoever calls step()).
+        self._referee: int | None = None
+        self._inbox: queue.SimpleQueue[tuple[Request, _Reply]] = queue.SimpleQueue()
         self.session: BoardSession | None = None
         self.origin = 0
         self.seq = 0
@@ -234,9 +173,15 @@ class Service:
         """Resume the game in the state directory, or set up a new one; then listen."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self._lock_state_dir()
+        if self.threaded_io:
+            self.outbox.start()
         path = current_path(self.state_dir)
         if path is not None:
-            self._recover(path)
+            try:
+                self._recover(path)
+            except EventLogError as exc:  # never silently another game: the arbiter decides
+                raise EventLogError(f"{exc} (`boardctl export --salvage --state-dir "
+                                    f"{self.state_dir}` shows what can be recovered)") from None
         else:
             self._new_game(self.setup)
         if self.socket_path is not None:
@@ -281,44 +226,52 @@ class Service:
     def close(self) -> None:
         """Clean stop: clocks paused and journaled, a last snapshot, every part closed."""
         self.notifier.stopping()
-        if self.session is not None and self.writer is not None:
-            at = self.game_time(self.clock())
+        self.sensing.stop()
+        if self.session is not None and self.header is not None:
+            at = max(self.game_time(self.clock()), self.last_at)
             clock = self.session.clock
             if clock is not None and clock.running is not None and self.session.result is None:
                 self._handle(Pause(at))
-            self.writer.write(note_record("stop", t=at / NS), sync=True)
+            self.outbox.record(note_record("stop", t=at / NS), durable=True)
             self._emit(snapshot_of(self.session, self._header, at))
         if self.control is not None:
             self.control.close()
             self.control = None
+        if self.display is not None:
+            self.display.stop()
+        self.outbox.close()  # what is still queued is written before the parts close
         self.hw.close()
-        if self.writer is not None:
-            self.writer.close()
         if self._lock_fd >= 0:
             os.close(self._lock_fd)  # releases the state directory's lock
             self._lock_fd = -1
         self.notifier.close()
 
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until the journal writer has written (and sent on) everything so far."""
+        return self.outbox.flush(timeout)
+
     def run(self, stop: threading.Event) -> None:
-        """Boot, loop on real time until ``stop`` is set, close."""
-        period = self.hw.scanner.period_ns
+        """Boot, then run on real time until ``stop`` is set, then close: sensing, the journal
+        writer, the display and the control socket each on their own thread; this thread is
+        the referee (the only one that touches the session: module docstring)."""
         try:
+            self.threaded_io = True
+            sys.setswitchinterval(0.001)  # a busy thread holds the GIL 1 ms, not 5, at most
+            self._referee = threading.get_ident()
+            name_thread("boardctl-referee")
             self.boot()
-            next_at = self.clock()
+            self.display = Display(self.hw, self.faces_ns, self.clock)
+            self.display.start()
+            if self.control is not None:
+                self.control.handler = self._via_referee
+                self.control.start()
+            self.sensing.start()
             while not stop.is_set():
-                self.step()
-                now = self.clock()
-                if next_at <= now:  # the next scan on the fixed schedule; missed slots skipped
-                    next_at += ((now - next_at) // period + 1) * period
-                wake = next_at
-                due = self.script.next_at() if self.script is not None else None
-                if due is not None:  # the simulated hand acts on time, not a scan later
-                    wake = min(wake, self.origin + due)
-                wait = (wake - now) / NS
-                if self.control is not None:
-                    select.select([self.control.fileno()], [], [], max(0.0, wait))
-                elif wait > 0:
-                    stop.wait(wait)
+                self.merge.wait(HOUSEKEEPING_S)
+                self.turn(self.clock())
+                if self.sensing.error is not None:
+                    log(f"sensing stopped: {self.sensing.error}")
+                    raise self.sensing.error
         finally:
             self.close()
 
@@ -343,18 +296,20 @@ class Service:
         header = setup.header(self.board)
         session = session_for(header)  # BoardError before anything is written
         self._check_size(header.rules, "new game")
-        if self.writer is not None:
-            self.writer.close()
-        self.writer = create_journal(self.state_dir, header)
+        if (self.state_dir / GAMES / f"{header.id}.jsonl").exists():
+            raise BoardError(f"game {header.id} has a journal already")
+        self.outbox.use(None, b"", header)  # created on the journal writer's thread
         self.header, self.session = header, session
         self.origin = self.clock()
         self.last_at = 0
         self._leds = None
         self._next_heartbeat = self._next_snapshot = 0  # the new game's time line
-        if self.hw.sim is not None:
-            # The simulated arbiter sets the pieces out: the start position.
-            self.hw.sim.set_pieces(sensed_squares(session))
-        self.hw.expect(sensed_squares(session))
+        with self.sensing.lock:
+            if self.hw.sim is not None:
+                # The simulated arbiter sets the pieces out: the start position.
+                self.hw.sim.set_pieces(sensed_squares(session))
+            self.hw.expect(sensed_squares(session))
+        self.merge.clear(self.origin)
         log(f"new game {header.id}: {header.rules}"
             + (f", {header.time_control}" if header.time_control else ""))
 
@@ -367,7 +322,8 @@ class Service:
                              f"this board is {size}x{size}")
 
     def _recover(self, path: Path) -> None:
-        journal, self.writer = open_journal(path)
+        journal, writer = open_journal(path, fsync=self.fsync)
+        self.outbox.use(writer, read_bytes(path, writer.size), journal.header)
         self._check_size(journal.header.rules, str(path))
         rebuilt = rebuild(journal, str(path))
         self.header, self.session = journal.header, rebuilt.session
@@ -375,7 +331,7 @@ class Service:
         self.origin = self.clock() - at
         self.last_at = at
         self._next_heartbeat = self._next_snapshot = at
-        self.writer.write(note_record("recovered", t=at / NS, torn=journal.torn), sync=False)
+        self.outbox.record(note_record("recovered", t=at / NS, torn=journal.torn))
         clock = self.session.clock
         running = clock is not None and clock.running is not None and self.session.result is None
         if running:
@@ -388,7 +344,7 @@ class Service:
                          for sq in self.session.start.occupied()}
                 board = self.script.board_at(start, at)
             self.hw.sim.set_pieces(board)
-        self.hw.expect(sensed)
+        self.sensing.expect(sensed)
         stopped = (clock is not None and clock.started and clock.running is None
                    and clock.adjournment is None and self.session.result is None)
         if stopped and self.script is not None and not self.script.paused:
@@ -396,44 +352,67 @@ class Service:
         log(f"resumed game {journal.header.id} at ply {len(self.session.moves)}"
             f" ({len(journal.events)} events{', torn tail dropped' if journal.torn else ''})"
             + (", clocks paused" if running and self.script is None else ""))
+        self.outbox.commit()
 
     # -- one turn of the loop ------------------------------------------------------------------
 
     def step(self, now: int | None = None) -> None:
-        """One turn of the loop at monotonic ``now`` (read from the clock by default)."""
+        """One turn of sensing and one of the referee at monotonic ``now`` (read from the
+        clock by default): the service without threads, on an injected clock."""
         now = self.clock() if now is None else now
-        self.steps += 1
-        at = self.game_time(now)
-        if self.script is not None:
-            for event in self.script.act(at, self.hw):
-                self._try(event)
-        events: list[Event] = [e.to_event() for e in self.hw.scan()]
-        if self.hw.buttons is not None:
-            for press in self.hw.buttons.poll():
-                events.append(self._press_event(press.name, press.at))
-        events = [dataclasses.replace(e, at=self.game_time(e.at)) for e in events]
-        for event in sorted(events, key=lambda e: e.at):
-            self._handle(self._before_start(event))
-        if self.control is not None:
+        self.sensing.sense(now)
+        if self.control is not None and self.control.handler is not self._via_referee:
             self.control.poll(0.0)
+        self.turn(now)
+
+    def turn(self, now: int) -> None:
+        """One turn of the referee: the control requests waiting, the events the merge
+        releases (in time stamp order), the clock up to the merge's frontier, the LEDs and
+        faces, the feed's snapshot, the watchdog; then the turn's batch to the journal."""
+        self.steps += 1
+        replies: list[_Reply] = []
+        while True:
+            try:
+                req, reply = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+            reply.answer(self, req)
+            replies.append(reply)
+        if replies:
+            ticket = self.outbox.commit()
+            for reply in replies:
+                reply.send(ticket)
         while not self._soon.empty():  # work handed over by other threads (call_soon)
             self._soon.get_nowait()()
-        at = max(at, self.last_at)  # a press stamped after this turn's scan came first
+        for event in self.merge.take():
+            event = dataclasses.replace(event, at=self.game_time(event.at))
+            if isinstance(event, Press):
+                event = self._press_event(event.side, event.at)
+            self._try(self._before_start(event))  # a refused event is logged, not fatal
+        at = max(self.frontier(), self.last_at)
         self._tick(at)
         self._show(at, now)
+        if self.alarm != self._alarm_sent:
+            self._alarm_sent = self.alarm
+            self._emit({"type": "alarm", "alarm": self.alarm})
         if self._reconnected.is_set():
             self._reconnected.clear()
             self._announce(with_header=False)
         elif now - self.origin >= self._next_snapshot:
             self._emit(snapshot_of(self._session, self._header, at))
         self._watchdog(now)
+        self.outbox.commit()
 
-    def _press_event(self, name: str, mono: int) -> Event:
+    def frontier(self) -> int:
+        """Game time up to which every source of events has delivered (the referee's now)."""
+        return self.game_time(self.merge.frontier()) - 1
+
+    def _press_event(self, name: str, at: int) -> Event:
         if name == "pause":
             clock = self._session.clock
             paused = clock is not None and clock.started and clock.running is None
-            return Resume(mono) if paused else Pause(mono)
-        return Press(mono, name)
+            return Resume(at) if paused else Pause(at)
+        return Press(at, name)
 
     def _before_start(self, event: Event) -> Event:
         """A clock press before the game has started starts it (the player with Black
@@ -451,48 +430,58 @@ class Service:
     def _handle(self, event: Event) -> list[dict[str, Any]]:
         """The one data path: session, journal, then feed (LEDs and faces follow in _show)."""
         session = self._session
-        writer = self.writer
-        assert writer is not None
         if event.at < self.last_at:
             event = dataclasses.replace(event, at=self.last_at)
         records = session.handle(event)  # BoardError: refused, nothing written
         self.last_at = event.at
-        writer.write(event.record())
+        durable = event.type in DURABLE_EVENTS or any(r["type"] in DURABLE_RECORDS
+                                                      for r in records)
+        out = self.outbox
+        out.record(event.record(), durable=durable)
         t = event.at / NS
         for rec in records:
-            writer.write(decision_record(rec, t))
-        if event.type in DURABLE_EVENTS or any(r["type"] in DURABLE_RECORDS for r in records):
-            writer.sync()
+            out.record(decision_record(rec, t))
         for rec in records:
             self._emit(rec)
-        if event.type in CLOCK_EVENTS and session.clock is not None:
+        clocked = any(r["type"] == "clock" for r in records)
+        if event.type in CLOCK_EVENTS and session.clock is not None and not clocked:
             status = session.status(event.at)
             self._emit({"type": "clock", "event": event.type, "clock": status["clock"],
                         "running": status["running"]})
+        if self.display is not None and session.clock is not None:
+            self.display.publish(session.clock, self.origin)
         return records
 
     def _tick(self, at: int) -> None:
         at = max(at, self.last_at)
         records = self._session.tick(at)
-        writer = self.writer
-        assert writer is not None
+        out = self.outbox
         if records:
+            durable = any(r["type"] in DURABLE_RECORDS for r in records)
             for rec in records:
-                writer.write(decision_record(rec, at / NS))
-            if any(r["type"] in DURABLE_RECORDS for r in records):
-                writer.sync()
+                out.record(decision_record(rec, at / NS), durable=durable)
             for rec in records:
                 self._emit(rec)
+            if self.display is not None and self._session.clock is not None:
+                self.display.publish(self._session.clock, self.origin)
         clock = self._session.clock
         if clock is not None and clock.running is not None and at >= self._next_heartbeat:
             # Where the clocks stood, for a recovery after kill -9 (no fsync: a power cut may
             # lose up to the last fsync, a crash of the process loses nothing written).
-            writer.write(note_record("clock", t=at / NS))
+            out.record(note_record("clock", t=at / NS))
             self._next_heartbeat = at + self.heartbeat_ns
 
     def _show(self, at: int, now: int) -> None:
         session = self._session
         picture = session.leds()
+        if self.face_note is not None and session.clock is not None and session.clock.started:
+            self.face_note = None  # a round's pairing shows until the game's clock starts
+        if self.display is not None:  # threaded: the display thread writes them
+            self.display.note = self.face_note
+            if picture != self._leds:
+                self.display.show(picture)
+                self._leds = dict(picture)
+            return
         if picture != self._leds and self.hw.leds is not None:
             try:
                 self.hw.leds.show(picture)
@@ -502,13 +491,7 @@ class Service:
         if self.hw.faces is not None and session.clock is not None and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
-                if session.clock.started:
-                    self.face_note = None  # the pairing shows until the game's clock starts
-                if self.face_note is not None:
-                    self.hw.faces.show(Side.WHITE, FaceText(self.face_note[0]))
-                    self.hw.faces.show(Side.BLACK, FaceText(self.face_note[1]))
-                else:
-                    self.hw.faces.update(session.clock, at)
+                update_faces(self.hw.faces, session.clock, at, self.alarm, self.face_note)
             except BoardError as exc:
                 log(f"clock faces: {exc}")
 
@@ -530,12 +513,28 @@ class Service:
             self.lines_sent += 1
         if rec.get("type") == "snapshot":
             self._next_snapshot = self.game_time(self.clock()) + self.snapshot_every_ns
-        if self.hw.feed is not None:
-            self.hw.feed.send(line)
+        self.outbox.line(line)  # sent once the turn's records are in the journal
         if getattr(self.hw, "beeper", None) is not None:  # hw.buzzer: flag, irregularity, 10 s
             self.hw.beeper.on_record(rec)
+
+    def _send(self, line: str) -> None:
+        """The journal writer's thread: one feed line to the port, ``on_line`` and the sinks."""
+        if self.hw.feed is not None:
+            self.hw.feed.send(line)
         if self.on_line is not None:
             self.on_line(line)
+        for sink in self.sinks:
+            try:
+                sink.send(line)
+            except Exception as exc:  # one sink's failure must not stop the others
+                log(f"feed sink {type(sink).__name__}: {type(exc).__name__}: {exc}")
+
+    def _on_alarm(self, message: str | None) -> None:
+        """The journal writer's thread: an alarm raised or cleared (the referee shows it)."""
+        self.alarm = message
+        if self.display is not None:
+            self.display.alarm = message
+        self.merge.wake()
 
     def _announce(self, with_header: bool = True) -> None:
         """Header, game and snapshot: what a reader needs to start from nothing."""
@@ -563,6 +562,7 @@ class Service:
         """From any thread: the game and a snapshot go out on the next turn (a reader such as
         the broker link has (re)connected)."""
         self._reconnected.set()
+        self.merge.wake()
 
     def emit(self, record: Mapping[str, Any]) -> None:
         """On the service's thread: one more record on the feed (numbered like the rest)."""
@@ -571,116 +571,24 @@ class Service:
     def call_soon(self, fn: Callable[[], None]) -> None:
         """From any thread: run ``fn`` on the service's own thread, on the next turn."""
         self._soon.put(fn)
+        self.merge.wake()
 
     def _header_record(self) -> dict[str, Any]:
         header = self._header
         return header_record(self.board, self.run_id, header.rules, game=header.id)
 
-    # -- control -----------------------------------------------------------------------------
+    # -- control (boardctl.arbiter) --------------------------------------------------------
 
     def command(self, request: Mapping[str, Any] | str) -> dict[str, Any]:
-        """Answer one control request in-process (the socket's code path without the socket):
-        ``{"ok": false, "error": ...}`` for anything wrong."""
-        import json
+        """Answer one control request in-process: ``{"ok": false, "error": ...}`` for
+        anything wrong (boardctl.arbiter.command)."""
+        return arbiter.command(self, request)
 
-        from boardctl.control import parse_request
-
-        line = request if isinstance(request, str) else json.dumps(request)
-        try:
-            response = self._on_request(parse_request(line))
-        except BoardError as exc:
-            return {"ok": False, "error": str(exc)}
-        except Exception as exc:  # the same guard as the socket's (boardctl.control)
-            return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
-        response.setdefault("ok", True)
-        return response
+    def _via_referee(self, req: Request) -> Mapping[str, Any]:
+        return arbiter.via_referee(self, req)
 
     def _on_request(self, req: Request) -> dict[str, Any]:
-        at = max(self.game_time(self.clock()), self.last_at)
-        session = self._session
-        cmd, args = req.cmd, req.args
-        if cmd == "status":
-            return self.status(at)
-        if cmd == "pdn":
-            return {"pdn": session.pdn()}
-        if cmd == "feed":
-            return {"snapshot": snapshot_of(session, self._header, at)}
-        if cmd == "new":
-            in_play = session.moves and session.result is None
-            if in_play and not args.get("force"):
-                raise ControlError(
-                    f"game {self._header.id} is in play (ply {len(session.moves)}): record its "
-                    "result first, or use --force"
-                )
-            setup = GameSetup(
-                rules=args.get("rules", self._header.rules),
-                time_control=args.get("time_control", self._header.time_control),
-                fen=args.get("fen"),
-                tags=args.get("tags", {}),
-                settle=self._header.settle,
-            )
-            if "time_control" in args and args["time_control"].lower() in ("none", "-"):
-                setup.time_control = None
-            self._new_game(setup)
-            self._announce()
-            return self.status(0)
-        if session.clock is None and cmd in ("pause", "resume", "clock-set", "moves-set",
-                                             "adjourn", "resume-adjourned"):
-            raise ControlError(f"{cmd}: this game has no clock (no time control)")
-        event: Event
-        if cmd == "start":
-            if session.referee.started and (session.clock is None or session.clock.started):
-                raise ControlError("start: the game has started already")
-            event = Start(at)
-        elif cmd == "pause":
-            event = Pause(at)
-        elif cmd == "resume":
-            if session.clock is not None and session.clock.adjournment is not None:
-                raise ControlError("resume: the game is adjourned; use resume-adjourned")
-            event = Resume(at)
-        elif cmd == "clock-set":
-            event = ClockSet(at, args["side"], args["seconds"])
-        elif cmd == "moves-set":
-            event = MovesSet(at, args["side"], args["moves"])
-        elif cmd == "accept":
-            event = Accept(at)
-        elif cmd == "adjourn":
-            event = Adjourn(at, args["sealed"])
-        elif cmd == "resume-adjourned":
-            if session.sealed is None:
-                raise ControlError("resume-adjourned: the game is not adjourned")
-            event = ResumeAdjourned(at)
-        elif cmd == "result":
-            if args["result"] not in RESULTS:
-                raise ControlError(
-                    f"result: {args['result']!r} is not a result ({', '.join(sorted(RESULTS))})"
-                )
-            if session.result is not None:
-                raise ControlError(f"result: the game is over already ({session.result['result']})")
-            event = Result(at, args["result"], args.get("reason", "arbiter"))
-        else:  # parse_request only lets known commands through
-            raise ControlError(f"{cmd}: not handled")
-        records = self._handle(event)
-        response = self.status(at)
-        response["records"] = records
-        return response
+        return arbiter.on_request(self, req)
 
     def status(self, at: int) -> dict[str, Any]:
-        header = self._header
-        status = self._session.status(max(at, self.last_at))
-        status.update(
-            game=header.id,
-            board=self.board,
-            tags=dict(header.tags),
-            time_control=header.time_control,
-            t=round(max(at, self.last_at) / NS, 3),
-            moves=[m["move"] for m in self._session.moves],
-            feed_lines=self.lines_sent,
-        )
-        if self.hw.feed is not None:
-            status["feed_port"] = {"connected": self.hw.feed.connected,
-                                   "written": self.hw.feed.written,
-                                   "dropped": self.hw.feed.dropped}
-        for extra in self.status_extras:
-            status.update(extra())
-        return status
+        return arbiter.status(self, at)

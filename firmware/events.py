@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from firmware.errors import EventLogError
+from firmware.limits import TooDeep, loads
 
 NS = 1_000_000_000
 SIDES = ("white", "black")
@@ -255,7 +256,9 @@ def parse_event_line(line: str | bytes, lineno: int, source: str = "") -> Event:
         except UnicodeDecodeError:
             raise EventLogError(f"{where}: not UTF-8 text") from None
     try:
-        rec = json.loads(line.lstrip("\ufeff"))  # a byte-order mark from an editor
+        rec = loads(line.lstrip("\ufeff"))  # a byte-order mark from an editor
+    except TooDeep as exc:
+        raise EventLogError(f"{where}: {exc}") from None
     except ValueError:
         raise EventLogError(f"{where}: not a JSON object: {_shorten(line)}") from None
     if not isinstance(rec, dict):

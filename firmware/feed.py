@@ -36,6 +36,8 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from firmware.limits import loads
+
 #: Version of this line format, sent in the header.
 PROTOCOL = 1
 
@@ -92,7 +94,7 @@ def decode_line(text: str | bytes) -> dict[str, Any] | None:
     try:
         if crc_of(checked) != given:
             return None
-        obj = json.loads(checked)
+        obj = loads(checked)
     except (UnicodeEncodeError, ValueError, RecursionError):
         return None
     if not isinstance(obj, dict):

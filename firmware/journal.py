@@ -2,7 +2,7 @@
 
 A journal is one file per game, JSON Lines, append-only:
 
-1. a leading ``game`` record: ``{"type": "game", "journal": 1, "id": ..., "rules": ...,
+1. a leading ``game`` record: ``{"type": "game", "journal": 2, "id": ..., "rules": ...,
    "fen": start FEN or null, "time_control": PDN TimeControl or null, "tags": {...},
    "board": ..., "settle": seconds}``;
 2. then, in the order they happened, the raw events exactly in the ``firmware.events``
@@ -16,6 +16,13 @@ A journal is one file per game, JSON Lines, append-only:
 The game's time line runs on across restarts of the service: the journal's ``t`` never goes
 backwards, so the events after a restart can be appended to the same log and replayed.
 
+Version 2 (what the service writes since issue 10) seals every line: ``"n"`` numbers the
+records from 0 (the ``game`` record) and ``"c"``, always the last member, is the CRC-32 (8 hex
+digits) of the previous line's ``c`` followed by this line's text up to ``,"c"`` (then ``}``):
+a chain, so a changed digit, a deleted, repeated or moved line and a line from another journal
+all break it at the line that is wrong. A version-1 journal (no ``n``/``c``) is still read,
+unverified (:attr:`Journal.verified` is False).
+
 Reading tolerates what a power cut leaves: a torn last line, or a tail of garbage (zero bytes
 from a file system that had extended the file but not written it) after the last good record.
 Damage followed by good records is not a torn write, and raises :class:`EventLogError` naming
@@ -27,14 +34,19 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.errors import EventLogError
+from firmware.limits import loads
 
-#: Version of the journal format, in the ``game`` record.
-VERSION = 1
+#: Versions of the journal format, in the ``game`` record: 1 plain, 2 sealed lines.
+PLAIN, SEALED = 1, 2
+VERSION = SEALED
+#: Bounds on a journal line (a record is small: a game's header is the largest).
+MAX_LINE = 64 * 1024
 
 #: CONTRACT.md's event types.
 SENSOR_EVENTS = frozenset({"start", "lift", "place", "press", "pause", "resume"})
@@ -65,10 +77,10 @@ class GameHeader:
     #: session's default (presses when there is a time control).
     clocked: bool | None = None
 
-    def record(self) -> dict[str, Any]:
+    def record(self, version: int = PLAIN) -> dict[str, Any]:
         rec: dict[str, Any] = {
             "type": "game",
-            "journal": VERSION,
+            "journal": version,
             "id": self.id,
             "rules": self.rules,
             "fen": self.fen,
@@ -127,6 +139,14 @@ class Journal:
     #: Length in bytes of the good part (a writer truncates the file there before appending).
     end: int = 0
 
+    #: True when every line's seal was checked (version 2).
+    verified: bool = False
+    #: Sealed journals: the last record's number and seal (a writer chains on from them).
+    last_n: int = -1
+    last_c: str = ""
+    #: With ``salvage``: what was lost ("line N: reason; M lines after it not read"), or None.
+    lost: str | None = None
+
     #: The latest ``t`` of the skippable records (decisions and notes carry the time they
     #: were made), 0.0 when none has one.
     marks_t: float = 0.0
@@ -141,6 +161,35 @@ class Journal:
 def dumps(record: Mapping[str, Any]) -> str:
     """One journal line (with its newline): compact JSON, ASCII, finite numbers."""
     return json.dumps(record, separators=(",", ":"), ensure_ascii=True, allow_nan=False) + "\n"
+
+
+def _crc(prev: str, text: str) -> str:
+    return f"{zlib.crc32((prev + text).encode('ascii')) & 0xFFFFFFFF:08x}"
+
+
+def seal(record: Mapping[str, Any], n: int, prev: str) -> tuple[str, str]:
+    """Record number ``n`` as a sealed line (with its newline), chained on the previous line's
+    seal ``prev`` ("" for the first); returns the line and its seal."""
+    body = dumps({**record, "n": n})[:-2]  # without the closing "}\n"
+    c = _crc(prev, body + "}")
+    return f'{body},"c":"{c}"}}\n', c
+
+
+_SEAL_LEN = len(',"c":"00000000"}')
+
+
+def check_seal(text: str, rec: Mapping[str, Any], n: int, prev: str, where: str) -> str:
+    """The seal of a sealed line, checked against the chain; EventLogError naming the line."""
+    body = text.rstrip("\n")
+    c = rec.get("c")
+    if not (isinstance(c, str) and body.endswith(f',"c":"{c}"}}') and len(body) > _SEAL_LEN):
+        raise EventLogError(f"{where}: record has no seal (a line of another file, or edited)")
+    if rec.get("n") != n:
+        raise EventLogError(f"{where}: record number {rec.get('n')!r} where {n} was due "
+                            "(a line deleted, repeated or moved)")
+    if _crc(prev, body[:-_SEAL_LEN] + "}") != c:
+        raise EventLogError(f"{where}: checksum does not match (the record was changed)")
+    return c
 
 
 def decision_record(feed_record: Mapping[str, Any], t: float | None = None) -> dict[str, Any]:
@@ -171,56 +220,110 @@ def check_event(rec: Mapping[str, Any], where: str) -> None:
         raise EventLogError(f"{where}: a '{kind}' event needs a time 't' in seconds")
 
 
-def read_journal(lines: Iterable[str | bytes], source: str = "journal") -> Journal:
-    """Read a journal from its lines (an open file will do).
+def read_journal(lines: Iterable[str | bytes], source: str = "journal", *,
+                 salvage: bool = False) -> Journal:
+    """Read a journal from its lines (an open file will do; see ``firmware.limits``).
 
     Raises EventLogError, naming ``source`` and the line, for a journal that cannot be read:
-    no ``game`` record, an unknown record type, an event without a time, or damage followed by
-    good records. A torn or garbage tail is dropped and reported in ``Journal.torn``.
+    no ``game`` record, an unknown record type, an event without a time, a broken seal
+    (version 2), or damage followed by good records. A torn or garbage tail is dropped and
+    reported in ``Journal.torn``. With ``salvage``, damage after the ``game`` record ends the
+    reading instead, and :attr:`Journal.lost` says where and how much was not read.
     """
-    header: GameHeader | None = None
-    events: list[dict[str, Any]] = []
-    decisions: list[dict[str, Any]] = []
-    numbers: list[int] = []
-    bad_line: int | None = None
-    last_t = marks_t = 0.0
-    offset = end = 0
-    for lineno, raw in enumerate(lines, 1):
+    reader = _Reader(source)
+    numbered = enumerate(lines, 1)
+    try:
+        for lineno, raw in numbered:
+            try:
+                reader.line(lineno, raw)
+            except EventLogError as exc:
+                if not salvage or reader.header is None:
+                    raise
+                rest = sum(1 for _ in numbered)
+                journal = reader.result()
+                journal.lost = f"{exc}; {rest} later line{'s' * (rest != 1)} not read"
+                return journal
+    except ValueError as exc:  # the line source's own bound (firmware.limits)
+        if not salvage or reader.header is None:
+            raise EventLogError(str(exc)) from None
+        journal = reader.result()
+        journal.lost = str(exc)
+        return journal
+    return reader.result()
+
+
+class _Reader:
+    """read_journal's state, one line at a time."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.header: GameHeader | None = None
+        self.events: list[dict[str, Any]] = []
+        self.decisions: list[dict[str, Any]] = []
+        self.numbers: list[int] = []
+        self.bad_line: int | None = None
+        self.last_t = self.marks_t = 0.0
+        self.offset = self.end = 0
+        self.sealed = False
+        self.n = -1
+        self.c = ""
+
+    def line(self, lineno: int, raw: str | bytes) -> None:
+        source = self.source
         where = f"{source}: line {lineno}"
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes | bytearray) else raw
-        offset += len(raw) if isinstance(raw, bytes | bytearray) else len(raw.encode())
+        self.offset += len(raw) if isinstance(raw, bytes | bytearray) else len(raw.encode())
         if not text.strip("\x00 \t\r\n"):
             if text.strip(" \t\r\n"):  # zero bytes: a tail the file system never wrote
-                bad_line = bad_line or lineno
-            continue
+                self.bad_line = self.bad_line or lineno
+            return
         try:
-            rec = json.loads(text)
-            if not isinstance(rec, dict) or not text.endswith("\n"):
-                raise ValueError
-        except ValueError:
-            bad_line = bad_line or lineno
-            continue
-        if bad_line is not None:
-            raise EventLogError(f"{source}: line {bad_line}: damaged record before line {lineno}")
-        end = offset
-        if header is None:
-            header = GameHeader.from_record(rec, where)
-            continue
+            rec = loads(text)
+            if not isinstance(rec, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as exc:
+            if text.endswith("\n") and "\x00" not in text:
+                # A power cut tears the last line short of its newline; a whole line that
+                # does not read was changed.
+                raise EventLogError(f"{where}: damaged record ({exc})") from None
+            self.bad_line = self.bad_line or lineno
+            return
+        if not text.endswith("\n"):
+            self.bad_line = self.bad_line or lineno
+            return
+        if self.bad_line is not None:
+            raise EventLogError(f"{source}: line {self.bad_line}: damaged record before line "
+                                f"{lineno}")
+        first = self.header is None
+        if first:
+            self.header = GameHeader.from_record(rec, where)
+            self.sealed = "c" in rec or rec.get("journal") == SEALED
+        if self.sealed:
+            self.c = check_seal(text, rec, self.n + 1, self.c, where)
+            self.n += 1
+        self.end = self.offset
+        if first:
+            return
         kind = rec.get("type")
         if kind in SKIPPABLE:
             if kind == "decision" and isinstance(rec.get("record"), dict):
-                decisions.append(rec["record"])
+                self.decisions.append(rec["record"])
             mark = rec.get("t")
             if isinstance(mark, int | float) and not isinstance(mark, bool) and math.isfinite(mark):
-                marks_t = max(marks_t, float(mark))
-            continue
+                self.marks_t = max(self.marks_t, float(mark))
+            return
         check_event(rec, where)
-        if float(rec["t"]) + 1e-9 < last_t:
-            raise EventLogError(f"{where}: time goes backwards ({rec['t']} after {last_t})")
-        last_t = float(rec["t"])
-        events.append(rec)
-        numbers.append(lineno)
-    if header is None:
-        raise EventLogError(f"{source}: no 'game' record: not a journal, or an empty one")
-    return Journal(header, events, decisions, numbers, torn=bad_line is not None, end=end,
-                   marks_t=marks_t)
+        if float(rec["t"]) + 1e-9 < self.last_t:
+            raise EventLogError(f"{where}: time goes backwards ({rec['t']} after {self.last_t})")
+        self.last_t = float(rec["t"])
+        if self.sealed:
+            rec = {k: v for k, v in rec.items() if k not in ("n", "c")}
+        self.events.append(rec)
+        self.numbers.append(lineno)
+
+    def result(self) -> Journal:
+        if self.header is None:
+            raise EventLogError(f"{self.source}: no 'game' record: not a journal, or an empty one")
+        return Journal(self.header, self.events, self.decisions, self.numbers,
+                       torn=self.bad_line is not None, end=self.end, marks_t=self.marks_t,
+                       verified=self.sealed, last_n=self.n, last_c=self.c)

@@ -99,6 +99,8 @@ class ClockButtons:
                 raise HardwareError(f"clock buttons {seen[pin]} and {name} share pin {pin}")
             seen[pin] = name
         self._queue: queue.SimpleQueue[ButtonPress] = queue.SimpleQueue()
+        #: Called (on the edge callback's thread) after a press is queued: wakes a poller.
+        self.notify: Callable[[], None] | None = None
         self.buttons: dict[str, StampedButton] = {}
         try:
             for name, pin in fitted.items():
@@ -120,6 +122,8 @@ class ClockButtons:
     def _make_handler(self, name: str) -> Callable[[int], None]:
         def handler(at: int) -> None:
             self._queue.put(ButtonPress(name, at))
+            if self.notify is not None:
+                self.notify()
 
         return handler
 

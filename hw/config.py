@@ -497,6 +497,10 @@ def _check_pins(r: _Reader, config: BoardConfig) -> None:
         seen[pin] = what
 
 
+#: A board's configuration is a few KiB.
+MAX_CONFIG = 256 * 1024
+
+
 def load_config(path: str | Path | None = None) -> BoardConfig:
     """Read the configuration: ``path`` if given, else the system file if it exists, else the
     built-in defaults (a 10x10 board with the pin map of hw/config.example.toml)."""
@@ -506,7 +510,11 @@ def load_config(path: str | Path | None = None) -> BoardConfig:
         path = SYSTEM_PATH
     p = Path(path)
     try:
-        text = p.read_bytes().decode("utf-8")
+        with open(p, "rb") as f:
+            raw = f.read(MAX_CONFIG + 1)  # bounded: /dev/zero is not a configuration
+        if len(raw) > MAX_CONFIG:
+            raise ConfigError(f"{p}: larger than {MAX_CONFIG >> 10} KiB: not a configuration")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{p}: no such configuration file") from None
     except UnicodeDecodeError as exc:
@@ -517,4 +525,6 @@ def load_config(path: str | Path | None = None) -> BoardConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: not valid TOML: nested too deeply") from None
     return parse_config(data, str(p))

@@ -109,6 +109,13 @@ class Debouncer:
             events.sort(key=lambda e: e.at)  # stable: lifts before places at the same time
         return events
 
+    def pending_since(self) -> int | None:
+        """The earliest time stamp a change still being confirmed will carry (None: no change
+        pending). Every event this debouncer has yet to report is stamped at or after it, or
+        after the next scan: the watermark of ``boardctl.sensing``."""
+        runs = self._runs
+        return min(since for _, since in runs.values()) if runs else None
+
     def _learn(self, raw: int) -> None:
         if raw == self._candidate and self._count:
             self._count += 1

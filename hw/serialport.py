@@ -62,6 +62,9 @@ def open_sink(url: str, baudrate: int, write_timeout: float) -> Sink:
                     from None
             return FileSink(url)
         if stat.S_ISREG(mode):
+            if url.startswith("/dev/"):  # a device's name holding a file someone wrote there
+                raise serial.SerialException(f"could not open port {url}: a regular file, "
+                                             "not a serial device")
             return FileSink(url)
     port: Any = serial.serial_for_url(url, baudrate=baudrate, write_timeout=write_timeout)
     return port  # type: ignore[no-any-return]

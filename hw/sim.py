@@ -46,8 +46,15 @@ class MatrixPin(MockPin):
             return bool(super()._change_state(value))
         if bool(self._state) != value:
             self._state = value
+            if self.column < 0:
+                self.board._driven = None  # a row line changed: the board reckons again
             return True
         return False
+
+    def _set_function(self, value: str) -> None:
+        super()._set_function(value)
+        if self.board is not None:
+            self.board._driven = None
 
 
 class SimulatedBoard:
@@ -71,6 +78,7 @@ class SimulatedBoard:
         self._bounce: dict[tuple[int, int], deque[bool]] = {}
         self._shorted_columns: set[int] = set()
         self._rows: list[MatrixPin] = []
+        self._driven: list[int] | None = None
         self._cols: list[MatrixPin] = []
         #: closed[row][col]: the switch state the pins see (pieces and stuck switches).
         self._closed = [[False] * layout.columns for _ in range(layout.rows)]
@@ -167,8 +175,11 @@ class SimulatedBoard:
         self._closed[row][col] = closed
 
     def _driven_rows(self) -> list[int]:
-        return [r for r, p in enumerate(self._rows)
-                if p._function == "output" and not p._state]
+        driven = self._driven
+        if driven is None:  # cached until a row pin changes (a scan reads 50 columns a row)
+            driven = self._driven = [r for r, p in enumerate(self._rows)
+                                     if p._function == "output" and not p._state]
+        return driven
 
     def _column_level(self, column: int) -> bool:
         """The level a column pin reads: False (low) = a closed path to a driven row."""

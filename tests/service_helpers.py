@@ -70,8 +70,10 @@ def sim_service(state_dir: Path, events: list[Event] | None = None, *, tc: str |
     hw = sim_hardware(10, clock=clock, feed_url=feed_url, on_connect=on_connect)
     script = EventScript(events) if events is not None else None
     setup = GameSetup("international", tc, started=script is not None and not script.has_start)
+    if lines is not None:
+        kwargs["on_line"] = lines.append
     service = Service(state_dir, setup, hw, board="3", clock=clock, script=script,
-                      on_line=lines.append if lines is not None else None, **kwargs)  # type: ignore[arg-type]
+                      **kwargs)  # type: ignore[arg-type]
     return service, clock
 
 
@@ -86,3 +88,27 @@ def run_until(service: Service, clock: VirtualClock, game_seconds: float) -> Non
             step = min(step, max(clock.now + 1, service.origin + due))
         clock.now = step
         service.step(clock.now)
+
+
+def fast_presses(events: list[Event], lo_ms: float = 0.0, hi_ms: float = 30.0,
+                 seed: int = 0) -> list[Event]:
+    """The same log with every press moved to ``lo_ms``..``hi_ms`` after the sensor event
+    before it: a player who hits the clock as the piece touches down."""
+    import random
+
+    from firmware.events import Press
+
+    rng = random.Random(seed)
+    out: list[Event] = []
+    last = 0
+    for e in events:
+        if isinstance(e, Press):
+            e = replace(e, at=last + round(rng.uniform(lo_ms, hi_ms) * 1_000_000))
+        else:
+            last = e.at
+        out.append(e)
+    return out
+
+
+def moves_of(session: BoardSession) -> list[str]:
+    return [m["move"] for m in session.moves]

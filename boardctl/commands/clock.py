@@ -110,6 +110,7 @@ def parse_duration(text: str) -> int:
 
 
 def run_clock(args: argparse.Namespace) -> int:
+    from firmware.limits import read_limited
     from firmware.timecontrol import PRESETS, TimeControl
 
     if args.list_presets:
@@ -123,10 +124,11 @@ def run_clock(args: argparse.Namespace) -> int:
     if args.script:
         try:
             if args.script == "-":
-                lines = sys.stdin.read().splitlines()
+                data = read_limited(sys.stdin.buffer, "<stdin>", error=ScriptError)
             else:
-                with open(args.script, encoding="utf-8") as handle:
-                    lines = handle.read().splitlines()
+                with open(args.script, "rb") as handle:
+                    data = read_limited(handle, args.script, error=ScriptError)
+            lines = data.decode("utf-8").splitlines()
         except UnicodeDecodeError as exc:
             raise ScriptError(f"{args.script}: not UTF-8 text (byte {exc.start + 1})") from None
         until = None if args.until is None else round(args.until * NS)

@@ -13,9 +13,10 @@ cut) is tolerated. A plain event log must be readable to its last line.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
+
+from firmware.limits import loads
 
 #: Seconds of log time between two snapshot lines in ``--format feed`` (the service's period).
 SNAPSHOT_EVERY = 10.0
@@ -54,14 +55,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from firmware.errors import EventLogError
+    from firmware.limits import bounded_lines
 
     if args.events == "-":
-        lines = sys.stdin.buffer.read().splitlines(keepends=True)
         source = "<stdin>"
+        lines = list(bounded_lines(sys.stdin.buffer, source, error=EventLogError))
     else:
-        with open(args.events, "rb") as f:
-            lines = f.read().splitlines(keepends=True)
         source = args.events
+        with open(args.events, "rb") as f:
+            lines = list(bounded_lines(f, source, error=EventLogError))
     if args.settle is not None and not (0 < args.settle < 3600):
         raise EventLogError(f"--settle must be between 0 and 3600 seconds, not {args.settle}")
     touch_ns = None
@@ -90,7 +92,7 @@ def _first_record(lines: list[bytes]) -> dict[str, Any] | None:
         if not text:
             continue
         try:
-            rec = json.loads(text)
+            rec = loads(text)
         except ValueError:
             return None
         return rec if isinstance(rec, dict) else None

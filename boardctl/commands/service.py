@@ -88,6 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     e.add_argument("--state-dir", type=Path, required=True)
     e.add_argument("--format", choices=("pdn", "feed"), default="pdn")
     e.add_argument("--journal", type=Path, help="a journal file instead of the current game")
+    e.add_argument("--salvage", action="store_true",
+                   help="a damaged journal: export the game up to the first damaged record "
+                        "and say on stderr what was lost (exit status 3)")
     e.set_defaults(func=run_export)
 
 
@@ -109,7 +112,9 @@ def run_service(args: argparse.Namespace) -> int:
     from boardctl.hardware import EventScript, log, pi_hardware, sim_hardware
     from boardctl.notify import Notifier
     from boardctl.service import GameSetup, Service
+    from firmware.errors import EventLogError
     from firmware.events import read_events
+    from firmware.limits import bounded_lines
     from firmware.rules import find_rules
     from firmware.timecontrol import TimeControl
     from hw.config import default_config, load_config
@@ -137,7 +142,8 @@ def run_service(args: argparse.Namespace) -> int:
         linenos: list[int] = []
         try:
             with open(args.events, "rb") as f:
-                events = read_events(f, str(args.events), linenos=linenos)
+                lines = bounded_lines(f, str(args.events), error=EventLogError)
+                events = read_events(lines, str(args.events), linenos=linenos)
         except FileNotFoundError:
             raise BoardError(f"{args.events}: no such event log") from None
         except IsADirectoryError:
@@ -242,8 +248,10 @@ def _check_feed(url: str) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from boardctl.hardware import log
     from boardctl.journal_file import current_path, load_journal
     from boardctl.service import rebuild, snapshot_of
+    from firmware.errors import EventLogError
     from firmware.feed import encode_line, header_record
 
     path = args.journal
@@ -254,13 +262,25 @@ def run_export(args: argparse.Namespace) -> int:
         if path is None:
             raise BoardError(f"{args.state_dir}: no game journal here")
     try:
-        journal = load_journal(path)
+        journal = load_journal(path, salvage=args.salvage)
     except FileNotFoundError:
         raise BoardError(f"{path}: no such journal") from None
+    except EventLogError as exc:
+        if args.salvage:
+            raise
+        raise EventLogError(f"{exc} (boardctl export --salvage recovers the game before "
+                            "it)") from None
     rebuilt = rebuild(journal, str(path))
+    status = 0
+    if not journal.verified:
+        log(f"{path}: a version-1 journal: its records carry no checksums, not verified")
+    if journal.lost is not None:
+        log(f"salvaged {len(journal.events)} events (ply {len(rebuilt.session.moves)}); "
+            f"lost: {journal.lost}")
+        status = 3
     if args.format == "pdn":
         sys.stdout.write(rebuilt.session.pdn())
-        return 0
+        return status
     header = journal.header
     records: list[dict[str, Any]] = [
         header_record(header.board, "export", header.rules, game=header.id),
@@ -271,7 +291,7 @@ def run_export(args: argparse.Namespace) -> int:
     records.append(snapshot_of(rebuilt.session, header, rebuilt.at))
     for seq, rec in enumerate(records):
         sys.stdout.write(encode_line(rec, seq))
-    return 0
+    return status
 
 
 def run_demo(args: argparse.Namespace) -> int:

@@ -1,0 +1,380 @@
+"""Benchmarks of issue 10 (the real-time core): run ``python benchmarks/bench_realtime.py``.
+
+Every figure works on the code before issue 10 too (same public API), so that the before and
+after numbers come from one script:
+
+1. press -> move line on the pty, p50/p99 (the service on real time, a normal disk);
+2. ``status`` round trip p50/p99 while four clients pipeline ``status`` without reading;
+3. journal tamper detection: random single edits that keep every line valid JSON (a digit,
+   a time, a deleted, swapped or repeated line), counted as named / silently a different game
+   / harmless; false alarms on the intact journal and on torn last records;
+4. idle ``boardctl run --sim`` with the matrix scanned at 200 Hz: CPU share and RSS;
+5. referee latency: the time the referee spends on one event (``Service._handle``), p50/p99,
+   over a real game on the simulated board with the journal on the real disk;
+6. fast presses (4-30 ms after the set-down) on ``boardctl run --sim --events``: plies the
+   service plays as ``boardctl replay`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+S = 1_000_000_000
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * q))]
+
+
+def game_events(plies: int, seed: int, fast: bool = False) -> list:
+    from firmware.events import Press
+    from firmware.handling import NOISY, handle_game
+    from firmware.pdn import read_games
+
+    data = HERE.parent / "boardctl" / "data" / "wk2003.pdn"
+    game = next(read_games(data.read_text(), "wk2003.pdn")).replay()
+    style = replace(NOISY, think_ns=(3 * S // 10, 6 * S // 10))
+    events = handle_game(game.start, game.moves[:plies], seed=seed, clocked=True, style=style,
+                         t0=S // 2)
+    if not fast:
+        return events
+    rng = random.Random(seed)
+    out, last = [], 0
+    for e in events:
+        if isinstance(e, Press):
+            e = replace(e, at=last + rng.randrange(4_000_000, 30_000_000))
+        else:
+            last = e.at
+        out.append(e)
+    return out
+
+
+def start_service(state: Path, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "boardctl", "run", "--sim", "--rules", "international",
+         "--time-control", "300+5", "--state-dir", str(state), *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def request(path: Path, line: bytes = b'{"cmd":"status"}\n', timeout: float = 10.0) -> dict:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(str(path))
+        s.sendall(line)
+        buf = b""
+        while b"\n" not in buf:
+            chunk = s.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed")
+            buf += chunk
+        return json.loads(buf.split(b"\n", 1)[0])
+
+
+def wait_status(path: Path, timeout: float = 30.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return request(path)
+        except (OSError, ValueError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+# -- 2 -------------------------------------------------------------------------------------
+
+
+def status_under_flood(requests: int = 100, budget_s: float = 60.0) -> tuple[list[float], int]:
+    state = Path(tempfile.mkdtemp(prefix="bench-flood-"))
+    proc = start_service(state)
+    path = state / "control.sock"
+    wait_status(path)
+    stop = threading.Event()
+
+    def flood() -> None:
+        chunk = b'{"cmd":"status"}\n' * 4096
+        while not stop.is_set():
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.connect(str(path))
+                    s.setblocking(False)
+                    while not stop.is_set():
+                        try:
+                            s.send(chunk)
+                        except BlockingIOError:
+                            stop.wait(0.002)
+            except OSError:
+                stop.wait(0.01)
+
+    threads = [threading.Thread(target=flood, daemon=True) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    times, failed = [], 0
+    deadline = time.monotonic() + budget_s
+    for _ in range(requests):
+        if time.monotonic() > deadline:
+            break
+        t0 = time.perf_counter()
+        try:
+            request(path, timeout=10.0)
+            times.append(time.perf_counter() - t0)
+        except (OSError, ValueError):
+            failed += 1
+        time.sleep(0.01)
+    stop.set()
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    return times, failed
+
+
+# -- 3 -------------------------------------------------------------------------------------
+
+
+def tamper(edits_wanted: int = 150) -> dict[str, int]:
+    from boardctl.hardware import EventScript, sim_hardware
+    from boardctl.journal_file import current_path
+    from boardctl.service import GameSetup, Service, rebuild
+    from firmware.errors import BoardError
+    from firmware.journal import read_journal
+
+    events = game_events(10, seed=9)
+    now = [7 * 10**12]
+    hw = sim_hardware(10, clock=lambda: now[0])
+    state = Path(tempfile.mkdtemp(prefix="bench-tamper-"))
+    service = Service(state, GameSetup("international", "300+5"), hw, clock=lambda: now[0],
+                      script=EventScript(events))
+    service.boot()
+    end = service.origin + events[-1].at + 2 * S
+    while now[0] < end:
+        now[0] += 5_000_000
+        service.step(now[0])
+    service.close()
+    path = current_path(state)
+    assert path is not None
+    data = path.read_bytes()
+
+    def game(raw: bytes) -> list[str]:
+        journal = read_journal(raw.splitlines(keepends=True), "j")
+        return [m["move"] for m in rebuild(journal, "j").session.moves]
+
+    moves = game(data)
+    lines = data.splitlines(keepends=True)
+    rng = random.Random(3)
+    out = {"edits": 0, "named": 0, "silent": 0, "harmless": 0, "false_alarms": 0,
+           "torn_tails": 0}
+    kinds = ["digit", "time", "delete", "swap", "repeat"]
+    while out["edits"] < edits_wanted:
+        kind = rng.choice(kinds)
+        n = len(lines)
+        edited = list(lines)
+        if kind == "digit":
+            i = rng.randrange(n)
+            digits = [m.start() for m in re.finditer(rb"\d", lines[i])]
+            if not digits:
+                continue
+            k = rng.choice(digits)
+            new = lines[i][:k] + bytes([48 + (lines[i][k] - 48 + rng.randrange(1, 10)) % 10]) \
+                + lines[i][k + 1:]
+            try:
+                json.loads(new)
+            except ValueError:
+                continue
+            edited[i] = new
+        elif kind == "time":
+            i = rng.randrange(1, n)
+            rec = json.loads(lines[i])
+            if "t" not in rec:
+                continue
+            rec["t"] = round(rec["t"] + rng.choice([-0.5, 0.25, 1.0]), 3)
+            edited[i] = json.dumps(rec, separators=(",", ":")).encode() + b"\n"
+        elif kind == "delete":
+            del edited[rng.randrange(n - 1)]  # not the last: that is a power cut's truncation
+        elif kind == "swap":
+            i, j = rng.sample(range(n), 2)
+            edited[i], edited[j] = edited[j], edited[i]
+            if edited == lines:
+                continue
+        else:
+            i = rng.randrange(n)
+            edited.insert(i, lines[i])
+        out["edits"] += 1
+        try:
+            got = game(b"".join(edited))
+        except BoardError:
+            out["named"] += 1
+            continue
+        out["silent" if got != moves else "harmless"] += 1
+    for cut in [*range(1, 40, 2), -1]:  # torn last records: recovered, never an alarm
+        try:
+            game(b"".join(lines[:-1]) + lines[-1][:cut])
+            out["torn_tails"] += 1
+        except BoardError:
+            out["false_alarms"] += 1
+    try:
+        game(data)
+    except BoardError:
+        out["false_alarms"] += 1
+    return out
+
+
+# -- 4 -------------------------------------------------------------------------------------
+
+
+def idle_200hz(seconds: float = 10.0) -> tuple[float, float, dict[str, float]]:
+    tmp = Path(tempfile.mkdtemp(prefix="bench-idle-"))
+    config = tmp / "board.toml"
+    example = (HERE.parent / "hw" / "config.example.toml").read_text()
+    config.write_text(re.sub(r"(?m)^scan_hz = \d+", "scan_hz = 200", example))
+    proc = start_service(tmp / "state", "--config", str(config))
+    wait_status(tmp / "state" / "control.sock")
+
+    def ticks(stat: Path) -> int:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+
+    def cpu() -> int:
+        return ticks(Path(f"/proc/{proc.pid}/stat"))
+
+    def threads() -> dict[str, int]:
+        out: dict[str, int] = {}
+        for task in Path(f"/proc/{proc.pid}/task").iterdir():
+            name = (task / "comm").read_text().strip()
+            out[name] = out.get(name, 0) + ticks(task / "stat")
+        return out
+
+    time.sleep(1.0)
+    c0, t0, th0 = cpu(), time.perf_counter(), threads()
+    time.sleep(seconds)
+    c1, t1, th1 = cpu(), time.perf_counter(), threads()
+    per = {name: (th1[name] - th0.get(name, 0)) / CLK_TCK / (t1 - t0) * 100 for name in th1}
+    rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * PAGE / 2**20
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    return (c1 - c0) / CLK_TCK / (t1 - t0) * 100, rss, per
+
+
+# -- 5 -------------------------------------------------------------------------------------
+
+
+def referee_latency() -> list[float]:
+    from boardctl.hardware import EventScript, sim_hardware
+    from boardctl.service import GameSetup, Service
+
+    events = game_events(20, seed=5)
+    now = [7 * 10**12]
+    hw = sim_hardware(10, clock=lambda: now[0])
+    state = Path(tempfile.mkdtemp(prefix="bench-referee-", dir=HERE.parent))  # a real disk
+    service = Service(state, GameSetup("international", "300+5"), hw, clock=lambda: now[0],
+                      script=EventScript(events))
+    times: list[float] = []
+    inner = service._handle
+
+    def timed(event):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        try:
+            return inner(event)
+        finally:
+            times.append(time.perf_counter() - t0)
+
+    service._handle = timed  # type: ignore[method-assign]
+    service.boot()
+    end = service.origin + events[-1].at + 2 * S
+    while now[0] < end:
+        now[0] += 5_000_000
+        service.step(now[0])
+    service.close()
+    import shutil
+
+    shutil.rmtree(state)
+    return times
+
+
+# -- 6 -------------------------------------------------------------------------------------
+
+
+def fast_press_game(plies: int = 46) -> tuple[int, int]:
+    from firmware.events import iter_records
+    from firmware.pdn import read_games
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-fast-"))
+    log = tmp / "game.jsonl"
+    log.write_text("".join(iter_records(game_events(plies, seed=1, fast=True))))
+    replay = subprocess.run([sys.executable, "-m", "boardctl", "replay", "--rules",
+                             "international", "--time-control", "300+5", str(log)],
+                            capture_output=True, text=True, check=True).stdout
+    want = [m.text for m in next(read_games(replay, "replay")).moves]
+    proc = start_service(tmp / "state", "--events", str(log))
+    path = tmp / "state" / "control.sock"
+    wait_status(path)
+    last = time.monotonic()
+    ply = -1
+    while time.monotonic() - last < 8:  # until nothing has happened for 8 s
+        status = wait_status(path)
+        if status["ply"] != ply:
+            ply, last = status["ply"], time.monotonic()
+        if ply >= len(want):
+            break
+        time.sleep(0.5)
+    got = status["moves"]
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    same = 0
+    for a, b in zip(got, want, strict=False):
+        if a != b:
+            break
+        same += 1
+    return same, len(want)
+
+
+def main() -> None:
+    import bench_service
+
+    lat = bench_service.press_to_feed(40)
+    print(f"press -> move line on the pty: p50 {statistics.median(lat) * 1e3:.1f} ms, "
+          f"p99 {pct(lat, 0.99) * 1e3:.1f} ms, max {max(lat) * 1e3:.1f} ms "
+          f"over {len(lat)} moves")
+    times, failed = status_under_flood()
+    if times:
+        print(f"status under 4 flooding clients: p50 {statistics.median(times) * 1e3:.1f} ms, "
+              f"p99 {pct(times, 0.99) * 1e3:.1f} ms, {failed} of {len(times) + failed} failed")
+    else:
+        print(f"status under 4 flooding clients: all {failed} requests failed")
+    t = tamper()
+    print(f"journal tamper: {t['edits']} random semantic edits: {t['named']} named, "
+          f"{t['silent']} silently a different game, {t['harmless']} harmless; "
+          f"{t['false_alarms']} false alarms ({t['torn_tails']} torn tails recovered)")
+    cpu, rss, per = idle_200hz()
+    print(f"idle boardctl run --sim at 200 Hz: CPU {cpu:.2f}% of one core, RSS {rss:.1f} MiB"
+          f" (by thread: {', '.join(f'{k} {v:.2f}%' for k, v in sorted(per.items()))})")
+    ref = referee_latency()
+    print(f"referee latency (one event through Service._handle, journal on disk): "
+          f"p50 {statistics.median(ref) * 1e6:.0f} us, p99 {pct(ref, 0.99) * 1e6:.0f} us, "
+          f"max {max(ref) * 1e3:.1f} ms over {len(ref)} events")
+    same, total = fast_press_game()
+    print(f"presses 4-30 ms after the set-down (boardctl run --sim --events): "
+          f"{same} of {total} plies as boardctl replay plays them")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Bounds on outside data (issue 10 item 4): every reader of event logs, journals, control
+requests and feed lines takes its lines through :func:`bounded_lines` and its JSON through
+:func:`loads`, so that no input (``[`` x 100,000, ``/dev/zero``, a 10 GB file) can raise a
+RecursionError or grow memory without bound: it gets a one-line error instead."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import IO, Any
+
+#: The deepest JSON nesting any record of ours has is 3 (a decision's record's clock); 32
+#: leaves room and stays far below the interpreter's recursion limit.
+MAX_DEPTH = 32
+#: A line of an event log, a journal or the feed (the largest is a snapshot: a few KiB).
+MAX_LINE = 64 * 1024
+#: An event log or a journal (a six-hour game writes a few MiB).
+MAX_FILE = 64 * 1024 * 1024
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than :data:`MAX_DEPTH`."""
+
+
+def depth(text: str | bytes) -> int:
+    """How deeply ``text``'s brackets nest (ignoring brackets inside strings)."""
+    if isinstance(text, bytes | bytearray):
+        text = text.decode("utf-8", "replace")
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return 0  # cannot nest deeper than it has brackets: the common case, cheap
+    deepest = level = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            level += 1
+            if level > deepest:
+                deepest = level
+                if deepest > MAX_DEPTH:
+                    return deepest
+        elif ch in "]}":
+            level -= 1
+    return deepest
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` with a bound on nesting: ValueError (TooDeep) rather than RecursionError."""
+    if depth(text) > MAX_DEPTH:
+        raise TooDeep(f"nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except RecursionError:  # pragma: no cover - depth() catches it first
+        raise TooDeep(f"nested deeper than {MAX_DEPTH} levels") from None
+
+
+def bounded_lines(stream: IO[bytes], source: str, *, max_line: int = MAX_LINE,
+                  max_total: int = MAX_FILE, error: type[Exception] = ValueError,
+                  ) -> Iterator[bytes]:
+    """The lines of a binary stream, each at most ``max_line`` bytes, together at most
+    ``max_total``; ``error(one line naming source and line)`` beyond either."""
+    total = 0
+    lineno = 0
+    while True:
+        line = stream.readline(max_line + 1)
+        if not line:
+            return
+        lineno += 1
+        total += len(line)
+        if len(line) > max_line:
+            raise error(f"{source}: line {lineno}: longer than {max_line} bytes")
+        if total > max_total:
+            raise error(f"{source}: larger than {max_total >> 20} MiB")
+        yield line
+
+
+def read_limited(stream: IO[bytes], source: str, *, max_total: int = MAX_FILE,
+                 error: type[Exception] = ValueError) -> bytes:
+    """A whole stream of at most ``max_total`` bytes (a PDN file, a clock script), else
+    ``error`` naming it: /dev/zero or a runaway file never fills the memory."""
+    data = stream.read(max_total + 1)
+    if len(data) > max_total:
+        raise error(f"{source}: larger than {max_total >> 20} MiB")
+    return data

@@ -1,0 +1,84 @@
+"""Issue 10 item 4: every reader of outside data is bounded (line length, nesting depth, total
+size) and answers hostile input with a one-line error: never a traceback, never memory."""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boardctl.control import parse_request
+from firmware.errors import BoardError
+from firmware.feed import decode_line, encode_line
+from firmware.limits import MAX_DEPTH, TooDeep, loads
+
+BOARDCTL = [sys.executable, "-m", "boardctl"]
+DEEP = "[" * 100_000
+
+
+def limited() -> None:  # the child may use 1 GiB at most: eating memory fails the test
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+def one_line_error(*args: str) -> str:
+    proc = subprocess.run([*BOARDCTL, *args], capture_output=True, text=True, timeout=60,
+                          preexec_fn=limited)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    return proc.stderr
+
+
+def test_deep_json_is_a_value_error_not_a_recursion_error() -> None:
+    with pytest.raises(TooDeep):
+        loads("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    assert loads('{"a": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}')["a"]
+    assert loads("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
+
+
+@pytest.mark.parametrize("content", [DEEP + "\n", "[" * 1000 + "\n", '{"type":"lift"}' * 9000])
+def test_hostile_event_logs(tmp_path: Path, content: str) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(content)
+    err = one_line_error("replay", "--rules", "international", str(log))
+    assert f"{log}: line 1:" in err
+    err = one_line_error("run", "--sim", "--rules", "international", "--state-dir",
+                         str(tmp_path / "state"), "--events", str(log))
+    assert f"{log}: line 1:" in err
+
+
+def test_dev_zero_as_an_event_log_does_not_eat_memory(tmp_path: Path) -> None:
+    assert "/dev/zero: line 1: longer than" in one_line_error(
+        "replay", "--rules", "international", "/dev/zero")
+    assert "/dev/zero: line 1: longer than" in one_line_error(
+        "run", "--sim", "--state-dir", str(tmp_path / "s"), "--events", "/dev/zero")
+    assert "/dev/zero: larger than" in one_line_error(
+        "demo", "--pdn", "/dev/zero", "--speed", "0", "--quiet")
+    assert "/dev/zero: larger than" in one_line_error("run", "--sim", "--config", "/dev/zero",
+                                                      "--state-dir", str(tmp_path / "s"))
+
+
+def test_deep_config_and_journal(tmp_path: Path) -> None:
+    config = tmp_path / "board.toml"
+    config.write_text("a = " + DEEP + "\n")
+    assert "nested too deeply" in one_line_error("run", "--sim", "--config", str(config),
+                                                 "--state-dir", str(tmp_path / "s"))
+    state = tmp_path / "state"
+    (state / "games").mkdir(parents=True)
+    (state / "games" / "g.jsonl").write_text("[" * 1000 + "\n" + "{}\n")
+    (state / "current").write_text("g.jsonl\n")
+    err = one_line_error("run", "--sim", "--state-dir", str(state))
+    assert "g.jsonl: line 1: damaged record" in err and "salvage" in err
+    err = one_line_error("export", "--state-dir", str(state))
+    assert "g.jsonl: line 1: damaged record" in err
+
+
+def test_control_requests_and_feed_lines() -> None:
+    with pytest.raises(BoardError, match="nested deeper"):
+        parse_request(DEEP[:60_000])
+    line = encode_line({"type": "note", "x": [[[[[]]]]]}, 0)
+    assert decode_line(line) is not None
+    assert decode_line(DEEP) is None
+    assert decode_line(line.replace("[[[[[]]]]]", "[" * 40 + "]" * 40)) is None  # CRC, too
