@@ -1,7 +1,8 @@
 """The layers of the code, checked on the source (STYLE.md lesson 15, issue 12): ``firmware``
 (the brain) imports nothing from ``hw`` or ``boardctl``; ``hw`` (the body) nothing from
 ``boardctl``; the rules core nothing from the referee, the clock or the session; and no module
-reaches itself through its imports (an import cycle). Lazy imports inside functions count."""
+reaches itself through its imports (an import cycle). Lazy imports inside functions count;
+imports under ``if TYPE_CHECKING:`` (annotations only, never run) do not."""
 
 from __future__ import annotations
 
@@ -36,7 +37,12 @@ def imports(path: Path, known: dict[str, Path]) -> set[str]:
     """The project modules a file imports (``from a import b`` counts as ``a.b`` when that is
     a module, else as ``a``)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for block in ast.walk(tree) if _type_checking(block)
+                   for stmt in block.body for n in ast.walk(stmt)}
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue  # `if TYPE_CHECKING:` imports never run: annotations only
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names if a.name.split(".")[0] in PACKAGES}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -45,6 +51,12 @@ def imports(path: Path, known: dict[str, Path]) -> set[str]:
             subs = {f"{node.module}.{a.name}" for a in node.names}
             out |= (subs & known.keys()) or {node.module}
     return out
+
+
+def _type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and (
+        (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
 
 
 GRAPH = {name: imports(path, modules()) for name, path in modules().items()}
