@@ -160,6 +160,7 @@ class RelayProcess:
         self.err_path = workdir / "relay.stderr"
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
+        self.urls: list[str] = []
 
     def start(self) -> RelayProcess:
         self.err_path.parent.mkdir(parents=True, exist_ok=True)
@@ -174,14 +175,17 @@ class RelayProcess:
         self.url = wait_for(address, 30, "the relay's HTTP address")
         wait_for(lambda: "relay: following" in self.stderr(), 30,
                  "the relay on the broker")
+        # every server's address in the order ``boardctl relay`` says them (--http first)
+        self.urls = re.findall(r"live page at (http://127\.0\.0\.1:\d+/)", self.stderr())
         return self
 
     def stderr(self) -> str:
         return self.err_path.read_text(errors="replace") if self.err_path.exists() else ""
 
-    def get(self, path: str) -> tuple[int, bytes]:
+    def get(self, path: str, base: str | None = None) -> tuple[int, bytes]:
         try:
-            with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=5) as resp:
+            url = (base or self.url) + path.lstrip("/")
+            with urllib.request.urlopen(url, timeout=5) as resp:
                 return resp.status, resp.read()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read()
