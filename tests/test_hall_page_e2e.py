@@ -1,9 +1,9 @@
 """The merged hall end to end, in processes: three real ``boardctl run --sim --broker`` boards
 play short real games through a real Mosquitto to a real ``boardctl relay --broker --hall
 --http`` process; headless Chromium shows every board on the relay's live page, a board
-stopped by SIGTERM goes ``offline`` there, and the relay's hall and round PDNs hold every game
-with its Board tag (docs/HALL.md sections 2, 3, 6 and 8). Waiting is bounded polling on real
-processes, never a timing assertion."""
+stopped by SIGTERM goes ``offline`` there and back ``online`` when switched on again, and the
+relay's hall and round PDNs hold every game with its Board tag (docs/HALL.md sections 2, 3, 6
+and 8). Waiting is bounded polling on real processes, never a timing assertion."""
 
 from __future__ import annotations
 
@@ -89,6 +89,12 @@ def test_boards_on_mosquitto_reach_the_relay_process_page_and_pdns(
         assert retained_status(mosquitto.port, "H", "b2") == "offline"
         wait_for(lambda: offline_badges(browser) == ["b2"], 20, "b2's Offline badge")
         assert retained_status(mosquitto.port, "H", "b1") == "online"
+        # Switched on again, it takes its name back and the badge goes.
+        boards.append(stopped.start())
+        wait_for(lambda: retained_status(mosquitto.port, "H", "b2") == "online", 30,
+                 "b2 online again")
+        wait_for(lambda: offline_badges(browser) == [], 20, "b2's Offline badge gone")
+        assert card_shows(browser, "b2", want["b2"][-1]["fen"])  # the same game, as it stood
         assert console_errors(browser) == []
     finally:
         for board in boards:
