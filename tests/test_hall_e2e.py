@@ -86,6 +86,9 @@ def test_a_round_from_start_round_to_the_crosstable(mosquitto: Mosquitto, tmp_pa
                          "round 1's games on the relay")
         for board, (white, black) in pairs.items():
             assert (games[board].tags["White"], games[board].tags["Black"]) == (white, black)
+            code, body = relay.get(f"/board/{board}.json")  # the live page's view of it
+            view = json.loads(body)["board"]
+            assert code == 200 and (view["white"], view["black"]) == (white, black)
 
         # b1's game ends on the board (Black resigns); the arbiter enters b2's result.
         boardctl("result", "2-0", "--reason", "resignation", "--socket",
