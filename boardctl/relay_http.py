@@ -9,6 +9,7 @@ no request ever touches the relay's state. Paths::
                              at most 64 a URL; a bigger round goes on at R-2.pdn, R-3.pdn ...
     anything else            every game (a serial relay's PDN at /, /games.pdn ...), unless one
                              of ``server.extra_handlers`` (the live page) answers it first
+                             (each is given the whole request target, ``?query`` included)
 
 Every PDN answer has an ``ETag`` and a ``Last-Modified`` (the newest change of the games it
 holds), and a poller that sends them back gets ``304 Not Modified``. With a broadcast delay
@@ -204,7 +205,8 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
     def _send(self, head_only: bool) -> None:
         path = urllib.parse.urlsplit(self.path).path
         for handler in list(self.server.extra_handlers):
-            if handler(self, path):
+            # The whole target, query included: the live page reads its ?token= there.
+            if handler(self, self.path):
                 return
         body, etag, changed = self.server.answer(path)
         modified = self.date_time_string(int(changed))

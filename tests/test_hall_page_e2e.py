@@ -7,7 +7,9 @@ and 8). Waiting is bounded polling on real processes, never a timing assertion."
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from service_helpers import game_log, replayed
 
 from firmware.pdn import read_games
 
+TOKEN = "hall-desk-7"
 BOARDS = (("b1", 1, "Ann Aas"), ("b2", 2, "Cai Kask"), ("b3", 3, "Eva Ilves"))
 
 
@@ -39,6 +42,15 @@ def retained_status(port: int, hall: str, board: str) -> str | None:
     return got[0]
 
 
+def first_state(url: str) -> dict[str, Any]:
+    """The first ``state`` event of the page's event stream (read, then the stream closed)."""
+    with urllib.request.urlopen(url, timeout=10) as stream:
+        for raw in stream:
+            if raw.startswith(b"data: "):
+                return dict(json.loads(raw[len(b"data: "):]))
+    raise AssertionError(f"{url}: the stream ended without a state")
+
+
 def card_shows(browser: Any, board: str, fen: str) -> bool:
     selector = f'[data-board="{board}"][data-fen="{fen}"]'
     return bool(browser.find_elements(By.CSS_SELECTOR, selector))
@@ -48,7 +60,7 @@ def test_boards_on_mosquitto_reach_the_relay_process_page_and_pdns(
         mosquitto: Mosquitto, tmp_path: Path, browser: Any) -> None:
     want = {}
     boards = []
-    relay = RelayProcess(mosquitto.url, "H", tmp_path)
+    relay = RelayProcess(mosquitto.url, "H", tmp_path, "--arbiter-token", TOKEN)
     try:
         relay.start()
         for name, seed, white in BOARDS:
@@ -82,6 +94,11 @@ def test_boards_on_mosquitto_reach_the_relay_process_page_and_pdns(
                 assert [m.text for m in games[name].moves] == [m["move"] for m in want[name]]
             assert f'[Board "{BOARDS[0][0]}"]' in body.decode()
         assert relay.get("/H/round/4.pdn") == (200, b"")  # no game of round 4 yet
+        # The arbiters' view of the same page: the token reaches the page through the relay.
+        assert relay.get("/?token=wrong-token")[0] == 403
+        assert relay.get(f"/board/b1.json?token={TOKEN}")[0] == 200
+        assert "log" in first_state(relay.url + f"events?token={TOKEN}")
+        assert "log" not in first_state(relay.url + "events")
 
         # One board stops (SIGTERM by pid): its retained status goes offline, the page says so.
         stopped = boards.pop(1)

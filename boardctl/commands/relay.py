@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=(
             "Read boards' broadcast feeds from serial ports (devices, ptys or pySerial URLs "
             "such as loop:// or rfc2217://host:port) and/or every board of a hall on an MQTT "
-            "broker (--broker, --hall), keep every game with [%%clock] comments and Round "
+            "broker (--broker, --hall), keep every game with [%clock] comments and Round "
             "\"r.b\" tags, write the PDN atomically to --out and serve it over HTTP: "
             "/HALL.pdn, /HALL/round/R.pdn (64 games a URL, then R-2.pdn ...), the whole PDN "
             "at any other path. See docs/HALL.md."
