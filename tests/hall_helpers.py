@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -147,3 +148,58 @@ def hall_relay(broker_url: str, hall: str = "H", **kwargs: Any) -> Iterator[Hall
         yield relay
     finally:
         relay.stop()
+
+
+class RelayProcess:
+    """``boardctl relay --broker URL --hall HALL --http 127.0.0.1:0 ...`` as a real process;
+    its address read from its own stderr (a file here, polled), stopped by pid."""
+
+    def __init__(self, broker_url: str, hall: str, workdir: Path, *extra: str) -> None:
+        self.args = [*BOARDCTL, "relay", "--broker", broker_url, "--hall", hall,
+                     "--http", "127.0.0.1:0", *extra]
+        self.err_path = workdir / "relay.stderr"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+        self.urls: list[str] = []
+
+    def start(self) -> RelayProcess:
+        self.err_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.err_path, "ab") as err:
+            self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=err)
+
+        def address() -> str | None:
+            assert self.proc is not None and self.proc.poll() is None, self.stderr()
+            found = re.search(r"live page at (http://127\.0\.0\.1:\d+/)", self.stderr())
+            return found.group(1) if found else None
+
+        self.url = wait_for(address, 30, "the relay's HTTP address")
+        wait_for(lambda: "relay: following" in self.stderr(), 30,
+                 "the relay on the broker")
+        # every server's address in the order ``boardctl relay`` says them (--http first)
+        self.urls = re.findall(r"live page at (http://127\.0\.0\.1:\d+/)", self.stderr())
+        return self
+
+    def stderr(self) -> str:
+        return self.err_path.read_text(errors="replace") if self.err_path.exists() else ""
+
+    def get(self, path: str, base: str | None = None) -> tuple[int, bytes]:
+        try:
+            url = (base or self.url) + path.lstrip("/")
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                return resp.status, resp.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    def stop(self) -> int | None:
+        """SIGTERM by pid (SIGKILL if it lingers); the exit status."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=5)
+        return proc.returncode

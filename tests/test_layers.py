@@ -38,8 +38,8 @@ def imports(path: Path, known: dict[str, Path]) -> set[str]:
     a module, else as ``a``)."""
     out: set[str] = set()
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {id(n) for block in ast.walk(tree) if _type_checking(block)
-                   for stmt in block.body for n in ast.walk(stmt)}
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and _type_checking(block) for stmt in block.body for n in ast.walk(stmt)}
     for node in ast.walk(tree):
         if id(node) in typing_only:
             continue  # `if TYPE_CHECKING:` imports never run: annotations only
@@ -53,10 +53,9 @@ def imports(path: Path, known: dict[str, Path]) -> set[str]:
     return out
 
 
-def _type_checking(node: ast.AST) -> bool:
-    return isinstance(node, ast.If) and (
-        (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
-        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
+def _type_checking(node: ast.If) -> bool:
+    return ((isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+            or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
 
 
 GRAPH = {name: imports(path, modules()) for name, path in modules().items()}

@@ -162,9 +162,11 @@ def run_relay(args: argparse.Namespace) -> int:
 
         if not args.tournament.is_file():
             raise BoardError(f"--tournament {args.tournament}: no such file")
-        standings = crosstable_handler(args.tournament, lambda: relay.text, hall)
         for server in servers:
-            server.extra_handlers.append(standings)
+            # Each server's own view of the games: the public crosstable keeps --delay, as
+            # the public PDN does; the arbiters' is live.
+            server.extra_handlers.append(crosstable_handler(
+                args.tournament, lambda s=server: _pdn_text(s.view()), hall))
     hub = live.attach(args, relay.state.observers, servers[0] if servers else None)
     for server in servers[1:]:
         if hub is not None:
@@ -215,6 +217,11 @@ def run_relay(args: argparse.Namespace) -> int:
             server.shutdown()
             server.server_close()
     return 0
+
+
+def _pdn_text(view: Any) -> str:
+    """Every game of a server's view as one PDN text (what the crosstable reads)."""
+    return "".join(game.text for game in view.games)
 
 
 def _say(message: str) -> None:
