@@ -96,6 +96,7 @@ class GroupMatrix:
         lg, h = self._lg, self._handle
         write, read = lg.group_write, lg.group_read
         rows, cols, every = self._rows[0], self._cols[0], self._all_rows
+        levels = (1 << len(self._cols)) - 1
         settle = self.settle_ns
         mask = 0
         for select, table in self._plan:
@@ -104,7 +105,7 @@ class GroupMatrix:
                 end = time.perf_counter_ns() + settle
                 while time.perf_counter_ns() < end:
                     pass
-            mask |= table[read(h, cols)[1]]
+            mask |= table[read(h, cols)[1] & levels]
         write(h, rows, every, every)
         return mask
 
