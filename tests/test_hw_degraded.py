@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from service_helpers import VirtualClock
 
 from boardctl.hardware import pi_hardware
 from boardctl.service import GameSetup, Service
@@ -21,7 +22,6 @@ from firmware.errors import HardwareError
 from hw.config import LedConfig, default_config
 from hw.gpio import GpioBackend
 from hw.sim import SimulatedBoard, SimulatedChip
-from service_helpers import VirtualClock
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_I2C = not Path("/dev/i2c-1").exists()
