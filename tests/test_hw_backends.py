@@ -197,6 +197,41 @@ def test_an_explicit_lg_wd_is_kept(fake_modules, tmp_path: Path,
     assert import_lgpio().WD == str(mine)
 
 
+def test_the_real_lgpio_keeps_its_pipe_in_the_runtime_directory(tmp_path: Path) -> None:
+    """The real lgpio module (the test extra installs its wheel): imported through
+    import_lgpio from a working directory it must not touch, its notification pipe lands in
+    the runtime directory; off a Pi, opening the chip is a reason, not a crash."""
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("lgpio") is None:
+        pytest.skip("lgpio is not installed (pip install -e '.[test]' installs it)")
+    runtime, cwd = tmp_path / "run", tmp_path / "cwd"
+    runtime.mkdir()
+    cwd.mkdir()
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("LG_WD", "XDG_RUNTIME_DIR")}
+    env.update(RUNTIME_DIRECTORY=str(runtime), PYTHONPATH=str(root))
+    code = ("import os\n"
+            "from hw.gpio import import_lgpio, open_backend\n"
+            "from hw.config import GpioConfig\n"
+            "import_lgpio()\n"
+            "print(os.getcwd())\n"
+            "try:\n"
+            "    open_backend(GpioConfig(backend='lgpio'), model='')\n"
+            "except Exception as exc:\n"
+            "    print(exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0] == str(cwd)
+    assert [p.name for p in runtime.iterdir()] == [".lgd-nfy0"]
+    assert list(cwd.iterdir()) == []
+    if not Path("/dev/gpiochip0").exists():
+        assert "lgpio: cannot open /dev/gpiochip0: can not open gpiochip" in out[1]
+
+
 # --- the lgpio group scan ---------------------------------------------------------------------
 
 

@@ -295,7 +295,8 @@ def test_board_model(tmp_path: Path) -> None:
     assert default_chip("Raspberry Pi 4 Model B Rev 1.4", tmp_path) == 0
 
 
-def test_open_matrix_off_the_pi_says_what_to_do() -> None:
+def test_open_matrix_off_the_pi_says_what_to_do(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
     from gpiozero import Device
@@ -304,6 +305,7 @@ def test_open_matrix_off_the_pi_says_what_to_do() -> None:
 
     if os.environ.get("GPIOZERO_PIN_FACTORY") or Path("/proc/device-tree/model").exists():
         pytest.skip("a GPIO backend is configured or this is a Pi")
+    monkeypatch.setenv("LG_WD", str(tmp_path))  # lgpio, where installed, makes its pipe there
     previous = Device.pin_factory
     Device.pin_factory = None
     try:
