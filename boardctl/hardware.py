@@ -155,8 +155,8 @@ def pi_hardware(
 
     try:
         matrix, _ = open_matrix(config, backend=backend)
-    except HardwareError as exc:
-        raise HardwareError(f"the sensor matrix cannot start: {exc}") from None
+    except HardwareError as exc:  # the class kept: NoGpioBackend ends `boardctl run` for good
+        raise type(exc)(f"the sensor matrix cannot start: {exc}") from None
     samples = config.matrix.debounce_samples
     scanner = Scanner(matrix, Debouncer(matrix.layout.squares, samples, initial=0),
                       lambda events: None, hz=config.matrix.scan_hz, clock=clock)

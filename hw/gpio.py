@@ -46,6 +46,16 @@ class BackendUnavailable(Exception):
     """One backend cannot be used here; the message is the reason."""
 
 
+class NoGpioBackend(HardwareError):
+    """No backend can be used on this machine (not a Pi, or no GPIO library): not something
+    a restart mends, so ``boardctl run`` exits with :data:`EXIT_NO_GPIO` for it and the unit
+    does not restart on that status (``RestartPreventExitStatus``)."""
+
+
+#: ``boardctl run``'s exit status without any GPIO backend: 69, EX_UNAVAILABLE (sysexits.h).
+EXIT_NO_GPIO = 69
+
+
 @dataclass(frozen=True)
 class GpioBackend:
     """A chosen backend: its name, the gpiozero pin factory, lgpio's chip (for group access)
@@ -160,7 +170,7 @@ def open_backend(config: GpioConfig, model: str | None = None) -> GpioBackend:
         except BackendUnavailable as exc:
             reasons.append(f"{_NAMES[name]}: {exc}")
     where = f"on a {model}" if model else "(not a Raspberry Pi?)"
-    raise HardwareError(f"no GPIO backend {where}: {'; '.join(reasons)}; "
+    raise NoGpioBackend(f"no GPIO backend {where}: {'; '.join(reasons)}; "
                         "--sim runs on the simulated board")
 
 

@@ -110,7 +110,7 @@ def test_boardctl_run_without_pi_hardware(tmp_path: Path) -> None:
         [sys.executable, "-m", "boardctl", "run", "--config",
          str(ROOT / "hw" / "config.example.toml"), "--state-dir", str(tmp_path / "st")],
         cwd=ro, env=env, capture_output=True, text=True, timeout=60)
-    assert proc.returncode != 0
+    assert proc.returncode == 69  # EX_UNAVAILABLE: the unit's RestartPreventExitStatus
     assert proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr

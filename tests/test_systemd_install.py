@@ -64,6 +64,9 @@ def test_unit_orders_on_the_gpio_chip_and_sets_lg_wd() -> None:
     assert "dev-gpiochip0.device" in " ".join(_unit_values("Wants"))
     assert "dev-gpiochip0.device" in " ".join(_unit_values("After"))
     assert "systemd-udev-settle" not in UNIT.read_text()
+    from hw.gpio import EXIT_NO_GPIO
+
+    assert _unit_values("RestartPreventExitStatus") == [str(EXIT_NO_GPIO)]
     env = " ".join(_unit_values("Environment"))
     assert "LG_WD=%t/boardctl" in env
     assert _unit_values("RuntimeDirectory") == ["boardctl"]  # %t/boardctl is made for it
