@@ -87,6 +87,36 @@ class Hardware:
         self.scanner.matrix.close()
 
 
+#: What the clock faces show for a missing part (degraded mode): White's face names the part,
+#: Black's says "off", for :data:`NOTICE_SECONDS` after start. A 7-segment face has 4 places.
+FACE_NOTICES = {"LED strip": "LEdS", "clock buttons": "butn"}
+NOTICE_SECONDS = 10.0
+
+
+class FacesWithNotice:
+    """The clock faces that first name a missing part (:data:`FACE_NOTICES`), then show the
+    clock as usual: :meth:`update` leaves the notice up until ``seconds`` have passed."""
+
+    def __init__(self, faces: Any, part: str, *, clock: Callable[[], int] = time.monotonic_ns,
+                 seconds: float = NOTICE_SECONDS) -> None:
+        from firmware.clockface import FaceText
+        from firmware.rules import Side
+
+        self.faces = faces
+        self._clock = clock
+        self._until = clock() + round(seconds * 1e9)
+        faces.show(Side.WHITE, FaceText(FACE_NOTICES[part], blink=True))
+        faces.show(Side.BLACK, FaceText(" off", blink=True))
+
+    def update(self, clock: Any, at: int) -> int:
+        if self._clock() < self._until:
+            return 0
+        return int(self.faces.update(clock, at))
+
+    def __getattr__(self, name: str) -> Any:  # show, shown, close ...: the faces' own
+        return getattr(self.faces, name)
+
+
 def sim_hardware(
     size: int,
     config: Any = None,
@@ -179,6 +209,9 @@ def pi_hardware(
         f = config.faces
         faces = optional("clock faces", lambda: ClockFaces.real(
             f.i2c_bus, f.white_address, f.black_address, f.brightness))
+    noticed = [m.split(":")[0] for m in missing if m.split(":")[0] in FACE_NOTICES]
+    if faces is not None and noticed:
+        faces = FacesWithNotice(faces, noticed[0], clock=clock)
     port = feed_url or config.serial.port
     feed = FeedPort.from_config(dataclasses.replace(config.serial, port=port),
                                 on_connect=on_connect) if port else None

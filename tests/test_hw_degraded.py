@@ -141,3 +141,37 @@ def test_real_faces_without_i2c_say_so() -> None:
 
     with pytest.raises(HardwareError, match=r"cannot open I2C bus 1 .*i2c-1.*do_i2c"):
         ClockFaces.real(1)
+
+
+def test_present_faces_name_a_missing_strip_then_show_the_clock(
+        lgpio_board: tuple[SimulatedBoard, GpioBackend], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Faces on the I2C bus (a recording bus at Blinka's ExtendedI2C), no LED strip: the faces
+    say so for NOTICE_SECONDS, then run the clock."""
+    import adafruit_extended_bus
+
+    from boardctl.hardware import NOTICE_SECONDS
+    from hw.faces import RecordingI2C
+
+    _, backend = lgpio_board
+    bus = RecordingI2C((0x70, 0x71))
+    monkeypatch.setattr(adafruit_extended_bus, "ExtendedI2C", lambda number: bus)
+    config = dataclasses.replace(default_config(10), leds=LedConfig(backend="spi"))
+    clock = VirtualClock()
+    hw = pi_hardware(config, clock=clock, backend=backend)
+    if not NO_SPI:
+        pytest.skip("this machine has /dev/spidev0.0")
+    assert [m.split(":")[0] for m in hw.missing] == ["LED strip"]
+    service = Service(tmp_path / "state", GameSetup("international", "300+5"), hw, clock=clock)
+    service.boot()
+    try:
+        for _ in range(20):
+            clock.now += 100_000_000
+            service.step(clock.now)
+        assert bus.history[0x70][-1] == "LEd5" and bus.history[0x71][-1] == " oFF"
+        clock.now += round(NOTICE_SECONDS * 1e9)
+        service.step(clock.now)
+        assert bus.history[0x70][-1] == " 5:00" or ":" in bus.history[0x70][-1]
+        assert bus.history[0x71][-1] != " oFF"
+    finally:
+        service.close()
