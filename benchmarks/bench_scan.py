@@ -6,6 +6,11 @@ Three pin models, same scanner code:
   nothing    a MockPin that does nothing: the scanner's own Python cost, nothing else
   lgpio-py   a MockPin with the Python path of gpiozero's lgpio pin and the lgpio module
              (a C builtin in place of the ioctl): scanner plus backend, short of the kernel
+And the lgpio group scan (hw.lgmatrix.GroupMatrix: one group write and one group read per
+row), on two stand-ins for the lgpio module:
+  g-sim      hw.sim.SimulatedChip: lgpio's group calls over the simulated diode matrix
+  g-lgpio    the Python path of lgpio's group_write/group_read wrappers (handle mask,
+             status conversion, list result) with a C builtin in place of the ioctl
 Plus the debouncer on an idle board (the common case: nothing changes between scans).
 
 The target: a 10x10 scan at 100 Hz takes at most 5% of one core of a Pi Zero 2, i.e. at
@@ -28,8 +33,9 @@ from gpiozero.pins.mock import MockFactory, MockPin
 
 from hw.config import MatrixConfig, default_config
 from hw.debounce import Debouncer
+from hw.lgmatrix import GroupMatrix
 from hw.matrix import MatrixLayout, ReedMatrix
-from hw.sim import simulated_matrix
+from hw.sim import SimulatedBoard, SimulatedChip, simulated_matrix
 
 #: CPython single-thread speed of a recent x86-64 desktop/server core against a Cortex-A53 at
 #: 1 GHz (Pi Zero 2 W). Published pyperformance/pystone runs put a Pi 4 (A72, 1.5 GHz) at
@@ -67,6 +73,42 @@ def _gpio_read(handle: int, gpio: int) -> int:
 
 def _gpio_write(handle: int, gpio: int, level: int) -> int:
     return _u2i(min(handle & 0xFFFF, gpio, level) & 0)
+
+
+def _u2i_list(status: list[int]) -> list[int]:
+    status[0] = _u2i(status[0])
+    return status
+
+
+class LgpioShapedGroups:
+    """The lgpio module's group calls with the shape of their Python wrappers and a C builtin
+    where the ioctl would be (the columns read high: an empty board)."""
+
+    SET_PULL_UP = 32
+    levels = 0
+
+    def gpiochip_open(self, chip: int) -> int:
+        return 3
+
+    def gpiochip_close(self, handle: int) -> int:
+        return 0
+
+    def group_claim_output(self, handle: int, gpio: list[int], levels: list[int] = [0],  # noqa: B006
+                           lFlags: int = 0) -> int:  # noqa: N803
+        return 0
+
+    def group_claim_input(self, handle: int, gpio: list[int], lFlags: int = 0) -> int:  # noqa: N803
+        self.levels = (1 << len(gpio)) - 1
+        return 0
+
+    def group_free(self, handle: int, gpio: int) -> int:
+        return 0
+
+    def group_write(self, handle: int, gpio: int, group_bits: int, group_mask: int = -1) -> int:
+        return _u2i(min(handle & 0xFFFF, gpio, group_bits & group_mask) & 0)
+
+    def group_read(self, handle: int, gpio: int) -> list[int]:
+        return _u2i_list([min(handle & 0xFFFF, gpio) & 0, self.levels])
 
 
 class LgpioShapedPin(MockPin):  # type: ignore[misc]
@@ -152,7 +194,8 @@ def main() -> None:
     per_call(warm.scan, args.seconds)  # warm-up: caches, CPU clock, specialising interpreter
     warm.close()
     print(f"{'matrix':<13}{'pins':>5}{'calls':>6}{'sim':>8}{'nothing':>9}{'rpigpio':>9}"
-          f"{'lgpio':>8}{'debounce':>10}   Pi Zero 2 estimate")
+          f"{'lgpio':>8}{'g-calls':>8}{'g-sim':>8}{'g-lgpio':>8}{'debounce':>10}"
+          "   Pi Zero 2 estimate")
     for size, cfg in ((10, default_config(10).matrix), (8, default_config(8).matrix),
                       (10, full_config(10)), (8, full_config(8))):
         layout = MatrixLayout(size, cfg.wiring)
@@ -168,21 +211,34 @@ def main() -> None:
             scanner = ReedMatrix(layout, cfg.rows, cfg.columns, pin_factory=factory)
             timings[name] = per_call(scanner.scan, args.seconds)
             scanner.close()
+        board = SimulatedBoard.from_config(size, cfg)
+        board.set_pieces(sq for sq in layout.squares[: len(layout.squares) // 2] if sq)
+        group = GroupMatrix(layout, cfg.rows, cfg.columns, lgpio=SimulatedChip(board))
+        timings["g-sim"] = per_call(group.scan, args.seconds)
+        group.close()
+        group = GroupMatrix(layout, cfg.rows, cfg.columns, lgpio=LgpioShapedGroups())
+        timings["g-lgpio"] = per_call(group.scan, args.seconds)
+        group.close()
         deb = Debouncer(layout.squares, 3, initial=0b1011)
         idle = 0b1011
         deb_us = per_call(lambda: deb.feed(idle, 0), args.seconds)  # noqa: B023
         sensors = sum(sq is not None for sq in layout.squares)
         calls = 2 * layout.rows + sensors
+        group_calls = 2 * layout.rows + 1
         estimates = []
-        for backend in ("rpigpio", "lgpio"):
-            zero2_us = (timings[backend] + deb_us) * args.slowdown + calls * PER_CALL_US[backend]
+        for backend, shaped, n in (("rpigpio", "rpigpio", calls), ("lgpio", "lgpio", calls),
+                                   ("lgpio-group", "g-lgpio", group_calls)):
+            per = PER_CALL_US["lgpio" if backend.startswith("lgpio") else backend]
+            zero2_us = (timings[shaped] + deb_us) * args.slowdown + n * per
             estimates.append(f"{backend} {zero2_us:4.0f} us = {zero2_us / 100:.1f}%")
         name = f"{size}x{size} {cfg.wiring}"
         print(f"{name:<13}{len(cfg.rows) + len(cfg.columns):>5}{calls:>6}{sim_us:>8.1f}"
               f"{timings['nothing']:>9.1f}{timings['rpigpio']:>9.1f}{timings['lgpio']:>8.1f}"
+              f"{group_calls:>8}{timings['g-sim']:>8.1f}{timings['g-lgpio']:>8.1f}"
               f"{deb_us:>10.2f}   {'; '.join(estimates)}")
-    print("figures: CPU us per full scan (sim, nothing, rpigpio, lgpio pins) and per idle "
-          "debounce; estimate: Pi Zero 2 us per scan and % of one core at 100 Hz")
+    print("figures: CPU us per full scan (sim, nothing, rpigpio, lgpio pins; g-: lgpio group "
+          "scan) and per idle debounce; calls: backend calls per scan; estimate: Pi Zero 2 us "
+          "per scan and % of one core at 100 Hz")
     print(f"budget: {BUDGET_US:.0f} us per scan (5% of a core at 100 Hz); estimate = "
           f"(pin-shaped scan + debounce) x {args.slowdown:g} + calls x C/kernel time "
           f"({', '.join(f'{k} {v:g} us' for k, v in PER_CALL_US.items())})")

@@ -195,6 +195,8 @@ def status(service: Service, at: int) -> dict[str, Any]:
         moves=[m["move"] for m in service._session.moves],
         feed_lines=service.lines_sent,
     )
+    if getattr(service.hw, "missing", None):  # degraded mode (boardctl.hardware.pi_hardware)
+        status["missing"] = list(service.hw.missing)
     if service.hw.feed is not None:
         status["feed_port"] = {"connected": service.hw.feed.connected,
                                "written": service.hw.feed.written,

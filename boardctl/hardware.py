@@ -25,7 +25,8 @@ def log(message: str) -> None:
 
 class Hardware:
     """The board's parts behind the few calls the service makes. Built by :func:`sim_hardware`
-    or :func:`pi_hardware`; any part but the scanner may be missing."""
+    or :func:`pi_hardware`; any part but the scanner may be missing (None), and ``missing``
+    then says which and why, one line each (the degraded mode)."""
 
     def __init__(
         self,
@@ -41,6 +42,7 @@ class Hardware:
         factory: Any = None,
         button_pins: Mapping[str, int] | None = None,
         beeper: Any = None,
+        missing: Sequence[str] = (),
     ) -> None:
         self.size = size
         self.scanner = scanner
@@ -53,6 +55,7 @@ class Hardware:
         self.factory = factory
         self.button_pins = dict(button_pins or {})
         self.beeper = beeper  # hw.buzzer.Beeper: the service hands it every feed record
+        self.missing = list(missing)
 
     def expect(self, squares: Iterable[str]) -> None:
         """Start debouncing from this settled state: whatever differs on the board is then
@@ -84,6 +87,36 @@ class Hardware:
             self.feed.wait_idle(1.0)
             self.feed.close()
         self.scanner.matrix.close()
+
+
+#: What the clock faces show for a missing part (degraded mode): White's face names the part,
+#: Black's says "off", for :data:`NOTICE_SECONDS` after start. A 7-segment face has 4 places.
+FACE_NOTICES = {"LED strip": "LEdS", "clock buttons": "butn"}
+NOTICE_SECONDS = 10.0
+
+
+class FacesWithNotice:
+    """The clock faces that first name a missing part (:data:`FACE_NOTICES`), then show the
+    clock as usual: :meth:`update` leaves the notice up until ``seconds`` have passed."""
+
+    def __init__(self, faces: Any, part: str, *, clock: Callable[[], int] = time.monotonic_ns,
+                 seconds: float = NOTICE_SECONDS) -> None:
+        from firmware.clockface import FaceText
+        from firmware.rules import Side
+
+        self.faces = faces
+        self._clock = clock
+        self._until = clock() + round(seconds * 1e9)
+        faces.show(Side.WHITE, FaceText(FACE_NOTICES[part], blink=True))
+        faces.show(Side.BLACK, FaceText(" off", blink=True))
+
+    def update(self, clock: Any, at: int) -> int:
+        if self._clock() < self._until:
+            return 0
+        return int(self.faces.update(clock, at))
+
+    def __getattr__(self, name: str) -> Any:  # show, shown, close ...: the faces' own
+        return getattr(self.faces, name)
 
 
 def sim_hardware(
@@ -138,35 +171,60 @@ def pi_hardware(
     clock: Callable[[], int] = time.monotonic_ns,
     feed_url: str | None = None,
     on_connect: Callable[[], Iterable[str] | None] | None = None,
+    backend: Any = None,
 ) -> Hardware:
-    """The real board from its configuration (a Raspberry Pi; HardwareError elsewhere)."""
-    from hw.buttons import ClockButtons
+    """The real board from its configuration. Only the sensor matrix is essential: without it
+    a HardwareError says why in one line. Any other part that cannot start (no clock faces
+    on the I2C bus, no LED strip, buttons on a busy pin) is left out and named in
+    ``Hardware.missing``, and the board referees on (degraded mode). ``backend``: a
+    hw.gpio.GpioBackend instead of the one ``[gpio]`` chooses (tests)."""
+    from firmware.errors import HardwareError
+    from hw.buttons import open_buttons
     from hw.debounce import Debouncer
     from hw.faces import ClockFaces
-    from hw.gpio import real_pin_factory
     from hw.leds import open_strip
-    from hw.matrix import ReedMatrix, Scanner
-    from hw.serialport import FeedPort
+    from hw.matrix import Scanner, open_matrix
+    from hw.serialport import FeedPort, modem_manager_warning
 
-    factory = real_pin_factory(config.gpio)
-    matrix = ReedMatrix.from_config(config.size, config.matrix, pin_factory=factory)
+    try:
+        matrix, _ = open_matrix(config, backend=backend)
+    except HardwareError as exc:  # the class kept: NoGpioBackend ends `boardctl run` for good
+        raise type(exc)(f"the sensor matrix cannot start: {exc}") from None
     samples = config.matrix.debounce_samples
     scanner = Scanner(matrix, Debouncer(matrix.layout.squares, samples, initial=0),
                       lambda events: None, hz=config.matrix.scan_hz, clock=clock)
-    pins = {"white": config.buttons.white, "black": config.buttons.black,
-            "pause": config.buttons.pause}
-    buttons = ClockButtons(pins, pull_up=config.buttons.pull_up, clock=clock,
-                           pin_factory=factory)
-    leds = open_strip(config.size, config.leds)
+    missing: list[str] = []
+
+    def optional(name: str, opener: Callable[[], Any]) -> Any:
+        try:
+            return opener()
+        except Exception as exc:  # any failure of a non-essential part: degraded, named
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            missing.append(f"{name}: {reason}")
+            log(f"running without the {name}: {reason}")
+            return None
+
+    buttons = optional("clock buttons", lambda: open_buttons(config.buttons, matrix.backend,
+                                                             clock=clock))
+    leds = optional("LED strip", lambda: open_strip(config.size, config.leds))
     faces = None
     if config.faces.enabled:
-        faces = ClockFaces.real(config.faces.i2c_bus, config.faces.white_address,
-                                config.faces.black_address, config.faces.brightness)
+        f = config.faces
+        faces = optional("clock faces", lambda: ClockFaces.real(
+            f.i2c_bus, f.white_address, f.black_address, f.brightness))
+    beeper = optional("buzzer", lambda: _beeper(config, matrix.backend.factory))
+    noticed = [m.split(":")[0] for m in missing if m.split(":")[0] in FACE_NOTICES]
+    if faces is not None and noticed:
+        faces = FacesWithNotice(faces, noticed[0], clock=clock)
     port = feed_url or config.serial.port
     feed = FeedPort.from_config(dataclasses.replace(config.serial, port=port),
                                 on_connect=on_connect) if port else None
+    warning = modem_manager_warning(port) if port else None
+    if warning:
+        log(warning)
     return Hardware(size=config.size, scanner=scanner, samples=samples, buttons=buttons,
-                    leds=leds, faces=faces, feed=feed, beeper=_beeper(config, factory))
+                    leds=leds, faces=faces, feed=feed, missing=missing,
+                    beeper=beeper)
 
 
 def _beeper(config: Any, factory: Any) -> Any:

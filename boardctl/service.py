@@ -546,6 +546,8 @@ class Service:
         self._emit({"type": "game", "rules": header.rules, "fen": header.fen,
                     "time_control": header.time_control, "tags": dict(header.tags)})
         self._emit(snapshot_of(session, header, at))
+        if self.hw.missing:  # degraded mode (boardctl.hardware.pi_hardware)
+            self._emit({"type": "hardware", "missing": list(self.hw.missing)})
 
     def port_connected(self) -> list[str]:
         """FeedPort's on_connect hook (on its writer thread): the header line goes out first,

@@ -15,11 +15,22 @@ lgpio and not implemented on mock pins).
 
 Presses queue up (thread-safe) as :class:`ButtonPress` records; the service loop takes them with
 :meth:`ClockButtons.poll` and passes ``press.at`` to the clock.
+
+On lgpio the edge comes with the kernel's own timestamp of the interrupt (lgpio alerts, read
+by gpiozero as ``ticks``); :func:`kernel_time` puts it on the monotonic clock, so even the
+backend's event latency drops out. lgpio leaves the timestamp's origin open (boot time on
+current kernels, the Epoch on early ones: http://abyz.me.uk/lg/py_lgpio.html#callback), so
+the origin is recognised by comparing it with both clocks when the edge is handled.
+
+On RPi.GPIO, whose edge detection fails on kernel 6.6+ ("Failed to add edge detection"),
+:class:`PolledButtons` reads the buttons ``POLL_HZ`` times a second instead (a press is then
+stamped up to one poll period late: 5 ms). :func:`open_buttons` picks by backend.
 """
 
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -32,6 +43,19 @@ from firmware.errors import HardwareError
 #: Button names: the players' buttons are named after the side that presses them.
 NAMES = ("white", "black", "pause")
 DEFAULT_LOCKOUT_NS = 30_000_000
+#: Polled buttons (RPi.GPIO): reads a second.
+POLL_HZ = 200.0
+#: A kernel timestamp older than this when handled is not trusted (the handler's own time is).
+MAX_KERNEL_LAG_NS = 1_000_000_000
+
+
+def kernel_time(ticks: float, now: int, wall_now: int) -> int:
+    """An edge's kernel timestamp (``ticks`` seconds, on the monotonic clock or since the
+    Epoch) as monotonic ns; ``now`` (monotonic) and ``wall_now`` (Epoch) are read when the
+    edge is handled. A stamp that fits neither clock within a second gives ``now``."""
+    stamp = round(ticks * 1e9)
+    lag = min(now - stamp, wall_now - stamp, key=abs)
+    return now - lag if 0 <= lag <= MAX_KERNEL_LAG_NS else now
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +68,8 @@ class ButtonPress:
 
 class StampedButton(Button):  # type: ignore[misc]
     """A gpiozero Button that stamps each edge with ``clock()`` first thing in the edge
-    callback and reports the first edge of each press to ``on_press(at)``."""
+    callback (or, with ``kernel_stamps``, with the kernel's timestamp of the edge) and reports
+    the first edge of each press to ``on_press(at)``."""
 
     def __init__(
         self,
@@ -55,8 +80,12 @@ class StampedButton(Button):  # type: ignore[misc]
         lockout_ns: int = DEFAULT_LOCKOUT_NS,
         pull_up: bool = True,
         pin_factory: Any = None,
+        kernel_stamps: bool = False,
+        wall: Callable[[], int] = time.time_ns,
     ) -> None:
         self._clock = clock
+        self._kernel_stamps = kernel_stamps
+        self._wall = wall
         self._on_press = on_press
         self._lockout_ns = lockout_ns
         self._last_edge: int | None = None
@@ -64,12 +93,41 @@ class StampedButton(Button):  # type: ignore[misc]
 
     def _pin_changed(self, ticks: Any, state: Any) -> None:
         at = self._clock()  # first statement: the edge's time (see the module docstring)
+        if self._kernel_stamps and isinstance(ticks, int | float):
+            at = kernel_time(ticks, at, self._wall())
         last, self._last_edge = self._last_edge, at
         active = bool(self._state_to_value(state))
         if active and (last is None or at - last >= self._lockout_ns):
             if self._on_press is not None:
                 self._on_press(at)
         super()._pin_changed(ticks, state)
+
+
+def _drain(presses: queue.SimpleQueue[ButtonPress]) -> list[ButtonPress]:
+    out = []
+    while True:
+        try:
+            out.append(presses.get_nowait())
+        except queue.Empty:
+            return sorted(out, key=lambda p: p.at)
+
+
+def fitted_pins(pins: Mapping[str, int | str | None]) -> dict[str, int | str]:
+    """The fitted buttons' pins, checked: known names, white and black present, no pin
+    shared."""
+    unknown = set(pins) - set(NAMES)
+    if unknown:
+        raise HardwareError(f"unknown clock button {sorted(unknown)[0]!r}; use {NAMES}")
+    fitted = {name: pin for name, pin in pins.items() if pin is not None and pin != 0}
+    for name in ("white", "black"):
+        if name not in fitted:
+            raise HardwareError(f"the {name} clock button needs a pin")
+    seen: dict[Any, str] = {}
+    for name, pin in fitted.items():
+        if pin in seen:
+            raise HardwareError(f"clock buttons {seen[pin]} and {name} share pin {pin}")
+        seen[pin] = name
+    return fitted
 
 
 class ClockButtons:
@@ -85,19 +143,9 @@ class ClockButtons:
         clock: Callable[[], int] = time.monotonic_ns,
         lockout_ns: int = DEFAULT_LOCKOUT_NS,
         pin_factory: Any = None,
+        kernel_stamps: bool = False,
     ) -> None:
-        unknown = set(pins) - set(NAMES)
-        if unknown:
-            raise HardwareError(f"unknown clock button {sorted(unknown)[0]!r}; use {NAMES}")
-        fitted = {name: pin for name, pin in pins.items() if pin not in (None, 0)}
-        for name in ("white", "black"):
-            if name not in fitted:
-                raise HardwareError(f"the {name} clock button needs a pin")
-        seen: dict[Any, str] = {}
-        for name, pin in fitted.items():
-            if pin in seen:
-                raise HardwareError(f"clock buttons {seen[pin]} and {name} share pin {pin}")
-            seen[pin] = name
+        fitted = fitted_pins(pins)
         self._queue: queue.SimpleQueue[ButtonPress] = queue.SimpleQueue()
         #: Called (on the edge callback's thread) after a press is queued: wakes a poller.
         self.notify: Callable[[], None] | None = None
@@ -111,6 +159,7 @@ class ClockButtons:
                     lockout_ns=lockout_ns,
                     pull_up=pull_up,
                     pin_factory=pin_factory,
+                    kernel_stamps=kernel_stamps,
                 )
         except HardwareError:
             self.close()
@@ -129,13 +178,7 @@ class ClockButtons:
 
     def poll(self) -> list[ButtonPress]:
         """The presses since the last poll, in the order of their first edges."""
-        presses = []
-        while True:
-            try:
-                presses.append(self._queue.get_nowait())
-            except queue.Empty:
-                break
-        return sorted(presses, key=lambda p: p.at)
+        return _drain(self._queue)
 
     def close(self) -> None:
         for button in self.buttons.values():
@@ -147,3 +190,94 @@ class ClockButtons:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class PolledButtons:
+    """The clock buttons read ``hz`` times a second on their own thread (no edge detection:
+    RPi.GPIO's fails on kernel 6.6+). Same interface as :class:`ClockButtons`; a press is
+    stamped at the first poll that sees it, with the same bounce lockout. :meth:`sample`
+    is one poll (tests call it with an injected clock, ``start=False``)."""
+
+    def __init__(
+        self,
+        pins: Mapping[str, int | str | None],
+        *,
+        pull_up: bool = True,
+        clock: Callable[[], int] = time.monotonic_ns,
+        lockout_ns: int = DEFAULT_LOCKOUT_NS,
+        pin_factory: Any = None,
+        hz: float = POLL_HZ,
+        start: bool = True,
+    ) -> None:
+        from gpiozero import InputDevice
+
+        fitted = fitted_pins(pins)
+        self._clock = clock
+        self._lockout_ns = lockout_ns
+        self._period = 1.0 / hz
+        self._queue: queue.SimpleQueue[ButtonPress] = queue.SimpleQueue()
+        self.buttons: dict[str, Any] = {}
+        try:
+            for name, pin in fitted.items():
+                self.buttons[name] = InputDevice(pin, pull_up=pull_up, pin_factory=pin_factory)
+        except Exception as exc:  # gpiozero raises many kinds: bad pin, pin in use
+            self.close()
+            raise HardwareError(f"cannot set up clock button on pin {pin}: {exc}") from None
+        self._down = {name: bool(b.value) for name, b in self.buttons.items()}
+        self._last_edge: dict[str, int | None] = dict.fromkeys(self.buttons)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if start:
+            self._thread = threading.Thread(target=self._run, name="buttons", daemon=True)
+            self._thread.start()
+
+    def sample(self) -> None:
+        """One poll: a button found down that was up is a press (unless within the lockout
+        of its last change)."""
+        at = self._clock()
+        for name, button in self.buttons.items():
+            down = bool(button.value)
+            if down == self._down[name]:
+                continue
+            self._down[name] = down
+            last, self._last_edge[name] = self._last_edge[name], at
+            if down and (last is None or at - last >= self._lockout_ns):
+                self._queue.put(ButtonPress(name, at))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._period):
+            try:
+                self.sample()
+            except Exception:  # pins closed under us at shutdown
+                return
+
+    def poll(self) -> list[ButtonPress]:
+        """The presses since the last poll, in time order."""
+        return _drain(self._queue)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+            self._thread = None
+        for button in self.buttons.values():
+            button.close()
+        self.buttons = {}
+
+    def __enter__(self) -> PolledButtons:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_buttons(config: Any, backend: Any, *,
+                 clock: Callable[[], int] = time.monotonic_ns) -> ClockButtons | PolledButtons:
+    """The buttons of a ``[buttons]`` config on a hw.gpio.GpioBackend: edge-driven where the
+    backend's edges work (kernel-stamped on lgpio), polled on RPi.GPIO."""
+    pins = {"white": config.white, "black": config.black, "pause": config.pause}
+    if not backend.edges:
+        return PolledButtons(pins, pull_up=config.pull_up, clock=clock,
+                             pin_factory=backend.factory)
+    return ClockButtons(pins, pull_up=config.pull_up, clock=clock, pin_factory=backend.factory,
+                        kernel_stamps=backend.name == "lgpio")

@@ -150,10 +150,10 @@ class BrokerSection:
 
 @dataclass(frozen=True, slots=True)
 class GpioConfig:
-    """GPIO backend (hw/gpio.py). ``backend``: ``auto`` (RPi.GPIO on a Pi 0-4, whose reads
-    are register accesses with no system call, lgpio on a Pi 5), ``rpigpio``, ``lgpio``, or
-    ``gpiozero`` (gpiozero's own order). ``chip``: the gpiochip for lgpio (a Pi 5 has its
-    header on gpiochip4 with kernels before 6.6.45, gpiochip0 after); -1: lgpio's choice."""
+    """GPIO backend (hw/gpio.py). ``backend``: ``auto`` (lgpio on every model, else RPi.GPIO
+    on a Pi 0-4), ``lgpio``, ``rpigpio`` (buttons polled), or ``gpiozero`` (kept for older
+    files: the same as ``auto``). ``chip``: the gpiochip for lgpio (a Pi 5 has its header on
+    gpiochip4 with kernels before 6.6.45, gpiochip0 after); -1: that default."""
 
     backend: str = "auto"
     chip: int = -1

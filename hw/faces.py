@@ -3,7 +3,8 @@
 The driver is Adafruit's ``adafruit_ht16k33.segments.Seg7x4`` in every case; only the I2C bus
 changes (gpiozero's lesson: swap the bus, not the driver):
 
-- :meth:`ClockFaces.real` opens the Pi's I2C bus (``board``/``busio`` imported there only);
+- :meth:`ClockFaces.real` opens the Pi's I2C bus by number with Blinka's ``ExtendedI2C``
+  (imported there only; no board detection, so nothing ``import board`` needs);
 - :meth:`ClockFaces.simulated` gives the driver a :class:`RecordingI2C`, a fake bus at the
   outermost edge that holds each chip's display RAM as the driver writes it and records what
   each face showed, read back from the segment bits.
@@ -206,19 +207,15 @@ class ClockFaces:
     ) -> ClockFaces:
         """Faces on the Pi's I2C bus ``bus`` (1 is the header's SDA/SCL, GPIO 2 and 3)."""
         try:
-            if bus == 1:
-                import board
-                import busio
+            from adafruit_extended_bus import ExtendedI2C  # by bus number: no board detection
 
-                i2c: Any = busio.I2C(board.SCL, board.SDA)
-            else:
-                from adafruit_extended_bus import ExtendedI2C
-
-                i2c = ExtendedI2C(bus)
+            i2c: Any = ExtendedI2C(bus)
         except ImportError as exc:
-            raise HardwareError(f"cannot open I2C bus {bus}: {exc}") from None
-        except (OSError, RuntimeError, ValueError, NotImplementedError) as exc:
-            raise HardwareError(f"cannot open I2C bus {bus} for the clock faces: {exc}") from None
+            raise HardwareError(f"cannot open I2C bus {bus}: {exc.name or exc} is not "
+                                "installed; sudo ./systemd/install.sh installs it") from None
+        except Exception as exc:  # ValueError "No device found for /dev/i2c-1", OSError ...
+            raise HardwareError(f"cannot open I2C bus {bus} for the clock faces: {exc} "
+                                "(is I2C enabled? sudo raspi-config nonint do_i2c 0)") from None
         return cls(i2c, white_address, black_address, brightness, closer=i2c.deinit)
 
     def show(self, side: Side, face: FaceText) -> bool:

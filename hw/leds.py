@@ -4,12 +4,16 @@
 ``BoardSession.leds()`` returns it; meanings in docs/DESIGN.md) into pixel colours and shows
 it. The pixels are any ``adafruit_pixelbuf.PixelBuf``:
 
-* ``pwm``: ``neopixel.NeoPixel`` on GPIO18 (rpi_ws281x PWM/DMA; needs root),
-* ``spi``: ``neopixel_spi.NeoPixel_SPI`` on SPI0 MOSI, GPIO10 (no root; Pi 3, 4 and 5),
+* ``spi``: ``neopixel_spi.NeoPixel_SPI`` on SPI0 MOSI, GPIO10 (no root; every Pi), on
+  Blinka's ``ExtendedSPI`` opened by bus number (``/dev/spidev0.0``), so no board detection
+  (and none of what ``import board`` needs) is involved. On a Pi 0-4 the SPI clock follows the
+  core clock: :func:`spi_clock_advice` says what config.txt needs (hwtest checks it).
+* ``pwm``: ``neopixel.NeoPixel`` on GPIO18 through rpi_ws281x, which needs root: the service
+  runs unprivileged and the installer does not install it; for experiments only.
 * ``sim`` / ``none``: :class:`RecordingPixels`, the real PixelBuf with a ``_transmit`` that
   records each frame, so tests see exactly the bytes a strip would receive.
 
-The real backends import ``board``/``neopixel`` only inside :func:`open_strip`.
+The real backends import their libraries only inside :func:`open_strip`.
 
 :class:`PixelMap` says which pixel lies under which square: the strip starts at a corner,
 runs along ranks or files, optionally serpentine, possibly only under the dark squares, and
@@ -196,9 +200,8 @@ def open_strip(size: int, config: LedConfig) -> LedStrip:
                                       keep=1 if config.backend == "none" else 1000)
         return LedStrip(pixels, pixel_map, config.colours)
     try:
-        import board  # Adafruit Blinka: the Pi's pins for CircuitPython libraries
-
         if config.backend == "pwm":
+            import board  # Adafruit Blinka's pin names (rpi_ws281x underneath)
             import neopixel
 
             pixels = neopixel.NeoPixel(getattr(board, f"D{config.pin}"), n,
@@ -206,17 +209,48 @@ def open_strip(size: int, config: LedConfig) -> LedStrip:
                                        pixel_order=config.pixel_order)
         else:
             import neopixel_spi
+            from adafruit_extended_bus import ExtendedSPI
 
-            pixels = neopixel_spi.NeoPixel_SPI(board.SPI(), n, brightness=config.brightness,
-                                               auto_write=False,
+            pixels = neopixel_spi.NeoPixel_SPI(ExtendedSPI(*SPI_DEVICE), n,
+                                               brightness=config.brightness, auto_write=False,
                                                pixel_order=config.pixel_order)
     except ImportError as exc:
+        hint = ("; the service runs without root, use leds.backend = \"spi\""
+                if config.backend == "pwm" else "; sudo ./systemd/install.sh installs it")
         raise HardwareError(
-            f"leds.backend = {config.backend!r} needs {exc.name or 'a Pi library'} "
-            "(pip install 'boardctl[pi]')"
+            f"leds.backend = {config.backend!r} needs {exc.name or 'a Pi library'}{hint}"
         ) from None
     except Exception as exc:  # Blinka and rpi_ws281x raise plain RuntimeError & co.
         hint = " (the PWM strip needs root; the spi backend does not)" \
-            if config.backend == "pwm" else " (is SPI enabled? raspi-config nonint do_spi 0)"
+            if config.backend == "pwm" else " (is SPI enabled? sudo raspi-config nonint do_spi 0)"
         raise HardwareError(f"cannot open the LED strip: {exc}{hint}") from None
     return LedStrip(pixels, pixel_map, config.colours)
+
+
+#: The strip's SPI device: bus 0, chip select 0 (/dev/spidev0.0; data on MOSI, GPIO10).
+SPI_DEVICE = (0, 0)
+
+
+def spi_clock_advice(model: str, config_txt: str) -> str | None:
+    """What a Pi's config.txt lacks for SPI NeoPixels, or None. On a Pi 0-4 the SPI clock is
+    divided from the VPU core clock, which scales with load unless fixed: the strip's timing
+    then drifts and pixels flicker or take wrong colours. The fix is ``core_freq`` and
+    ``core_freq_min`` both at the core's nominal rate, 500 MHz on a Pi 4, 250 on the others
+    (Raspberry Pi documentation, config.txt "Overclocking": core_freq, core_freq_min; the
+    neopixel_spi README names the same settings). A Pi 5's SPI is on RP1, unaffected."""
+    if not model.startswith("Raspberry Pi") or model.startswith("Raspberry Pi 5") \
+            or "Compute Module 5" in model:
+        return None
+    want = 500 if model.startswith(("Raspberry Pi 4", "Raspberry Pi 400",
+                                    "Raspberry Pi Compute Module 4")) else 250
+    settings: dict[str, str] = {}
+    for line in config_txt.splitlines():
+        key, eq, value = line.split("#", 1)[0].partition("=")
+        if eq:
+            settings[key.strip()] = value.strip()
+    have = {key: settings.get(key) for key in ("core_freq", "core_freq_min")}
+    if all(value == str(want) for value in have.values()):
+        return None
+    now = ", ".join(f"{k}={v}" for k, v in have.items() if v is not None) or "neither is set"
+    return (f"SPI LEDs on a {model} need a fixed core clock: put core_freq={want} and "
+            f"core_freq_min={want} in /boot/firmware/config.txt and reboot ({now})")

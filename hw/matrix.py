@@ -31,8 +31,7 @@ from firmware.errors import HardwareError
 from hw.config import BoardConfig, MatrixConfig
 from hw.debounce import Debouncer, SquareEvent
 
-NO_GPIO = ("no GPIO backend: not a Raspberry Pi, or lgpio / RPi.GPIO not installed "
-           "(pip install 'boardctl[pi]'); --sim runs on the simulated board")
+NO_GPIO = "no GPIO backend (hw/gpio.py chooses one); --sim runs on the simulated board"
 
 
 class MatrixLayout:
@@ -134,6 +133,8 @@ class ReedMatrix:
         self._devices: list[Any] = []
         #: The gpiozero pin factory in use (buttons on the same board share it).
         self.pin_factory: Any = pin_factory
+        #: The hw.gpio.GpioBackend it runs on, when open_matrix chose it.
+        self.backend: Any = None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PinFactoryFallback)
@@ -283,14 +284,31 @@ class Scanner:
             self._thread = None
 
 
-def open_matrix(config: BoardConfig, *, sim: bool = False) -> tuple[ReedMatrix, Any]:
+def open_matrix(config: BoardConfig, *, sim: bool = False,
+                backend: Any = None) -> tuple[Any, Any]:
     """The scanner the config describes and, with ``sim``, the :class:`hw.sim.SimulatedBoard`
-    it reads (None on real hardware). The pin factory comes from ``[gpio]`` (hw/gpio.py)."""
+    it reads (None on real hardware). On real hardware the backend comes from ``[gpio]``
+    (hw/gpio.py :func:`open_backend`, or ``backend``): lgpio scans with group calls
+    (:class:`hw.lgmatrix.GroupMatrix`), RPi.GPIO through gpiozero (:class:`ReedMatrix`). The
+    matrix's ``backend`` attribute names it (hwtest and the buttons follow it)."""
     if sim:
+        from hw.gpio import mock_backend
         from hw.sim import simulated_matrix
 
-        return simulated_matrix(config.size, config.matrix)
-    from hw.gpio import real_pin_factory
+        matrix, board = simulated_matrix(config.size, config.matrix)
+        matrix.backend = mock_backend(matrix.pin_factory)
+        return matrix, board
+    from hw.gpio import open_backend
 
-    factory = real_pin_factory(config.gpio)
-    return ReedMatrix.from_config(config.size, config.matrix, pin_factory=factory), None
+    if backend is None:
+        backend = open_backend(config.gpio)
+    if backend.name == "lgpio":
+        from hw.lgmatrix import GroupMatrix
+
+        group = GroupMatrix.from_config(config.size, config.matrix, chip=backend.chip,
+                                        pin_factory=backend.factory)
+        group.backend = backend
+        return group, None
+    matrix = ReedMatrix.from_config(config.size, config.matrix, pin_factory=backend.factory)
+    matrix.backend = backend
+    return matrix, None

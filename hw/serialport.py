@@ -26,6 +26,7 @@ import stat
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Protocol
 
 import serial
@@ -66,8 +67,30 @@ def open_sink(url: str, baudrate: int, write_timeout: float) -> Sink:
                 raise serial.SerialException(f"could not open port {url}: a regular file, "
                                              "not a serial device")
             return FileSink(url)
-    port: Any = serial.serial_for_url(url, baudrate=baudrate, write_timeout=write_timeout)
+    if "://" in url:
+        port: Any = serial.serial_for_url(url, baudrate=baudrate, write_timeout=write_timeout)
+    else:  # a device: locked (flock) so that a getty or ModemManager cannot share it unseen
+        port = serial.serial_for_url(url, baudrate=baudrate, write_timeout=write_timeout,
+                                     exclusive=True)
     return port  # type: ignore[no-any-return]
+
+
+def modem_manager_warning(port: str, proc: Path = Path("/proc")) -> str | None:
+    """A warning when ModemManager runs: it probes serial ports (USB gadget and USB serial
+    above all) with AT commands, which would then appear on a reader's screen and hold the
+    port while it does. None when it is not running or the feed is not a serial device."""
+    if "://" in port or not port.startswith("/dev/"):
+        return None
+    try:
+        running = any((p / "comm").read_text().strip() == "ModemManager"
+                      for p in proc.iterdir() if p.name.isdigit())
+    except OSError:
+        return None
+    if not running:
+        return None
+    return (f"ModemManager is running and may grab the feed port {port}: "
+            "sudo systemctl disable --now ModemManager (or mark the port "
+            "ID_MM_DEVICE_IGNORE=1 in a udev rule)")
 
 
 class FeedPort:

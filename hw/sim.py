@@ -223,6 +223,84 @@ class SimulatedBoard:
         return False
 
 
+class SimulatedChip:
+    """lgpio's module interface (the part :class:`hw.lgmatrix.GroupMatrix` calls) over a
+    :class:`SimulatedBoard`'s pins: the lgpio group path is tested and measured on the same
+    simulated diode matrix as the gpiozero path. ``calls`` counts the calls into "lgpio"."""
+
+    SET_PULL_UP = 32  # lgpio.SET_PULL_UP
+
+    class error(Exception):  # noqa: N801 - lgpio's name
+        """lgpio.error"""
+
+    def __init__(self, board: SimulatedBoard, chips: Iterable[int] = (0,)) -> None:
+        self.board = board
+        self.chips = set(chips)
+        self.calls = 0
+        self._pins = {int(p.info.name[4:]): p for p in (*board._rows, *board._cols)}
+        self._groups: dict[tuple[int, int], list[MatrixPin]] = {}
+        self._claimed: set[int] = set()
+        self._handles: dict[int, int] = {}
+
+    def gpiochip_open(self, chip: int) -> int:
+        self.calls += 1
+        if chip not in self.chips:
+            raise self.error("can not open gpiochip")
+        handle = len(self._handles) + 1
+        self._handles[handle] = chip
+        return handle
+
+    def gpiochip_close(self, handle: int) -> int:
+        self.calls += 1
+        self._handles.pop(handle)
+        return 0
+
+    def _claim(self, handle: int, gpios: Sequence[int], function: str) -> list[MatrixPin]:
+        self.calls += 1
+        if handle not in self._handles:
+            raise self.error("unknown handle")
+        busy = [g for g in gpios if g in self._claimed or g not in self._pins]
+        if busy:
+            raise self.error(f"GPIO busy or unknown: {busy[0]}")
+        pins = [self._pins[g] for g in gpios]
+        for pin in pins:
+            pin.function = function
+        self._claimed.update(gpios)
+        self._groups[handle, gpios[0]] = pins
+        return pins
+
+    def group_claim_output(self, handle: int, gpios: Sequence[int],
+                           levels: Sequence[int] = (0,), lFlags: int = 0) -> int:  # noqa: N803
+        for pin, level in zip(self._claim(handle, gpios, "output"), levels, strict=False):
+            pin.state = bool(level)
+        return 0
+
+    def group_claim_input(self, handle: int, gpios: Sequence[int],
+                          lFlags: int = 0) -> int:  # noqa: N803
+        self._claim(handle, gpios, "input")
+        return 0
+
+    def group_write(self, handle: int, leader: int, bits: int, mask: int = -1) -> int:
+        self.calls += 1
+        for k, pin in enumerate(self._groups[handle, leader]):
+            if mask >> k & 1:
+                pin.state = bool(bits >> k & 1)
+        return 0
+
+    def group_read(self, handle: int, leader: int) -> list[int]:
+        self.calls += 1
+        pins = self._groups[handle, leader]
+        return [len(pins), sum(1 << k for k, pin in enumerate(pins) if pin.state)]
+
+    def group_free(self, handle: int, leader: int) -> int:
+        self.calls += 1
+        pins = self._groups.pop((handle, leader))
+        for pin in pins:
+            self._claimed.discard(int(pin.info.name[4:]))
+            pin.function = "input"
+        return 0
+
+
 def simulated_matrix(size: int, config: MatrixConfig, factory: MockFactory | None = None,
                      *, diodes: bool = True) -> tuple[ReedMatrix, SimulatedBoard]:
     """A simulated board and the real scanner reading it, on one MockFactory."""

@@ -1,45 +1,148 @@
 #!/bin/sh
-# Install the board service on a Raspberry Pi (Raspberry Pi OS / Debian with systemd).
+# Install (or upgrade) the board service on a Raspberry Pi: Raspberry Pi OS bookworm or later
+# (64- or 32-bit), or Debian with systemd. From a checkout:
 #
-#   sudo systemd/install.sh            install boardctl, its user and unit; start it
-#   sudo systemd/install.sh --no-start install only
+#   sudo ./systemd/install.sh              install everything, start boardctl.service
+#   sudo ./systemd/install.sh --no-start   install everything, do not start the service
+#   ./systemd/install.sh --dry-run         print the commands it would run, change nothing
 #
-# What it does, in order: installs the package with its Pi extras into /opt/boardctl (a venv)
-# and links /usr/local/bin/boardctl; creates the "boardctl" user and group (systemd-sysusers)
-# and puts it in gpio, spi, i2c and dialout; copies the example configuration to
-# /etc/boardctl/config.toml unless one exists; installs and enables boardctl.service.
+# In order: system packages (apt: python3-venv, python3-dev and gcc for what pip builds,
+# apt's prebuilt python3-spidev and python3-smbus2, python3-lgpio where the archive has it:
+# Raspberry Pi OS; elsewhere lgpio comes from its wheel on PyPI); a venv in $VENV that sees
+# those system packages (--system-site-packages); the package (distribution "kabelaud") with
+# its Pi extras, built from a copy of the checkout in a temporary directory (nothing
+# root-owned is left in the checkout); /usr/local/bin/boardctl, on every user's PATH; the
+# "boardctl" user and group (boardctl.sysusers) in gpio, spi, i2c and dialout; the udev rule;
+# /etc/boardctl/config.toml unless one exists; boardctl.service enabled (and started).
+# Run it again to upgrade: every step is idempotent.
+#
+# Exit status: 0 installed (and running, unless --no-start); 1 an install step failed;
+# 2 bad usage; 3 installed, but the service does not run (its reason is printed: on a
+# machine without the board's hardware, the sensor matrix it cannot start without).
 set -eu
+
+VENV=${BOARDCTL_VENV:-/opt/boardctl}
+BIN=/usr/local/bin/boardctl
+CONFIG=/etc/boardctl/config.toml
+UNIT=/etc/systemd/system/boardctl.service
+APT_PACKAGES="python3 python3-venv python3-pip python3-dev gcc python3-spidev python3-smbus2"
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 start=yes
-[ "${1:-}" = "--no-start" ] && start=no
-
-if [ "$(id -u)" -ne 0 ]; then
-    echo "install.sh: run as root (sudo $0)" >&2
-    exit 2
-fi
-for group in gpio spi i2c dialout; do
-    getent group "$group" >/dev/null || groupadd --system "$group"
+dry=no
+for arg in "$@"; do
+    case $arg in
+        --no-start) start=no ;;
+        --dry-run) dry=yes ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install.sh: unknown option $arg (use --no-start, --dry-run)" >&2; exit 2 ;;
+    esac
 done
 
-python3 -m venv /opt/boardctl
-/opt/boardctl/bin/pip install --upgrade "$top[pi]"
-ln -sf /opt/boardctl/bin/boardctl /usr/local/bin/boardctl
+say() { echo "install.sh: $*"; }
+# run CMD...: run it, or with --dry-run print it.
+run() {
+    if [ "$dry" = yes ]; then
+        echo "+ $*"
+    else
+        "$@"
+    fi
+}
 
-install -D -m 0644 "$here/boardctl.sysusers" /usr/lib/sysusers.d/boardctl.conf
-systemd-sysusers /usr/lib/sysusers.d/boardctl.conf
+if [ "$dry" = no ] && [ "$(id -u)" -ne 0 ]; then
+    echo "install.sh: run as root: sudo $0 $*" >&2
+    exit 2
+fi
+if [ ! -f "$top/pyproject.toml" ] || [ ! -f "$top/hw/config.example.toml" ]; then
+    echo "install.sh: $top is not a boardctl checkout" >&2
+    exit 2
+fi
 
-if [ ! -e /etc/boardctl/config.toml ]; then
-    install -D -m 0644 "$top/hw/config.example.toml" /etc/boardctl/config.toml
-    echo "install.sh: edit /etc/boardctl/config.toml for your board's pins and LEDs"
+# 1. System packages.
+if command -v apt-get >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086  # the package list is split on purpose
+    if ! run apt-get install -y --no-install-recommends $APT_PACKAGES; then
+        say "apt-get install failed; updating the package lists and trying again"
+        run apt-get update
+        # shellcheck disable=SC2086
+        run apt-get install -y --no-install-recommends $APT_PACKAGES
+    fi
+    if apt-cache show python3-lgpio >/dev/null 2>&1; then
+        run apt-get install -y --no-install-recommends python3-lgpio
+    else
+        say "python3-lgpio is not in this system's archive (it is Raspberry Pi OS's): lgpio" \
+            "comes from its wheel on PyPI instead"
+    fi
+else
+    say "no apt-get: install Python 3.11+ with venv and headers (python3-dev) yourself"
 fi
-install -D -m 0644 "$here/boardctl.service" /etc/systemd/system/boardctl.service
-install -D -m 0644 "$here/README.md" /usr/local/share/doc/boardctl/systemd/README.md
-systemctl daemon-reload
-systemctl enable boardctl.service
-if [ "$start" = yes ]; then
-    systemctl restart boardctl.service
-    systemctl --no-pager status boardctl.service || true
+run python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+    echo "install.sh: boardctl needs Python 3.11 or later ($(python3 --version 2>&1))" >&2
+    exit 1
+}
+
+# 2. The venv, seeing apt's python3-* packages. A venv made without them is made again.
+if [ -f "$VENV/pyvenv.cfg" ] && ! grep -q '^include-system-site-packages = true' "$VENV/pyvenv.cfg"; then
+    say "$VENV was made without --system-site-packages: making it again"
+    run python3 -m venv --clear --system-site-packages "$VENV"
+elif [ ! -x "$VENV/bin/python" ]; then
+    run python3 -m venv --system-site-packages "$VENV"
 fi
-echo "install.sh: done. Arbiters: sudo usermod -aG boardctl USER, then 'boardctl status'."
+
+# 3. The package with its Pi extras, built from a copy: pip's build/ and *.egg-info stay there.
+build=$(mktemp -d /tmp/boardctl-install.XXXXXX)
+trap 'rm -rf "$build"' EXIT
+tar -C "$top" --exclude=./.git --exclude=./.venv --exclude='*.egg-info' --exclude=./build \
+    --exclude=./dist --exclude='__pycache__' -cf - . | tar -C "$build" -xf -
+run "$VENV/bin/pip" install --disable-pip-version-check --no-input --upgrade "${build}[pi]"
+run ln -sfn "$VENV/bin/boardctl" "$BIN"
+
+# 4. The service's user and group, device access, configuration, unit.
+for group in gpio spi i2c dialout; do
+    getent group "$group" >/dev/null || run groupadd --system "$group"
+done
+run install -D -m 0644 "$here/boardctl.sysusers" /usr/lib/sysusers.d/boardctl.conf
+run systemd-sysusers /usr/lib/sysusers.d/boardctl.conf
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+    # The installing user may use the control socket (boardctl status) from the next login.
+    run usermod -aG boardctl "$SUDO_USER"
+fi
+run install -D -m 0644 "$here/99-boardctl.rules" /etc/udev/rules.d/99-boardctl.rules
+if [ ! -e "$CONFIG" ]; then
+    run install -D -m 0644 "$top/hw/config.example.toml" "$CONFIG"
+    say "edit $CONFIG for your board's pins, LEDs and feed port (hw/README.md)"
+fi
+run install -D -m 0644 "$here/boardctl.service" "$UNIT"
+run install -D -m 0644 "$here/README.md" /usr/local/share/doc/boardctl/systemd/README.md
+run systemctl enable boardctl.service
+
+# 5. Start, and say plainly whether it runs.
+booted=no
+[ -d /run/systemd/system ] && booted=yes
+if [ "$booted" = yes ]; then
+    run udevadm control --reload || true
+    run systemctl daemon-reload
+fi
+if [ "$start" = no ]; then
+    say "installed; not started (--no-start). Start it: sudo systemctl start boardctl"
+    exit 0
+fi
+if [ "$booted" = no ]; then
+    say "installed; systemd is not running here, so boardctl.service starts at the next boot"
+    exit 0
+fi
+run systemctl restart boardctl.service || true
+[ "$dry" = yes ] && exit 0
+sleep 3
+if systemctl is-active --quiet boardctl.service; then
+    say "boardctl.service is running. Arbiters: sudo usermod -aG boardctl USER, then" \
+        "'boardctl status'."
+    exit 0
+fi
+reason=$(journalctl -u boardctl.service -b -n 20 -o cat --no-pager 2>/dev/null \
+         | grep 'boardctl: error:' | tail -n 1)
+say "installed, but boardctl.service does not run: ${reason:-see journalctl -u boardctl}"
+say "check the board with 'boardctl hwtest' (hw/README.md, first power-on)"
+exit 3

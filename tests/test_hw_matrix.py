@@ -282,28 +282,22 @@ def test_debouncer_matches_a_per_square_model(samples: int, scans: list[int]) ->
     assert sorted(got) == sorted(expected)
 
 
-def test_pin_factory_choice(tmp_path: Path) -> None:
-    from hw.config import GpioConfig
-    from hw.gpio import board_model, real_pin_factory
+def test_board_model(tmp_path: Path) -> None:
+    from hw.gpio import board_model, default_chip
 
     model = tmp_path / "model"
     model.write_bytes(b"Raspberry Pi Zero 2 W Rev 1.0\0")
     assert board_model(model) == "Raspberry Pi Zero 2 W Rev 1.0"
     assert board_model(tmp_path / "absent") == ""
-    # off a Pi, auto and gpiozero leave the choice to gpiozero
-    assert real_pin_factory(GpioConfig(), model="") is None
-    assert real_pin_factory(GpioConfig(backend="gpiozero"), model="Raspberry Pi 4") is None
-    # RPi.GPIO is not installed here: auto on a Pi 4 falls back to gpiozero's order
-    assert real_pin_factory(GpioConfig(), model="Raspberry Pi 4 Model B Rev 1.4") is None
-    with pytest.raises(HardwareError, match="RPi.GPIO"):
-        real_pin_factory(GpioConfig(backend="rpigpio"), model="")
-    with pytest.raises(HardwareError, match="cannot drive a Raspberry Pi 5"):
-        real_pin_factory(GpioConfig(backend="rpigpio"), model="Raspberry Pi 5 Model B Rev 1.0")
-    with pytest.raises(HardwareError, match="lgpio|gpiochip4"):
-        real_pin_factory(GpioConfig(chip=4), model="Raspberry Pi 5 Model B Rev 1.0")
+    # the header's gpiochip (backend choice: tests/test_hw_backends.py)
+    assert default_chip("Raspberry Pi 5 Model B Rev 1.0", tmp_path) == 0
+    (tmp_path / "gpiochip4").touch()
+    assert default_chip("Raspberry Pi 5 Model B Rev 1.0", tmp_path) == 4
+    assert default_chip("Raspberry Pi 4 Model B Rev 1.4", tmp_path) == 0
 
 
-def test_open_matrix_off_the_pi_says_what_to_do() -> None:
+def test_open_matrix_off_the_pi_says_what_to_do(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
     from gpiozero import Device
@@ -312,6 +306,7 @@ def test_open_matrix_off_the_pi_says_what_to_do() -> None:
 
     if os.environ.get("GPIOZERO_PIN_FACTORY") or Path("/proc/device-tree/model").exists():
         pytest.skip("a GPIO backend is configured or this is a Pi")
+    monkeypatch.setenv("LG_WD", str(tmp_path))  # lgpio, where installed, makes its pipe there
     previous = Device.pin_factory
     Device.pin_factory = None
     try:

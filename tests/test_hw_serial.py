@@ -200,3 +200,39 @@ def test_a_failing_hook_does_not_stop_the_writer(pty: Pty) -> None:
         assert "snapshot not ready" in (port.last_error or "")
     finally:
         port.close()
+
+
+def test_the_feed_port_is_opened_exclusively(pty: Pty) -> None:
+    """A device feed port is locked (pyserial's exclusive=True, flock): a second opener, a
+    getty or ModemManager probing it, is refused rather than sharing the line unseen."""
+    first = open_sink(str(pty.link), 115200, 0.5)
+    try:
+        with pytest.raises(serial.SerialException, match="exclusively"):
+            open_sink(str(pty.link), 115200, 0.5)
+        port = FeedPort(str(pty.link), reconnect_min_s=0.01, reconnect_max_s=0.02).start()
+        try:
+            assert not port.wait_connected(timeout=0.3)
+            assert port.last_error is not None and "exclusively" in port.last_error
+        finally:
+            port.close()
+    finally:
+        first.close()
+    again = open_sink(str(pty.link), 115200, 0.5)  # free again once the first lets go
+    again.close()
+
+
+def test_modem_manager_warning(tmp_path: Path) -> None:
+    from hw.serialport import modem_manager_warning
+
+    proc = tmp_path / "proc"
+    for pid, comm in ((1, "systemd"), (412, "python3")):
+        (proc / str(pid)).mkdir(parents=True)
+        (proc / str(pid) / "comm").write_text(comm + "\n")
+    (proc / "self").mkdir()
+    assert modem_manager_warning("/dev/ttyGS0", proc) is None
+    (proc / "97").mkdir()
+    (proc / "97" / "comm").write_text("ModemManager\n")
+    warning = modem_manager_warning("/dev/ttyGS0", proc)
+    assert warning is not None and "/dev/ttyGS0" in warning and "disable --now" in warning
+    assert modem_manager_warning("loop://", proc) is None
+    assert modem_manager_warning("feed.jsonl", proc) is None

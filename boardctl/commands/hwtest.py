@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
           file=out)
     expected = {"empty": set(), "start": _start_squares(config.size), "any": None}[args.expect]
     matrix, board = open_matrix(config, sim=args.sim)
-    factory = matrix.pin_factory
+    backend = matrix.backend
     if board is not None:
         board.set_pieces(expected or set())
         for sq in args.sim_stuck:
@@ -119,23 +119,21 @@ def run(args: argparse.Namespace) -> int:
         if not faults:
             sensors = sum(sq is not None for sq in matrix.layout.squares)
             print(f"sensors: no faults ({sensors} sensors, board {args.expect})", file=out)
-        if "leds" not in args.skip:
-            _led_walk(config, args, out)
-        faces = None if "faces" in args.skip else _face_test(config, args, out)
-        if faces is not None:
-            closers.append(faces)
-        if "buzzer" not in args.skip:
-            _buzzer_test(config, factory, out, closers)
-        buttons = None
-        if "buttons" not in args.skip:
-            from hw.buttons import ClockButtons
-
-            pins = {"white": config.buttons.white, "black": config.buttons.black,
-                    "pause": config.buttons.pause}
-            buttons = ClockButtons(pins, pull_up=config.buttons.pull_up, pin_factory=factory)
-            closers.append(buttons)
-            print("buttons: " + ", ".join(f"{n} GPIO{p}" for n, p in pins.items() if p)
-                  + (" (press each one)" if not args.once else ""), file=out)
+        print(f"gpio: {backend.name}" + ("" if backend.edges else
+                                         " (buttons polled: no edge detection)"), file=out)
+        parts: dict[str, Any] = {}
+        for name, test in (("leds", _led_walk), ("faces", _face_test), ("buzzer", _buzzer_test),
+                           ("buttons", _buttons)):
+            if name in args.skip:
+                continue
+            try:
+                parts[name] = test(config, args, out, backend)
+            except BoardError as exc:  # a missing part: named, counted, the rest goes on
+                print(f"{name}: MISSING: {exc}", file=out)
+                faults_found += 1
+            if parts.get(name) is not None:
+                closers.append(parts[name])
+        buttons = parts.get("buttons")
         debouncer = Debouncer(matrix.layout.squares, m.debounce_samples)
         for _ in range(m.debounce_samples):
             debouncer.feed(matrix.scan(), time.monotonic_ns())
@@ -148,7 +146,39 @@ def run(args: argparse.Namespace) -> int:
     return 1 if faults_found else 0
 
 
-def _led_walk(config: Any, args: argparse.Namespace, out: Any) -> None:
+def _buttons(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> Any:
+    from hw.buttons import open_buttons
+
+    buttons = open_buttons(config.buttons, backend)
+    pins = {"white": config.buttons.white, "black": config.buttons.black,
+            "pause": config.buttons.pause}
+    print("buttons: " + ", ".join(f"{n} GPIO{p}" for n, p in pins.items() if p)
+          + (" (press each one)" if not args.once else ""), file=out)
+    return buttons
+
+
+def _spi_clock_check(out: Any) -> bool:
+    """On a Pi 0-4, say whether config.txt fixes the core clock for SPI LEDs."""
+    from pathlib import Path
+
+    from hw.gpio import board_model
+    from hw.leds import spi_clock_advice
+
+    model = board_model()
+    text = ""
+    for path in (Path("/boot/firmware/config.txt"), Path("/boot/config.txt")):
+        try:
+            text = path.read_text(errors="replace")
+            break
+        except OSError:
+            continue
+    advice = spi_clock_advice(model, text)
+    if advice:
+        print(f"leds: WARNING: {advice}", file=out)
+    return advice is None
+
+
+def _led_walk(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> None:
     from dataclasses import replace
 
     from hw.leds import open_strip
@@ -157,6 +187,8 @@ def _led_walk(config: Any, args: argparse.Namespace, out: Any) -> None:
     if leds.backend == "none" and not args.sim:
         print("leds: none configured", file=out)
         return
+    if leds.backend == "spi" and not args.sim:
+        _spi_clock_check(out)
     if args.sim:
         leds = replace(leds, backend="sim")
     strip = open_strip(config.size, leds)
@@ -172,24 +204,25 @@ def _led_walk(config: Any, args: argparse.Namespace, out: Any) -> None:
         strip.close()
 
 
-def _buzzer_test(config: Any, factory: Any, out: Any, closers: list[Any]) -> None:
-    """The buzzer (hw/buzzer.py) sounds its test pattern: two beeps."""
+def _buzzer_test(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> Any:
+    """The buzzer (hw/buzzer.py) sounds its test pattern: two beeps (the buzzer, to close)."""
     from hw.buzzer import GpioBuzzer
 
     z = getattr(config, "buzzer", None)
     if z is None or not z.pin:
         print("buzzer: none fitted (buzzer.pin = 0)", file=out)
-        return
+        return None
+    factory = backend.factory
     buzzer = GpioBuzzer(z.pin, z.tonal, pin_factory=factory)
-    closers.append(buzzer)
     buzzer.sound("test")
     if type(factory).__name__ != "MockFactory":
         time.sleep(0.6)  # let a real buzzer finish before it is closed
     kind = "passive, TonalBuzzer" if z.tonal else "active, Buzzer"
     print(f"buzzer: GPIO{z.pin} ({kind}) beeped twice (heard?)", file=out)
+    return buzzer
 
 
-def _face_test(config: Any, args: argparse.Namespace, out: Any) -> Any:
+def _face_test(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> Any:
     from firmware.clockface import FaceText
     from firmware.rules import Side
     from hw.faces import ClockFaces

@@ -185,7 +185,13 @@ def run_service(args: argparse.Namespace) -> int:
     if args.sim:
         hardware = sim_hardware(rules.size, config, feed_url=args.feed, on_connect=on_connect)
     else:
-        hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
+        from hw.gpio import EXIT_NO_GPIO, NoGpioBackend
+
+        try:
+            hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
+        except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
+            print(f"boardctl: error: {exc}", file=sys.stderr)
+            return EXIT_NO_GPIO
     service = Service(state_dir, setup, hardware, board=name, notifier=notifier,
                       socket_path=socket_path, group=args.group, script=script,
                       snapshot_every=args.snapshot_every,

@@ -1,0 +1,139 @@
+"""The reed switch matrix scanned with lgpio's group calls: one system call per row select
+and one per column read, instead of one per pin through gpiozero (hw/matrix.py's
+:class:`ReedMatrix`, which stays for RPi.GPIO and for gpiozero's MockFactory).
+
+The electrical scheme is the one of hw/matrix.py: rows are outputs, idle high, the selected
+row driven low; columns are inputs with pull-ups, a column reading low when the selected row's
+switch on it is closed. lgpio claims the rows as one output group (all high) and the columns
+as one input group (pull-up): ``group_write(rows, value, mask)`` selects a row and deselects
+the previous one in one call, ``group_read(columns)`` returns every column's level as bits
+(bit k: the k-th column pin). lgpio's Python API: http://abyz.me.uk/lg/py_lgpio.html.
+
+The bitmask a scan returns, :class:`hw.matrix.MatrixLayout` and the fault checks
+(hw/diagnose.py) are the same as with :class:`ReedMatrix`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from firmware.errors import HardwareError
+from hw.config import MatrixConfig
+from hw.matrix import MatrixLayout
+
+
+class GroupMatrix:
+    """The matrix on one lgpio chip handle (``lgpio`` is the module, injected by tests)."""
+
+    def __init__(
+        self,
+        layout: MatrixLayout,
+        row_pins: Sequence[int],
+        column_pins: Sequence[int],
+        *,
+        chip: int = 0,
+        pin_factory: Any = None,
+        settle_ns: int = 0,
+        lgpio: ModuleType | None = None,
+    ) -> None:
+        if len(row_pins) != layout.rows or len(column_pins) != layout.columns:
+            raise HardwareError(
+                f"{layout.wiring} wiring of a {layout.size}x{layout.size} board needs "
+                f"{layout.rows} row and {layout.columns} column pins, "
+                f"got {len(row_pins)} and {len(column_pins)}"
+            )
+        if lgpio is None:
+            from hw.gpio import import_lgpio
+
+            lgpio = import_lgpio()
+        self.layout = layout
+        self.settle_ns = settle_ns
+        #: The gpiozero pin factory of the other parts (the buttons), for hwtest.
+        self.pin_factory = pin_factory
+        #: The hw.gpio.GpioBackend it runs on, when open_matrix chose it.
+        self.backend: Any = None
+        self.chip = chip
+        self._lg = lgpio
+        self._rows = tuple(row_pins)
+        self._cols = tuple(column_pins)
+        self._all_rows = (1 << len(self._rows)) - 1
+        self._handle: int | None = None
+        try:
+            self._handle = lgpio.gpiochip_open(chip)
+            lgpio.group_claim_output(self._handle, list(self._rows), [1] * len(self._rows))
+            lgpio.group_claim_input(self._handle, list(self._cols), lgpio.SET_PULL_UP)
+        except Exception as exc:  # lgpio.error: busy line, no chip, no permission
+            self.close()
+            raise HardwareError(f"cannot claim the sensor matrix pins on /dev/gpiochip{chip} "
+                                f"with lgpio: {exc}") from None
+        ncols = layout.columns
+        #: Per row: (the rows' levels selecting it, {column levels: this row's closed bits}).
+        self._plan = tuple(
+            (self._all_rows & ~(1 << r), self._row_table(layout, r, ncols))
+            for r in range(layout.rows)
+        )
+
+    @staticmethod
+    def _row_table(layout: MatrixLayout, row: int, ncols: int) -> tuple[int, ...]:
+        """For each value of the column bits, the scan bits of this row's closed switches
+        (a low column is a closed switch; light-square crossings never count)."""
+        weights = [(1 << c, 1 << (row * ncols + c)) for c in range(ncols)
+                   if layout.squares[row * ncols + c] is not None]
+        return tuple(sum(w for bit, w in weights if not levels & bit)
+                     for levels in range(1 << ncols))
+
+    @classmethod
+    def from_config(cls, size: int, config: MatrixConfig, *, chip: int = 0,
+                    pin_factory: Any = None, lgpio: ModuleType | None = None) -> GroupMatrix:
+        return cls(MatrixLayout(size, config.wiring), config.rows, config.columns, chip=chip,
+                   pin_factory=pin_factory, settle_ns=config.settle_us * 1000, lgpio=lgpio)
+
+    def scan(self) -> int:
+        """Read every sensor once; bit set = switch closed (a piece stands there)."""
+        lg, h = self._lg, self._handle
+        write, read = lg.group_write, lg.group_read
+        rows, cols, every = self._rows[0], self._cols[0], self._all_rows
+        levels = (1 << len(self._cols)) - 1
+        settle = self.settle_ns
+        mask = 0
+        for select, table in self._plan:
+            write(h, rows, select, every)
+            if settle:
+                end = time.perf_counter_ns() + settle
+                while time.perf_counter_ns() < end:
+                    pass
+            mask |= table[read(h, cols)[1] & levels]
+        write(h, rows, every, every)
+        return mask
+
+    def column_gpio(self, column: int) -> str:
+        return f"GPIO{self._cols[column]}"
+
+    def row_gpio(self, row: int) -> str:
+        return f"GPIO{self._rows[row]}"
+
+    def idle_columns(self) -> list[int]:
+        """Columns that read low with no row selected (shorted to ground)."""
+        self._lg.group_write(self._handle, self._rows[0], self._all_rows, self._all_rows)
+        levels = self._lg.group_read(self._handle, self._cols[0])[1]
+        return [c for c in range(len(self._cols)) if not levels >> c & 1]
+
+    def close(self) -> None:
+        if self._handle is None:
+            return
+        handle, self._handle = self._handle, None
+        for leader in (self._rows[0], self._cols[0]):
+            try:
+                self._lg.group_free(handle, leader)
+            except Exception:  # noqa: S110 - not claimed (a failed open): nothing to free
+                pass
+        self._lg.gpiochip_close(handle)
+
+    def __enter__(self) -> GroupMatrix:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,355 @@
+"""The GPIO backend choice (hw/gpio.py), lgpio's working directory, the lgpio group scan
+(hw/lgmatrix.py) and the buttons on each backend (hw/buttons.py).
+
+Backends fail at the outermost edge: stand-in ``lgpio`` and ``RPi.GPIO`` modules on
+``sys.path`` that are missing, raise on import, or raise on initialisation, under gpiozero's
+real pin factories; the group scan runs on :class:`hw.sim.SimulatedChip` (lgpio's interface
+over the simulated diode matrix)."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from firmware.errors import HardwareError
+from hw.buttons import ClockButtons, PolledButtons, StampedButton, kernel_time, open_buttons
+from hw.config import ButtonsConfig, GpioConfig, MatrixConfig, default_config
+from hw.gpio import GpioBackend, backend_order, import_lgpio, open_backend
+from hw.lgmatrix import GroupMatrix
+from hw.sim import SimulatedBoard, SimulatedChip
+
+PI4 = "Raspberry Pi 4 Model B Rev 1.4"
+PI5 = "Raspberry Pi 5 Model B Rev 1.0"
+
+WORKING_LGPIO = """
+    import os
+    # lgpio 0.2.2.0's values
+    SET_PULL_UP, SET_PULL_DOWN, SET_PULL_NONE = 32, 64, 128
+    SET_BIAS_PULL_UP, SET_BIAS_PULL_DOWN, SET_BIAS_DISABLE = 32, 64, 128
+    RISING_EDGE, FALLING_EDGE, BOTH_EDGES = 1, 2, 3
+    class error(Exception):
+        pass
+    def gpiochip_open(chip):
+        if not os.path.exists(os.environ["FAKE_GPIOCHIP_DIR"] + f"/gpiochip{chip}"):
+            raise error("'can not open gpiochip'")
+        return 7
+    def gpiochip_close(handle):
+        return 0
+"""
+RPI_GPIO_OFF_A_PI = """
+    raise RuntimeError("This module can only be run on a Raspberry Pi!")
+"""
+RPI_GPIO_WORKING = """
+    # RPi.GPIO 0.7.1's values
+    BCM, IN, OUT, PUD_OFF, PUD_DOWN, PUD_UP = 11, 1, 0, 20, 21, 22
+    RISING, FALLING, BOTH, UNKNOWN = 31, 32, 33, -1
+    SERIAL, SPI, I2C, HARD_PWM = 40, 41, 42, 43
+    PWM = object
+    def setmode(mode):
+        pass
+    def setwarnings(flag):
+        pass
+    def cleanup():
+        pass
+"""
+
+
+@pytest.fixture
+def fake_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Install stand-in modules: ``fake(lgpio=SOURCE, rpigpio=SOURCE)``; None leaves that
+    library missing. gpiozero's factory modules are imported afresh over them."""
+    root = tmp_path / "site"
+    root.mkdir()
+    chips = tmp_path / "dev"
+    chips.mkdir()
+    monkeypatch.setenv("FAKE_GPIOCHIP_DIR", str(chips))
+    monkeypatch.syspath_prepend(str(root))
+    names = ("lgpio", "RPi", "RPi.GPIO", "gpiozero.pins.lgpio", "gpiozero.pins.rpigpio")
+    for name in names:  # set (to the real module or nothing) after the test: no fake stays
+        monkeypatch.setitem(sys.modules, name, sys.modules.get(name))  # type: ignore[arg-type]
+        del sys.modules[name]
+    # Where a real one is installed, hide it: a module of None makes its import fail.
+    def fake(lgpio: str | None = None, rpigpio: str | None = None) -> Path:
+        if lgpio is None:
+            monkeypatch.setitem(sys.modules, "lgpio", None)  # type: ignore[arg-type]
+        else:
+            (root / "lgpio.py").write_text(textwrap.dedent(lgpio))
+        if rpigpio is None:
+            monkeypatch.setitem(sys.modules, "RPi", None)  # type: ignore[arg-type]
+        else:
+            (root / "RPi").mkdir()
+            (root / "RPi" / "__init__.py").write_text("")
+            (root / "RPi" / "GPIO.py").write_text(textwrap.dedent(rpigpio))
+        return chips
+
+    yield fake
+    for name in names:
+        if sys.modules.get(name) is None:
+            sys.modules.pop(name, None)
+
+
+def test_neither_backend_installed_names_both_in_one_line(fake_modules) -> None:  # type: ignore[no-untyped-def]
+    fake_modules()
+    with pytest.raises(HardwareError) as err:
+        open_backend(GpioConfig(), model="")
+    text = str(err.value)
+    assert "\n" not in text
+    assert "lgpio: not installed" in text and "RPi.GPIO: not installed" in text
+    assert "install.sh" in text and "--sim" in text
+
+
+def test_lgpio_is_the_default_on_every_model(fake_modules) -> None:  # type: ignore[no-untyped-def]
+    chips = fake_modules(lgpio=WORKING_LGPIO, rpigpio=RPI_GPIO_WORKING)
+    (chips / "gpiochip0").touch()
+    for model in (PI4, PI5, "Raspberry Pi Zero 2 W Rev 1.0"):
+        backend = open_backend(GpioConfig(), model=model)
+        assert (backend.name, backend.chip, backend.edges) == ("lgpio", 0, True)
+        assert type(backend.factory).__name__ == "LGPIOFactory"
+        backend.factory.close()
+
+
+def test_lgpio_import_error_of_any_kind_falls_back_to_polled_rpigpio(fake_modules) -> None:  # type: ignore[no-untyped-def]
+    # What lgpio's import did under the unit before LG_WD: not an ImportError.
+    fake_modules(lgpio='raise OSError(2, "No such file or directory", ".lgd-nfy-3")',
+                 rpigpio=RPI_GPIO_WORKING)
+    backend = open_backend(GpioConfig(), model=PI4)
+    assert backend.name == "rpigpio" and backend.edges is False
+    assert type(backend.factory).__name__ == "RPiGPIOFactory"
+
+
+def test_initialisation_failures_are_reasons(fake_modules) -> None:  # type: ignore[no-untyped-def]
+    fake_modules(lgpio=WORKING_LGPIO, rpigpio=RPI_GPIO_OFF_A_PI)  # no gpiochip0
+    with pytest.raises(HardwareError) as err:
+        open_backend(GpioConfig(), model="")
+    text = str(err.value)
+    assert "lgpio: cannot open /dev/gpiochip0: can not open gpiochip" in text
+    assert "RPi.GPIO: import failed: This module can only be run on a Raspberry Pi!" in text
+
+
+def test_rpigpio_initialisation_failure(fake_modules) -> None:  # type: ignore[no-untyped-def]
+    fake_modules(rpigpio=RPI_GPIO_WORKING.replace("pass", "raise RuntimeError('no access')", 1))
+    with pytest.raises(HardwareError, match=r"RPi\.GPIO: cannot start: no access"):
+        open_backend(GpioConfig(backend="rpigpio"), model=PI4)
+
+
+def test_pi5_and_chip_settings(fake_modules) -> None:  # type: ignore[no-untyped-def]
+    chips = fake_modules(lgpio=WORKING_LGPIO, rpigpio=RPI_GPIO_WORKING)
+    with pytest.raises(HardwareError, match="RPi.GPIO: cannot drive a Raspberry Pi 5"):
+        open_backend(GpioConfig(backend="rpigpio"), model=PI5)
+    with pytest.raises(HardwareError, match="/dev/gpiochip4"):
+        open_backend(GpioConfig(chip=4), model=PI5)
+    (chips / "gpiochip4").touch()
+    assert open_backend(GpioConfig(chip=4), model=PI5).chip == 4
+    assert backend_order(GpioConfig(chip=4)) == ("lgpio",)
+    assert backend_order(GpioConfig(backend="gpiozero")) == ("lgpio", "rpigpio")
+
+
+def test_pigpio_is_never_tried(fake_modules, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    fake_modules()
+    with pytest.raises(HardwareError) as err:
+        open_backend(GpioConfig(backend="gpiozero"), model=PI4)
+    assert "pigpio" not in str(err.value)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+
+
+# --- lgpio's working directory ----------------------------------------------------------------
+
+RECORDING_LGPIO = """
+    import os
+    WD = os.environ.get("LG_WD")
+    if WD:
+        os.chdir(WD)  # what the C library does with LG_WD
+    # Like lgpio's notification thread: a pipe file opened relative to the working directory.
+    open(".lgd-nfy0", "w").close()
+"""
+
+
+def test_lgpio_is_imported_with_lg_wd_set(fake_modules, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    fake_modules(lgpio=RECORDING_LGPIO)
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv("LG_WD", raising=False)
+    monkeypatch.setenv("RUNTIME_DIRECTORY", str(runtime))
+    module = import_lgpio()
+    assert module.WD == str(runtime)
+    assert (runtime / ".lgd-nfy0").exists()
+    assert os.getcwd() == str(cwd) and not list(cwd.iterdir())
+
+
+def test_an_explicit_lg_wd_is_kept(fake_modules, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    fake_modules(lgpio=RECORDING_LGPIO)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    monkeypatch.setenv("LG_WD", str(mine))
+    monkeypatch.setenv("RUNTIME_DIRECTORY", str(tmp_path))
+    assert import_lgpio().WD == str(mine)
+
+
+def test_the_real_lgpio_keeps_its_pipe_in_the_runtime_directory(tmp_path: Path) -> None:
+    """The real lgpio module (the test extra installs its wheel): imported through
+    import_lgpio from a working directory it must not touch, its notification pipe lands in
+    the runtime directory; off a Pi, opening the chip is a reason, not a crash."""
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("lgpio") is None:
+        pytest.skip("lgpio is not installed (pip install -e '.[test]' installs it)")
+    runtime, cwd = tmp_path / "run", tmp_path / "cwd"
+    runtime.mkdir()
+    cwd.mkdir()
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("LG_WD", "XDG_RUNTIME_DIR")}
+    env.update(RUNTIME_DIRECTORY=str(runtime), PYTHONPATH=str(root))
+    code = ("import os\n"
+            "from hw.gpio import import_lgpio, open_backend\n"
+            "from hw.config import GpioConfig\n"
+            "import_lgpio()\n"
+            "print(os.getcwd())\n"
+            "try:\n"
+            "    open_backend(GpioConfig(backend='lgpio'), model='')\n"
+            "except Exception as exc:\n"
+            "    print(exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0] == str(cwd)
+    assert [p.name for p in runtime.iterdir()] == [".lgd-nfy0"]
+    assert list(cwd.iterdir()) == []
+    if not Path("/dev/gpiochip0").exists():
+        assert "lgpio: cannot open /dev/gpiochip0: can not open gpiochip" in out[1]
+
+
+# --- the lgpio group scan ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("size", "wiring"), [(10, "dark"), (8, "dark"), (8, "full")])
+def test_group_scan_reads_what_the_pin_scan_reads(size: int, wiring: str) -> None:
+    base = default_config(size).matrix
+    config = MatrixConfig(wiring=wiring, rows=base.rows, columns=base.columns) \
+        if wiring == "dark" else MatrixConfig(wiring="full", rows=base.rows,
+                                              columns=(7, 8, 9, 10, 11, 22, 23, 24))
+    board = SimulatedBoard.from_config(size, config)
+    chip = SimulatedChip(board)
+    group = GroupMatrix.from_config(size, config, lgpio=chip)
+    pins = board.scanner()
+    squares = [sq for sq in group.layout.squares if sq is not None]
+    rng = random.Random(size)
+    for _ in range(30):
+        board.set_pieces(rng.sample(squares, rng.randrange(len(squares))))
+        before = chip.calls
+        mask = group.scan()
+        assert chip.calls - before == 2 * group.layout.rows + 1  # one write + one read a row
+        assert group.layout.occupied(mask) == set(board.pieces)
+        assert mask == pins.scan()
+    pins.close()
+    group.close()
+    assert chip._handles == {} and chip._claimed == set()
+
+
+def test_group_matrix_faults_and_claim_errors() -> None:
+    from hw.diagnose import find_faults
+
+    config = default_config(10).matrix
+    board = SimulatedBoard.from_config(10, config)
+    chip = SimulatedChip(board)
+    group = GroupMatrix.from_config(10, config, lgpio=chip)
+    board.short_column(3)
+    board.stick("a1", True)
+    faults = {f.kind: f for f in find_faults(group, expected=set())}
+    assert "column 3 (GPIO26)" in faults["column-short"].message
+    assert faults["stuck-closed"].squares == ("a1",)
+    with pytest.raises(HardwareError, match="cannot claim the sensor matrix pins.*busy"):
+        GroupMatrix.from_config(10, config, lgpio=chip)  # the lines are taken
+    group.close()
+    with pytest.raises(HardwareError, match="/dev/gpiochip4.*can not open gpiochip"):
+        GroupMatrix.from_config(10, config, chip=4, lgpio=chip)
+    assert chip._handles == {}
+
+
+def test_open_matrix_on_lgpio_scans_by_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hw.matrix import open_matrix
+
+    config = default_config(10)
+    board = SimulatedBoard.from_config(10, config.matrix)
+    chip = SimulatedChip(board)
+    monkeypatch.setitem(sys.modules, "lgpio", chip)  # type: ignore[arg-type]
+    backend = GpioBackend("lgpio", board.factory, chip=0)
+    matrix, sim = open_matrix(config, backend=backend)
+    assert isinstance(matrix, GroupMatrix) and sim is None and matrix.backend is backend
+    board.place("e5")
+    assert matrix.layout.occupied(matrix.scan()) == {"e5"}
+    matrix.close()
+
+
+# --- buttons ------------------------------------------------------------------------------------
+
+S = 1_000_000_000
+
+
+def test_kernel_time_recognises_the_stamp_clock() -> None:
+    now, wall = 500 * S, 1_700_000_000 * S
+    assert kernel_time((now - 2_000_000) / 1e9, now, wall) == now - 2_000_000  # since boot
+    assert kernel_time((wall - 3_000_000) / 1e9, now, wall) == pytest.approx(
+        now - 3_000_000, abs=1_000)  # since the Epoch (early kernels), float precision
+    assert kernel_time((now - 5 * S) / 1e9, now, wall) == now  # stale: the handler's time
+    assert kernel_time((now + S) / 1e9, now, wall) == now  # from the future: never trusted
+
+
+def test_lgpio_buttons_take_the_kernel_stamp() -> None:
+    factory = MockFactory()
+    now = [100 * S]
+    presses: list[int] = []
+    button = StampedButton(14, clock=lambda: now[0], on_press=presses.append,
+                           pin_factory=factory, kernel_stamps=True, wall=lambda: 0)
+    # lgpio's alert, as gpiozero's LGPIOPin passes it on: ticks in seconds, level low
+    button._pin_changed((now[0] - 7_000_000) / 1e9, False)
+    assert presses == [now[0] - 7_000_000]
+    button.close()
+
+
+def test_polled_buttons(mock_factory: MockFactory) -> None:
+    now = [10 * S]
+    buttons = PolledButtons({"white": 14, "black": 15, "pause": 0}, clock=lambda: now[0],
+                            pin_factory=mock_factory, start=False)
+    white = mock_factory.pin(14)
+    white.drive_low()
+    buttons.sample()
+    now[0] += 5_000_000
+    white.drive_high()  # bounce within the lockout: not a second press
+    buttons.sample()
+    now[0] += 5_000_000
+    white.drive_low()
+    buttons.sample()
+    now[0] += S
+    white.drive_high()
+    buttons.sample()
+    mock_factory.pin(15).drive_low()
+    now[0] += S
+    buttons.sample()
+    assert [(p.name, p.at) for p in buttons.poll()] == [("white", 10 * S),
+                                                         ("black", 10 * S + 2 * S + 10_000_000)]
+    assert buttons.poll() == []
+    buttons.close()
+
+
+def test_open_buttons_follows_the_backend(mock_factory: MockFactory) -> None:
+    polled = open_buttons(ButtonsConfig(), GpioBackend("rpigpio", mock_factory, edges=False))
+    assert isinstance(polled, PolledButtons)
+    polled.close()
+    edged = open_buttons(ButtonsConfig(), GpioBackend("lgpio", mock_factory, chip=0))
+    assert isinstance(edged, ClockButtons)
+    assert all(b._kernel_stamps for b in edged.buttons.values())
+    edged.close()
