@@ -179,11 +179,12 @@ def pi_hardware(
     ``Hardware.missing``, and the board referees on (degraded mode). ``backend``: a
     hw.gpio.GpioBackend instead of the one ``[gpio]`` chooses (tests)."""
     from firmware.errors import HardwareError
+    from hw.assemble import open_matrix
     from hw.buttons import open_buttons
     from hw.debounce import Debouncer
     from hw.faces import ClockFaces
     from hw.leds import open_strip
-    from hw.matrix import Scanner, open_matrix
+    from hw.matrix import Scanner
     from hw.serialport import FeedPort, modem_manager_warning
 
     try:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from firmware.errors import HardwareError
-from hw.config import BoardConfig, MatrixConfig
+from hw.config import MatrixConfig
 from hw.debounce import Debouncer, SquareEvent
 
 NO_GPIO = "no GPIO backend (hw/gpio.py chooses one); --sim runs on the simulated board"
@@ -282,33 +282,3 @@ class Scanner:
         if self._thread is not None:
             self._thread.join(timeout=2.0)
             self._thread = None
-
-
-def open_matrix(config: BoardConfig, *, sim: bool = False,
-                backend: Any = None) -> tuple[Any, Any]:
-    """The scanner the config describes and, with ``sim``, the :class:`hw.sim.SimulatedBoard`
-    it reads (None on real hardware). On real hardware the backend comes from ``[gpio]``
-    (hw/gpio.py :func:`open_backend`, or ``backend``): lgpio scans with group calls
-    (:class:`hw.lgmatrix.GroupMatrix`), RPi.GPIO through gpiozero (:class:`ReedMatrix`). The
-    matrix's ``backend`` attribute names it (hwtest and the buttons follow it)."""
-    if sim:
-        from hw.gpio import mock_backend
-        from hw.sim import simulated_matrix
-
-        matrix, board = simulated_matrix(config.size, config.matrix)
-        matrix.backend = mock_backend(matrix.pin_factory)
-        return matrix, board
-    from hw.gpio import open_backend
-
-    if backend is None:
-        backend = open_backend(config.gpio)
-    if backend.name == "lgpio":
-        from hw.lgmatrix import GroupMatrix
-
-        group = GroupMatrix.from_config(config.size, config.matrix, chip=backend.chip,
-                                        pin_factory=backend.factory)
-        group.backend = backend
-        return group, None
-    matrix = ReedMatrix.from_config(config.size, config.matrix, pin_factory=backend.factory)
-    matrix.backend = backend
-    return matrix, None

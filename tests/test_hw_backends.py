@@ -280,7 +280,7 @@ def test_group_matrix_faults_and_claim_errors() -> None:
 
 
 def test_open_matrix_on_lgpio_scans_by_groups(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hw.matrix import open_matrix
+    from hw.assemble import open_matrix
 
     config = default_config(10)
     board = SimulatedBoard.from_config(10, config.matrix)

@@ -302,7 +302,7 @@ def test_open_matrix_off_the_pi_says_what_to_do(tmp_path: Path,
 
     from gpiozero import Device
 
-    from hw.matrix import open_matrix
+    from hw.assemble import open_matrix
 
     if os.environ.get("GPIOZERO_PIN_FACTORY") or Path("/proc/device-tree/model").exists():
         pytest.skip("a GPIO backend is configured or this is a Pi")

@@ -16,9 +16,9 @@ pytestmark = pytest.mark.skipif(not CONFIG, reason="BOARDCTL_REAL_HW is not set"
 
 
 def test_empty_board_scans_clean() -> None:
+    from hw.assemble import open_matrix
     from hw.config import load_config
     from hw.diagnose import find_faults
-    from hw.matrix import open_matrix
 
     config = load_config(CONFIG)
     matrix, _ = open_matrix(config)
@@ -32,8 +32,8 @@ def test_empty_board_scans_clean() -> None:
 
 def test_scan_fits_the_budget() -> None:
     """A full scan takes at most 5% of a core at 100 Hz (500 us) on the board's own Pi."""
+    from hw.assemble import open_matrix
     from hw.config import load_config
-    from hw.matrix import open_matrix
 
     config = load_config(CONFIG)
     matrix, _ = open_matrix(config)

@@ -81,10 +81,10 @@ def render(layout: Any, occupied: set[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from firmware.errors import BoardError, ConfigError
+    from hw.assemble import open_matrix
     from hw.config import load_config
     from hw.debounce import Debouncer
     from hw.diagnose import find_faults
-    from hw.matrix import open_matrix
 
     config = load_config(args.config)
     out = sys.stdout
