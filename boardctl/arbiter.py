@@ -134,6 +134,7 @@ def on_request(service: Service, req: Request) -> dict[str, Any]:
             fen=args.get("fen"),
             tags=args.get("tags", {}),
             settle=service._header.settle,
+            touch_min=service._header.touch_min,
         )
         if "time_control" in args and args["time_control"].lower() in ("none", "-"):
             setup.time_control = None

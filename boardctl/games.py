@@ -27,11 +27,13 @@ class GameSetup:
     settle: float | None = None
     #: Moves committed by presses (None: when there is a time control, the session's default).
     clocked: bool | None = None
+    #: The shortest touch in seconds (``--touch-min``, config ``touch_min``; None: default).
+    touch_min: float | None = None
 
     def header(self, board: str, game_id: str | None = None) -> GameHeader:
         return GameHeader(
             game_id or new_game_id(), self.rules, self.fen, self.time_control, dict(self.tags),
-            board, self.settle, self.started, self.clocked,
+            board, self.settle, self.started, self.clocked, self.touch_min,
         )
 
 
@@ -41,6 +43,8 @@ def session_for(header: GameHeader) -> BoardSession:
                               "clocked": header.clocked}
     if header.settle is not None:
         kwargs["settle_ns"] = round(header.settle * NS)
+    if header.touch_min is not None:
+        kwargs["touch_ns"] = round(header.touch_min * NS)
     return BoardSession(header.rules, header.time_control, header.fen, **kwargs)
 
 

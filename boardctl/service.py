@@ -577,7 +577,10 @@ class Service:
 
     def _header_record(self) -> dict[str, Any]:
         header = self._header
-        return header_record(self.board, self.run_id, header.rules, game=header.id)
+        # The time control names its Fischer convention (``+60`` after the move, ``+60@start``
+        # when the side's clock starts: issue 11), so a reader knows what the clocks mean.
+        return header_record(self.board, self.run_id, header.rules, game=header.id,
+                             time_control=header.time_control)
 
     # -- control (boardctl.arbiter) --------------------------------------------------------
 

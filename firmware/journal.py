@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.errors import EventLogError
+from firmware.errors import BoardError, EventLogError
 from firmware.limits import loads
 
 #: Versions of the journal format, in the ``game`` record: 1 plain, 2 sealed lines.
@@ -76,6 +76,9 @@ class GameHeader:
     #: True: moves are committed by clock presses; False: by the board at rest; None: the
     #: session's default (presses when there is a time control).
     clocked: bool | None = None
+    #: The shortest touch (seconds) the referee counts (``--touch-min``; None: the default),
+    #: so that a rebuild or an export judges touches as the service did.
+    touch_min: float | None = None
 
     def record(self, version: int = PLAIN) -> dict[str, Any]:
         rec: dict[str, Any] = {
@@ -93,6 +96,8 @@ class GameHeader:
         rec["started"] = self.started
         if self.clocked is not None:
             rec["clocked"] = self.clocked
+        if self.touch_min is not None:
+            rec["touch_min"] = self.touch_min
         return rec
 
     @classmethod
@@ -122,7 +127,18 @@ class GameHeader:
         clocked = rec.get("clocked")
         if clocked is not None and not isinstance(clocked, bool):
             raise EventLogError(f"{where}: 'clocked' must be true, false or null")
-        return cls(rid, rules, fen, tc, dict(tags), str(board), settle, started, clocked)
+        touch_min = rec.get("touch_min")
+        if touch_min is not None:
+            from firmware.referee import check_touch_min
+
+            if isinstance(touch_min, bool) or not isinstance(touch_min, int | float):
+                raise EventLogError(f"{where}: 'touch_min' must be a number of seconds")
+            try:
+                check_touch_min(touch_min)
+            except BoardError as exc:
+                raise EventLogError(f"{where}: {exc}") from None
+        return cls(rid, rules, fen, tc, dict(tags), str(board), settle, started, clocked,
+                   touch_min)
 
 
 @dataclass

@@ -164,12 +164,13 @@ def run_service(args: argparse.Namespace) -> int:
         runtime = os.environ.get("RUNTIME_DIRECTORY")
         socket_path = (Path(runtime.split(":")[0]) / "control.sock" if runtime
                        else state_dir / "control.sock")
-    from firmware.referee import check_touch_min, set_default_touch
+    from firmware.referee import check_touch_min
 
-    set_default_touch(check_touch_min(
-        args.touch_min if args.touch_min is not None else config.touch_min))
+    touch_min = args.touch_min if args.touch_min is not None else config.touch_min
+    check_touch_min(touch_min)  # a one-line error before anything starts
     setup = GameSetup(rules.name, args.time_control, args.fen, _tags(args),
-                      started=script is not None and not script.has_start, settle=args.settle)
+                      started=script is not None and not script.has_start, settle=args.settle,
+                      touch_min=touch_min)
     if script is not None and args.time_control is None:
         setup.clocked = script.has_presses  # as `boardctl replay` reads the same log
     hall = hall_link(args, config, state_dir)

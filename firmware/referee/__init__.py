@@ -23,7 +23,6 @@ from firmware.referee.referee import (
     TOUCH_NS,
     Referee,
     check_touch_min,
-    set_default_touch,
 )
 
 __all__ = [
@@ -44,5 +43,4 @@ __all__ = [
     "TOUCH_NS",
     "BOUNCE_NS",
     "check_touch_min",
-    "set_default_touch",
 ]

@@ -61,16 +61,6 @@ BOUNCE_NS = 20_000_000
 TOUCH_MAX_NS = 2_000_000_000
 
 
-_default_touch_ns = TOUCH_NS
-
-
-def set_default_touch(ns: int) -> None:
-    """The shortest touch of referees built without ``touch_ns`` in this process (``boardctl
-    run --touch-min`` and the config's ``touch_min``: the service builds its sessions)."""
-    global _default_touch_ns
-    _default_touch_ns = max(BOUNCE_NS, ns)
-
-
 def check_touch_min(seconds: float) -> int:
     """``--touch-min`` / ``touch_min`` in seconds as ns; BoardError (one line) when out of
     range: below the bounce window a flicker would count, above 2 s real touches would not."""
@@ -130,7 +120,7 @@ class Referee:
         self.position = position if position is not None else Position.start(rules)
         self.clocked = clocked
         self.settle_ns = settle_ns
-        self.touch_ns = max(BOUNCE_NS, _default_touch_ns if touch_ns is None else touch_ns)
+        self.touch_ns = max(BOUNCE_NS, TOUCH_NS if touch_ns is None else touch_ns)
         self.started = started
         self.over = False
         self.ply = 0
