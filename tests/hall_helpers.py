@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from processes import stop_by_pid
 from service_helpers import TC
 
 from boardctl.hall_relay import HallFollower
@@ -77,13 +78,7 @@ class Board:
         proc, self.proc = self.proc, None
         if proc is None or proc.poll() is not None:
             return
-        os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-        assert proc.returncode == 0, self.stderr()
+        assert stop_by_pid(proc) == 0, self.stderr()
 
 
 class HallRelay:
@@ -193,13 +188,4 @@ class RelayProcess:
     def stop(self) -> int | None:
         """SIGTERM by pid (SIGKILL if it lingers); the exit status."""
         proc, self.proc = self.proc, None
-        if proc is None:
-            return None
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=5)
-        return proc.returncode
+        return stop_by_pid(proc)

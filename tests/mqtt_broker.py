@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
@@ -17,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from processes import stop_by_pid
 
 CANDIDATES = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto")
 
@@ -100,14 +100,9 @@ class Mosquitto:
     def stop(self) -> None:
         """SIGTERM by pid (the broker saves its persistence file), SIGKILL if it lingers."""
         proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
+        if proc is None:
             return
-        os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
+        stop_by_pid(proc, timeout=5)
         if proc.stderr is not None:
             proc.stderr.close()
 
