@@ -5,6 +5,10 @@
 #   sudo ./systemd/install.sh              install everything, start boardctl.service
 #   sudo ./systemd/install.sh --no-start   install everything, do not start the service
 #   ./systemd/install.sh --dry-run         print the commands it would run, change nothing
+#   sudo ./systemd/install.sh --hall-broker=192.168.1.10
+#                                          also the hall mode (docs/HALL.md): the drop-in
+#                                          systemd/hall/hall.conf, opening the network to
+#                                          that broker address only
 #
 # In order: system packages (apt: python3-venv, python3-dev and gcc for what pip builds,
 # apt's prebuilt python3-spidev and python3-smbus2, python3-lgpio where the archive has it:
@@ -15,6 +19,10 @@
 # "boardctl" user and group (boardctl.sysusers) in gpio, spi, i2c and dialout; the udev rule;
 # /etc/boardctl/config.toml unless one exists; boardctl.service enabled (and started).
 # Run it again to upgrade: every step is idempotent.
+#
+# The hall drop-in, once installed, stays through upgrades; --hall-broker=ADDRESS installs or
+# updates it (ADDRESS: an IPv4 or IPv6 address or prefix; put the [broker] section in the
+# config file too).
 #
 # Exit status: 0 installed (and running, unless --no-start); 1 an install step failed;
 # 2 bad usage; 3 installed, but the service does not run (its reason is printed: on a
@@ -31,14 +39,22 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 start=yes
 dry=no
+hall=""
 for arg in "$@"; do
     case $arg in
         --no-start) start=no ;;
         --dry-run) dry=yes ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "install.sh: unknown option $arg (use --no-start, --dry-run)" >&2; exit 2 ;;
+        --hall-broker=*) hall=${arg#--hall-broker=} ;;
+        -h|--help) sed -n '2,/^set -eu$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        *) echo "install.sh: unknown option $arg (use --no-start, --dry-run," \
+                "--hall-broker=ADDRESS)" >&2; exit 2 ;;
     esac
 done
+if [ -n "$hall" ] && ! printf '%s' "$hall" | grep -Eq '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$'; then
+    echo "install.sh: --hall-broker=$hall: give the broker's IP address (or prefix)," \
+         "e.g. --hall-broker=192.168.1.10" >&2
+    exit 2
+fi
 
 say() { echo "install.sh: $*"; }
 # run CMD...: run it, or with --dry-run print it.
@@ -116,6 +132,19 @@ if [ ! -e "$CONFIG" ]; then
 fi
 run install -D -m 0644 "$here/boardctl.service" "$UNIT"
 run install -D -m 0644 "$here/README.md" /usr/local/share/doc/boardctl/systemd/README.md
+if [ -n "$hall" ]; then
+    # The hall mode: the drop-in with the broker's address in place of the example's.
+    dropin=/etc/systemd/system/boardctl.service.d/hall.conf
+    content=$(sed "s|^IPAddressAllow=192\.168\.1\.10\$|IPAddressAllow=$hall|" \
+              "$here/hall/hall.conf")
+    if [ "$dry" = yes ]; then
+        echo "+ install -D -m 0644 /dev/stdin $dropin  <<" \
+             "$(printf '%s\n' "$content" | grep '^IPAddressAllow=' | tr '\n' ' ')"
+    else
+        printf '%s\n' "$content" | install -D -m 0644 /dev/stdin "$dropin"
+    fi
+    say "hall mode: the network is open to $hall only; put [broker] url, hall and board in $CONFIG"
+fi
 run systemctl enable boardctl.service
 
 # 5. Start, and say plainly whether it runs.

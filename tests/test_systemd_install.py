@@ -135,3 +135,28 @@ def test_install_refuses_bad_usage() -> None:
         proc = subprocess.run(["sh", str(INSTALL), "--no-start"], capture_output=True,
                               text=True, timeout=60)
         assert proc.returncode == 2 and "run as root" in proc.stderr
+
+
+def test_install_hall_mode_opens_the_network_to_the_broker_only() -> None:
+    # docs/HALL.md: the hall drop-in, with the broker's address in place of the example's.
+    proc = subprocess.run(["sh", str(INSTALL), "--dry-run", "--no-start",
+                           "--hall-broker=10.20.30.40"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [x for x in proc.stdout.splitlines() if "boardctl.service.d/hall.conf" in x]
+    allowed = re.findall(r"IPAddressAllow=(\S+)", line)
+    assert allowed == ["10.20.30.40", "localhost"]  # the example's 192.168.1.10 is gone
+    assert "IPAddressAllow=192.168.1.10" in (SYSTEMD / "hall" / "hall.conf").read_text()
+    plain = subprocess.run(["sh", str(INSTALL), "--dry-run", "--no-start"],
+                           capture_output=True, text=True, timeout=60)
+    assert "hall.conf" not in plain.stdout  # the serial-only install stays locked down
+
+
+@pytest.mark.parametrize("bad", ["relay-pc.local", "10.0.0.1; rm -rf /", ""])
+def test_install_hall_broker_must_be_an_address(bad: str) -> None:
+    proc = subprocess.run(["sh", str(INSTALL), "--dry-run", f"--hall-broker={bad}"],
+                          capture_output=True, text=True, timeout=60)
+    if bad:
+        assert proc.returncode == 2 and "broker's IP address" in proc.stderr
+    else:  # an empty value is no hall mode, as without the option
+        assert proc.returncode == 0 and "hall.conf" not in proc.stdout
