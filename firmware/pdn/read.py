@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from typing import IO
 
 from firmware.errors import PdnError
-from firmware.pdn import MoveText, PdnGame, Setup, item_label, parse_clock
+from firmware.pdn.clock import parse_clock
+from firmware.pdn.model import MoveText, PdnGame, Setup, item_label
 
 _SQ = r"(?:[a-jA-J](?:10|[1-9])|[1-9][0-9]?|0[1-9])"
 _SEP = r"[-xX:×]"
@@ -234,3 +235,15 @@ class Reader:
 def _setup_fen(text: str) -> str | None:
     m = re.fullmatch(r'/\s*FEN\s*"([^"]*)"\s*/', text, re.DOTALL)
     return m.group(1).strip() if m else None
+
+
+def read_games(
+    text: str | bytes | IO[str] | IO[bytes], source: str = "<pdn>"
+) -> Iterator[PdnGame]:
+    """The games of a PDN text, bytes or open file (text or binary), one by one.
+
+    ``source`` names the file in messages. A text that cannot be read raises PdnError naming the
+    file, the game and the line; games before it have been yielded already. Bytes are read as
+    UTF-8 (a BOM is dropped), falling back to Windows-1252 as old collections are.
+    """
+    yield from Reader(decode(text), source).games()
