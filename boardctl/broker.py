@@ -23,6 +23,7 @@ one ``select`` on the broker's socket and a wake-up pipe) and:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import select
@@ -33,8 +34,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from boardctl.hardware import log as default_log
 from boardctl.mqtt import BrokerConfig, check_name, make_client, topic
+
+logger = logging.getLogger(__name__)
 
 #: Lines kept while the broker is away (about a day of moves for one board, ~2 MB).
 QUEUE_LINES = 10_000
@@ -99,7 +101,7 @@ class BoardLink:
         backoff: tuple[float, float] = (0.2, 5.0),
         request_snapshot: Callable[[], None] | None = None,
         on_setup: Callable[[bytes], None] | None = None,
-        log: Callable[[str], None] = default_log,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config
         self.hall = check_name(hall, "hall")
@@ -109,7 +111,7 @@ class BoardLink:
         self.backoff_min, self.backoff_max = backoff
         self.request_snapshot = request_snapshot
         self.on_setup = on_setup
-        self.log = log
+        self.log = log or logger.info
         self.topics = {leaf: topic(hall, board, leaf)
                        for leaf in ("feed", "status", "setup", "claim")}
         self._queue: deque[str] = deque()

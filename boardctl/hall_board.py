@@ -4,6 +4,7 @@ through its ``on_line`` hook (docs/HALL.md, "Board configuration")."""
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,9 +12,10 @@ from typing import Any
 
 from boardctl.broker import BoardLink, instance_id
 from boardctl.hall_setup import SetupApplier
-from boardctl.hardware import log
 from boardctl.mqtt import BrokerConfig, check_name, parse_broker
 from firmware.errors import BoardError
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ class HallBoard:
 
     def attach(self, service: Any) -> None:
         self.applier = SetupApplier(self.state_dir, self.board, command=service.command,
-                                    call_soon=service.call_soon, emit=service.emit, log=log,
+                                    call_soon=service.call_soon, emit=service.emit, log=logger.info,
                                     show=lambda note: setattr(service, "face_note", note))
         self.link.request_snapshot = service.request_snapshot
         service.status_extras.append(lambda: {"broker": self.link.status()})

@@ -6,17 +6,14 @@ which acts an event log out on the simulated board for ``boardctl run --sim --ev
 from __future__ import annotations
 
 import dataclasses
-import sys
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from firmware.events import Event, Lift, Pause, Place, Press, Resume, Start
 
-
-def log(message: str) -> None:
-    """One line for the journal of systemd (stderr)."""
-    print(f"boardctl: {message}", file=sys.stderr, flush=True)
+logger = logging.getLogger(__name__)
 
 
 # --------------------------------------------------------------------------------------------
@@ -82,7 +79,7 @@ class Hardware:
                 try:
                     part.close()
                 except Exception as exc:  # closing must go on with the other parts
-                    log(f"closing {type(part).__name__}: {exc}")
+                    logger.warning(f"closing {type(part).__name__}: {exc}")
         if self.feed is not None:
             self.feed.wait_idle(1.0)
             self.feed.close()
@@ -202,7 +199,7 @@ def pi_hardware(
         except Exception as exc:  # any failure of a non-essential part: degraded, named
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             missing.append(f"{name}: {reason}")
-            log(f"running without the {name}: {reason}")
+            logger.warning(f"running without the {name}: {reason}")
             return None
 
     buttons = optional("clock buttons", lambda: open_buttons(config.buttons, matrix.backend,
@@ -222,7 +219,7 @@ def pi_hardware(
                                 on_connect=on_connect) if port else None
     warning = modem_manager_warning(port) if port else None
     if warning:
-        log(warning)
+        logger.warning(warning)
     return Hardware(size=config.size, scanner=scanner, samples=samples, buttons=buttons,
                     leds=leds, faces=faces, feed=feed, missing=missing,
                     beeper=beeper)

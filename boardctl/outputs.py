@@ -23,6 +23,7 @@ block (queue and return). One that raises is logged and kept.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import queue
 import threading
@@ -31,9 +32,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from boardctl.hardware import log
 from boardctl.journal_file import CURRENT, JournalWriter, create_journal
 from boardctl.threadname import name_thread
+
+logger = logging.getLogger(__name__)
 
 RETRY_S = 1.0
 WATCH_S = 0.5
@@ -216,7 +218,7 @@ class Outbox:
             try:
                 self.send(line)
             except Exception as exc:  # a sink's bug must not stop the journal
-                log(f"feed sink: {type(exc).__name__}: {exc}")
+                logger.warning(f"feed sink: {type(exc).__name__}: {exc}")
 
     def _encode(self, records: list[Mapping[str, Any]]) -> None:
         writer = self.writer
@@ -268,7 +270,7 @@ class Outbox:
             return
         if self._kind == "write":
             self._raise(None)
-            log(f"journal {writer.path}: written again, nothing lost")
+            logger.warning(f"journal {writer.path}: written again, nothing lost")
 
     def _watch(self) -> None:
         """The state directory, the pointer and the journal still there (module docstring)."""
@@ -298,7 +300,8 @@ class Outbox:
         writer.close()
         self.writer = fresh
         self.backlog = []
-        log(f"journal {fresh.path}: written again from memory ({len(self.history)} records)")
+        logger.warning(f"journal {fresh.path}: written again from memory "
+                       f"({len(self.history)} records)")
 
     def _raise(self, message: str | None, kind: str = "") -> None:
         """Raise (or clear, None) the alarm; ``kind`` "write" clears itself once a write
@@ -308,7 +311,7 @@ class Outbox:
         self.alarm = message
         self._kind = kind
         if message is not None:
-            log(message)
+            logger.error(message)
         self.on_alarm(message)
 
     def close(self) -> None:
@@ -390,13 +393,13 @@ class Display:
                 try:
                     self.hw.leds.show(picture)
                 except Exception as exc:
-                    log(f"LEDs: {exc}")
+                    logger.warning(f"LEDs: {exc}")
             if game_clock is not None and self.hw.faces is not None:
                 try:
                     update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm,
                                      self.note)
                 except Exception as exc:
-                    log(f"clock faces: {exc}")
+                    logger.warning(f"clock faces: {exc}")
             if stop:
                 return
 

@@ -26,6 +26,7 @@ clock onto it); events, the journal and the clock all use game time.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import queue
 import sys
@@ -45,7 +46,7 @@ from boardctl.games import (  # re-exported: the service's callers import them f
     session_for,
     snapshot_of,
 )
-from boardctl.hardware import EventScript, Hardware, log
+from boardctl.hardware import EventScript, Hardware
 from boardctl.journal_file import (
     GAMES,
     current_path,
@@ -69,6 +70,8 @@ from firmware.feed import encode_line, header_record
 from firmware.journal import GameHeader, decision_record, note_record
 from firmware.rules import find_rules
 from firmware.session import BoardSession
+
+logger = logging.getLogger(__name__)
 
 #: Records after which the journal is made durable at once (committed moves and results).
 DURABLE_RECORDS = frozenset({"move", "result", "position", "adjourned"})
@@ -198,7 +201,7 @@ class Service:
             where.append(f"control {self.control.path}")
         if self.hw.feed is not None:
             where.append(f"feed {self.hw.feed.url}")
-        log("ready: " + ", ".join(where))
+        logger.info("ready: " + ", ".join(where))
         now = self.clock()
         self._next_watchdog = now
         self._watchdog(now)
@@ -270,7 +273,7 @@ class Service:
                 self.merge.wait(HOUSEKEEPING_S)
                 self.turn(self.clock())
                 if self.sensing.error is not None:
-                    log(f"sensing stopped: {self.sensing.error}")
+                    logger.error(f"sensing stopped: {self.sensing.error}")
                     raise self.sensing.error
         finally:
             self.close()
@@ -310,7 +313,7 @@ class Service:
                 self.hw.sim.set_pieces(sensed_squares(session))
             self.hw.expect(sensed_squares(session))
         self.merge.clear(self.origin)
-        log(f"new game {header.id}: {header.rules}"
+        logger.info(f"new game {header.id}: {header.rules}"
             + (f", {header.time_control}" if header.time_control else ""))
 
     def _check_size(self, rules: str, what: str) -> None:
@@ -349,7 +352,7 @@ class Service:
                    and clock.adjournment is None and self.session.result is None)
         if stopped and self.script is not None and not self.script.paused:
             self._handle(Resume(at))  # the simulated arbiter goes on with the log at once
-        log(f"resumed game {journal.header.id} at ply {len(self.session.moves)}"
+        logger.info(f"resumed game {journal.header.id} at ply {len(self.session.moves)}"
             f" ({len(journal.events)} events{', torn tail dropped' if journal.torn else ''})"
             + (", clocks paused" if running and self.script is None else ""))
         self.outbox.commit()
@@ -425,7 +428,7 @@ class Service:
         try:
             self._handle(event)
         except BoardError as exc:
-            log(f"{event.type} refused: {exc}")
+            logger.warning(f"{event.type} refused: {exc}")
 
     def _handle(self, event: Event) -> list[dict[str, Any]]:
         """The one data path: session, journal, then feed (LEDs and faces follow in _show)."""
@@ -486,14 +489,14 @@ class Service:
             try:
                 self.hw.leds.show(picture)
             except BoardError as exc:
-                log(f"LEDs: {exc}")
+                logger.warning(f"LEDs: {exc}")
             self._leds = dict(picture)
         if self.hw.faces is not None and session.clock is not None and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
                 update_faces(self.hw.faces, session.clock, at, self.alarm, self.face_note)
             except BoardError as exc:
-                log(f"clock faces: {exc}")
+                logger.warning(f"clock faces: {exc}")
 
     def _watchdog(self, now: int) -> None:
         interval = self.notifier.watchdog_ns
@@ -527,7 +530,7 @@ class Service:
             try:
                 sink.send(line)
             except Exception as exc:  # one sink's failure must not stop the others
-                log(f"feed sink {type(sink).__name__}: {type(exc).__name__}: {exc}")
+                logger.warning(f"feed sink {type(sink).__name__}: {type(exc).__name__}: {exc}")
 
     def _on_alarm(self, message: str | None) -> None:
         """The journal writer's thread: an alarm raised or cleared (the referee shows it)."""

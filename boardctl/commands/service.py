@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -12,6 +13,8 @@ from typing import Any
 
 from boardctl.mqtt import add_login_options
 from firmware.errors import BoardError
+
+logger = logging.getLogger(__name__)
 
 TAG_OPTIONS = ("event", "site", "date", "round", "board", "white", "black")
 
@@ -109,7 +112,7 @@ def _state_dir(args: argparse.Namespace, config: Any) -> Path:
 
 
 def run_service(args: argparse.Namespace) -> int:
-    from boardctl.hardware import EventScript, log, pi_hardware, sim_hardware
+    from boardctl.hardware import EventScript, pi_hardware, sim_hardware
     from boardctl.notify import Notifier
     from boardctl.service import GameSetup, Service
     from firmware.errors import EventLogError
@@ -211,7 +214,7 @@ def run_service(args: argparse.Namespace) -> int:
     finally:
         if hall is not None:
             hall.close()
-    log("stopped")
+    logger.info("stopped")
     return 0
 
 
@@ -255,7 +258,6 @@ def _check_feed(url: str) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from boardctl.hardware import log
     from boardctl.journal_file import current_path, load_journal
     from boardctl.service import rebuild, snapshot_of
     from firmware.errors import EventLogError
@@ -280,9 +282,9 @@ def run_export(args: argparse.Namespace) -> int:
     rebuilt = rebuild(journal, str(path))
     status = 0
     if not journal.verified:
-        log(f"{path}: a version-1 journal: its records carry no checksums, not verified")
+        logger.warning(f"{path}: a version-1 journal: its records carry no checksums, not verified")
     if journal.lost is not None:
-        log(f"salvaged {len(journal.events)} events (ply {len(rebuilt.session.moves)}); "
+        logger.warning(f"salvaged {len(journal.events)} events (ply {len(rebuilt.session.moves)}); "
             f"lost: {journal.lost}")
         status = 3
     if args.format == "pdn":
