@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from boardctl.control import ControlError, Request
@@ -30,6 +30,7 @@ from firmware.session import AUTOMATIC
 
 if TYPE_CHECKING:
     from boardctl.service import Service
+    from firmware.session import BoardSession
 
 #: How old a ``status`` answer may be when the control thread gives it again.
 STATUS_FRESH_S = 0.05
@@ -112,77 +113,103 @@ def via_referee(service: Service, req: Request) -> Mapping[str, Any]:
     return reply.response
 
 def on_request(service: Service, req: Request) -> dict[str, Any]:
+    """One request on the referee's thread: a query answered from the session (:data:`ANSWERS`),
+    or an arbiter's act turned into its event (:data:`ACTS`) and handled like any other."""
     at = max(service.frontier(), service.last_at)  # after every event already sensed
+    answer = ANSWERS.get(req.cmd)
+    if answer is not None:
+        return answer(service, req.args, at)
+    act = ACTS.get(req.cmd)
+    if act is None:  # parse_request only lets known commands through
+        raise ControlError(f"{req.cmd}: not handled")
     session = service._session
-    cmd, args = req.cmd, req.args
-    if cmd == "status":
-        return service.status(at)
-    if cmd == "pdn":
-        return {"pdn": session.pdn()}
-    if cmd == "feed":
-        return {"snapshot": snapshot_of(session, service._header, at)}
-    if cmd == "new":
-        in_play = session.moves and session.result is None
-        if in_play and not args.get("force"):
-            raise ControlError(
-                f"game {service._header.id} is in play (ply {len(session.moves)}): record its "
-                "result first, or use --force"
-            )
-        setup = GameSetup(
-            rules=args.get("rules", service._header.rules),
-            time_control=args.get("time_control", service._header.time_control),
-            fen=args.get("fen"),
-            tags=args.get("tags", {}),
-            settle=service._header.settle,
-            touch_min=service._header.touch_min,
-        )
-        if "time_control" in args and args["time_control"].lower() in ("none", "-"):
-            setup.time_control = None
-        service._new_game(setup)
-        service._announce()
-        return service.status(0)
-    if session.clock is None and cmd in ("pause", "resume", "clock-set", "moves-set",
-                                         "adjourn", "resume-adjourned"):
-        raise ControlError(f"{cmd}: this game has no clock (no time control)")
-    event: Event
-    if cmd == "start":
-        if session.referee.started and (session.clock is None or session.clock.started):
-            raise ControlError("start: the game has started already")
-        event = Start(at)
-    elif cmd == "pause":
-        event = Pause(at)
-    elif cmd == "resume":
-        if session.clock is not None and session.clock.adjournment is not None:
-            raise ControlError("resume: the game is adjourned; use resume-adjourned")
-        event = Resume(at)
-    elif cmd == "clock-set":
-        event = ClockSet(at, args["side"], args["seconds"])
-    elif cmd == "moves-set":
-        event = MovesSet(at, args["side"], args["moves"])
-    elif cmd == "accept":
-        event = Accept(at)
-    elif cmd == "adjourn":
-        event = Adjourn(at, args["sealed"])
-    elif cmd == "resume-adjourned":
-        if session.sealed is None:
-            raise ControlError("resume-adjourned: the game is not adjourned")
-        event = ResumeAdjourned(at)
-    elif cmd == "result":
-        if args["result"] not in RESULTS:
-            raise ControlError(
-                f"result: {args['result']!r} is not a result ({', '.join(sorted(RESULTS))})"
-            )
-        over = session.result
-        if over is not None and not str(over.get("reason", "")).startswith(AUTOMATIC):
-            # a flag or a lateness default the arbiter may override; nothing else
-            raise ControlError(f"result: the game is over already ({over['result']})")
-        event = Result(at, args["result"], args.get("reason", "arbiter"))
-    else:  # parse_request only lets known commands through
-        raise ControlError(f"{cmd}: not handled")
-    records = service._handle(event)
+    if session.clock is None and req.cmd in CLOCK_ONLY:
+        raise ControlError(f"{req.cmd}: this game has no clock (no time control)")
+    records = service._handle(act(session, req.args, at))
     response = service.status(at)
     response["records"] = records
     return response
+
+
+def _pdn(service: Service, args: Mapping[str, Any], at: int) -> dict[str, Any]:
+    return {"pdn": service._session.pdn()}
+
+
+def _feed(service: Service, args: Mapping[str, Any], at: int) -> dict[str, Any]:
+    return {"snapshot": snapshot_of(service._session, service._header, at)}
+
+
+def _new(service: Service, args: Mapping[str, Any], at: int) -> dict[str, Any]:
+    """A new game (a finished one, or ``force``), keeping the board's settings."""
+    session, header = service._session, service._header
+    if session.moves and session.result is None and not args.get("force"):
+        raise ControlError(f"game {header.id} is in play (ply {len(session.moves)}): record "
+                           "its result first, or use --force")
+    setup = GameSetup(rules=args.get("rules", header.rules),
+                      time_control=args.get("time_control", header.time_control),
+                      fen=args.get("fen"), tags=args.get("tags", {}), settle=header.settle,
+                      touch_min=header.touch_min)
+    if "time_control" in args and args["time_control"].lower() in ("none", "-"):
+        setup.time_control = None
+    service._new_game(setup)
+    service._announce()
+    return service.status(0)
+
+
+#: The requests that answer from the session (``new`` sets up a game, outside any game).
+ANSWERS: dict[str, Callable[[Service, Mapping[str, Any], int], dict[str, Any]]] = {
+    "status": lambda service, args, at: service.status(at),
+    "pdn": _pdn,
+    "feed": _feed,
+    "new": _new,
+}
+
+
+def _start(session: BoardSession, args: Mapping[str, Any], at: int) -> Event:
+    if session.referee.started and (session.clock is None or session.clock.started):
+        raise ControlError("start: the game has started already")
+    return Start(at)
+
+
+def _resume(session: BoardSession, args: Mapping[str, Any], at: int) -> Event:
+    if session.clock is not None and session.clock.adjournment is not None:
+        raise ControlError("resume: the game is adjourned; use resume-adjourned")
+    return Resume(at)
+
+
+def _resume_adjourned(session: BoardSession, args: Mapping[str, Any], at: int) -> Event:
+    if session.sealed is None:
+        raise ControlError("resume-adjourned: the game is not adjourned")
+    return ResumeAdjourned(at)
+
+
+def _result(session: BoardSession, args: Mapping[str, Any], at: int) -> Event:
+    if args["result"] not in RESULTS:
+        raise ControlError(
+            f"result: {args['result']!r} is not a result ({', '.join(sorted(RESULTS))})")
+    over = session.result
+    if over is not None and not str(over.get("reason", "")).startswith(AUTOMATIC):
+        # a flag or a lateness default the arbiter may override (004 §32); nothing else
+        raise ControlError(f"result: the game is over already ({over['result']})")
+    return Result(at, args["result"], args.get("reason", "arbiter"))
+
+
+#: The arbiter's acts: each request's event (refused with the reason where it cannot be).
+ACTS: dict[str, Callable[[BoardSession, Mapping[str, Any], int], Event]] = {
+    "start": _start,
+    "pause": lambda session, args, at: Pause(at),
+    "resume": _resume,
+    "clock-set": lambda session, args, at: ClockSet(at, args["side"], args["seconds"]),
+    "moves-set": lambda session, args, at: MovesSet(at, args["side"], args["moves"]),
+    "accept": lambda session, args, at: Accept(at),
+    "adjourn": lambda session, args, at: Adjourn(at, args["sealed"]),
+    "resume-adjourned": _resume_adjourned,
+    "result": _result,
+}
+#: Acts that need a clock (a game without a time control refuses them).
+CLOCK_ONLY = frozenset({"pause", "resume", "clock-set", "moves-set", "adjourn",
+                        "resume-adjourned"})
+
 
 def status(service: Service, at: int) -> dict[str, Any]:
     header = service._header
