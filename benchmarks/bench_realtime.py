@@ -31,6 +31,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -39,6 +40,17 @@ sys.path.insert(0, str(HERE))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 S = 1_000_000_000
+
+
+def play_on_virtual_clock(service: Any, now: list[int], events: list) -> None:
+    """Boot the service, step it every 5 ms of the virtual clock ``now[0]`` until 2 s after
+    the log's last event, close it."""
+    service.boot()
+    end = service.origin + events[-1].at + 2 * S
+    while now[0] < end:
+        now[0] += 5_000_000
+        service.step(now[0])
+    service.close()
 
 
 def pct(values: list[float], q: float) -> float:
@@ -164,12 +176,7 @@ def tamper(edits_wanted: int = 150) -> dict[str, int]:
     state = Path(tempfile.mkdtemp(prefix="bench-tamper-"))
     service = Service(state, GameSetup("international", "300+5"), hw, clock=lambda: now[0],
                       script=EventScript(events))
-    service.boot()
-    end = service.origin + events[-1].at + 2 * S
-    while now[0] < end:
-        now[0] += 5_000_000
-        service.step(now[0])
-    service.close()
+    play_on_virtual_clock(service, now, events)
     path = current_path(state)
     assert path is not None
     data = path.read_bytes()
@@ -298,12 +305,7 @@ def referee_latency() -> list[float]:
             times.append(time.perf_counter() - t0)
 
     service._handle = timed  # type: ignore[method-assign]
-    service.boot()
-    end = service.origin + events[-1].at + 2 * S
-    while now[0] < end:
-        now[0] += 5_000_000
-        service.step(now[0])
-    service.close()
+    play_on_virtual_clock(service, now, events)
     import shutil
 
     shutil.rmtree(state)
