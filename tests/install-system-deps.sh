@@ -1,7 +1,8 @@
 #!/bin/sh
 # The system programs the test suite drives for real: a Mosquitto broker (MQTT tests, with
 # mosquitto_passwd; openssl makes the TLS test's certificates) and
-# Debian's Chromium with its ChromeDriver (tests of the live page). Installs only what is
+# Debian's Chromium with its ChromeDriver (tests of the live page); shellcheck and
+# systemd-analyze check install.sh and the units. Installs only what is
 # missing, so it is quick to run again; needs root or sudo (Debian or Raspberry Pi OS).
 set -eu
 need=""
@@ -9,6 +10,8 @@ command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need="$nee
 command -v openssl >/dev/null 2>&1 || need="$need openssl"  # a CA for the TLS broker test
 command -v chromium >/dev/null 2>&1 || need="$need chromium"
 command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
+command -v shellcheck >/dev/null 2>&1 || need="$need shellcheck"
+command -v systemd-analyze >/dev/null 2>&1 || need="$need systemd"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 echo "installing:$need"
