@@ -248,37 +248,73 @@ def tamper(edits_wanted: int = 150) -> dict[str, int]:
 # -- 4 -------------------------------------------------------------------------------------
 
 
-def idle_200hz(seconds: float = 10.0) -> tuple[float, float, dict[str, float]]:
+#: A process doing nothing but wake a thread 200 times a second: what the wake-ups alone cost
+#: on this machine (a virtual machine's timer makes them dear), the floor under figure 4.
+WAKE_FLOOR = """
+import threading, time
+def loop():
+    next_at = time.monotonic()
+    while True:
+        next_at += 0.005
+        time.sleep(max(0.0, next_at - time.monotonic()))
+threading.Thread(target=loop, daemon=True).start()
+time.sleep(3600)
+"""
+
+
+def _cpu_ns(task: Path) -> int:
+    """CPU time of a process or thread in ns: schedstat's exact run time where the kernel
+    keeps it, else utime + stime in clock ticks."""
+    try:
+        return int((task / "schedstat").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 10**9 // CLK_TCK
+
+
+def _usage(pid: int, seconds: float) -> tuple[float, dict[str, float]]:
+    """CPU share of process ``pid`` over ``seconds``, in all and by thread name."""
+    def threads() -> dict[str, int]:
+        out: dict[str, int] = {}
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                name = (task / "comm").read_text().strip()
+                out[name] = out.get(name, 0) + _cpu_ns(task)
+            except OSError:  # a thread that ended meanwhile
+                pass
+        return out
+
+    th0, t0 = threads(), time.perf_counter()
+    time.sleep(seconds)
+    th1, t1 = threads(), time.perf_counter()
+    per = {name: (th1[name] - th0.get(name, 0)) / 1e9 / (t1 - t0) * 100 for name in th1}
+    return sum(per.values()), per
+
+
+def idle_200hz(seconds: float = 10.0) -> tuple[float, float, dict[str, float], float]:
+    """Idle service at 200 Hz: CPU share, RSS, the share by thread, and the floor (a bare
+    thread waking as often, in a process of its own)."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-idle-"))
     config = tmp / "board.toml"
     example = (HERE.parent / "hw" / "config.example.toml").read_text()
     config.write_text(re.sub(r"(?m)^scan_hz = \d+", "scan_hz = 200", example))
     proc = start_service(tmp / "state", "--config", str(config))
-    wait_status(tmp / "state" / "control.sock")
-
-    def ticks(stat: Path) -> int:
-        fields = stat.read_text().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])
-
-    def cpu() -> int:
-        return ticks(Path(f"/proc/{proc.pid}/stat"))
-
-    def threads() -> dict[str, int]:
-        out: dict[str, int] = {}
-        for task in Path(f"/proc/{proc.pid}/task").iterdir():
-            name = (task / "comm").read_text().strip()
-            out[name] = out.get(name, 0) + ticks(task / "stat")
-        return out
-
-    time.sleep(1.0)
-    c0, t0, th0 = cpu(), time.perf_counter(), threads()
-    time.sleep(seconds)
-    c1, t1, th1 = cpu(), time.perf_counter(), threads()
-    per = {name: (th1[name] - th0.get(name, 0)) / CLK_TCK / (t1 - t0) * 100 for name in th1}
-    rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * PAGE / 2**20
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=30)
-    return (c1 - c0) / CLK_TCK / (t1 - t0) * 100, rss, per
+    try:
+        wait_status(tmp / "state" / "control.sock")
+        time.sleep(1.0)
+        cpu, per = _usage(proc.pid, seconds)
+        rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * PAGE / 2**20
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    bare = subprocess.Popen([sys.executable, "-c", WAKE_FLOOR])
+    try:
+        time.sleep(1.0)
+        floor, _ = _usage(bare.pid, seconds)
+    finally:
+        bare.kill()
+        bare.wait()
+    return cpu, rss, per, floor
 
 
 # -- 5 -------------------------------------------------------------------------------------
@@ -366,9 +402,10 @@ def main() -> None:
     print(f"journal tamper: {t['edits']} random semantic edits: {t['named']} named, "
           f"{t['silent']} silently a different game, {t['harmless']} harmless; "
           f"{t['false_alarms']} false alarms ({t['torn_tails']} torn tails recovered)")
-    cpu, rss, per = idle_200hz()
+    cpu, rss, per, floor = idle_200hz()
     print(f"idle boardctl run --sim at 200 Hz: CPU {cpu:.2f}% of one core, RSS {rss:.1f} MiB"
-          f" (by thread: {', '.join(f'{k} {v:.2f}%' for k, v in sorted(per.items()))})")
+          f" (by thread: {', '.join(f'{k} {v:.2f}%' for k, v in sorted(per.items()) if v)});"
+          f" a bare thread waking at 200 Hz: {floor:.2f}%")
     ref = referee_latency()
     print(f"referee latency (one event through Service._handle, journal on disk): "
           f"p50 {statistics.median(ref) * 1e6:.0f} us, p99 {pct(ref, 0.99) * 1e6:.0f} us, "

@@ -18,6 +18,8 @@ the log, however late the debouncer confirms the set-down and however busy the r
 from __future__ import annotations
 
 import heapq
+import os
+import select
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -49,16 +51,24 @@ class EventMerge:
         """Events (monotonic stamps) from ``source``, which will deliver nothing before
         ``mark`` from now on. Wakes the referee only when an event can be released (an idle
         board scanned at 200 Hz wakes nobody)."""
+        self.put_all(((source, events, mark),))
+
+    def put_all(self, batches: Iterable[tuple[str, Iterable[Event], int]]) -> None:
+        """:meth:`put` for several sources at once (one scan's sensors and buttons): one
+        lock and one look at the heap."""
         with self._cond:
             heap = self._heap
-            for e in events:
-                self._n += 1
-                heapq.heappush(heap, (e.at, isinstance(e, Press), self._n, e))
             marks = self._marks
-            if mark > marks[source]:
-                marks[source] = mark
-                if heap and heap[0][0] < min(marks.values()):
-                    self._cond.notify_all()
+            raised = False
+            for source, events, mark in batches:
+                for e in events:
+                    self._n += 1
+                    heapq.heappush(heap, (e.at, isinstance(e, Press), self._n, e))
+                if mark > marks[source]:
+                    marks[source] = mark
+                    raised = True
+            if raised and heap and heap[0][0] < min(marks.values()):
+                self._cond.notify_all()
 
     def frontier(self) -> int:
         """The time up to which (exclusive) every source has delivered."""
@@ -98,6 +108,62 @@ class EventMerge:
             self._woken = False
 
 
+class Doorbell:
+    """What the sensing thread sleeps on between scans: ``wait`` returns early (True) when
+    another thread rang. It is a poll(2) on a pipe, one system call a wait: at 200 waits a
+    second ``threading.Event.wait(timeout)``, which builds and drops a lock each time, cost
+    about half as much again (benchmarks/bench_service.py). Where poll(2) is missing, an
+    Event does the same."""
+
+    def __init__(self) -> None:
+        self._event: threading.Event | None = None
+        self._lock = threading.Lock()  # ring() never writes to a closed (reused) descriptor
+        self._closed = False
+        if not hasattr(select, "poll"):
+            self._event = threading.Event()
+            return
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        self._poll = select.poll()
+        self._poll.register(self._read, select.POLLIN)
+
+    def ring(self) -> None:
+        if self._event is not None:
+            self._event.set()
+            return
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                os.write(self._write, b"\0")
+            except OSError:  # full: it rang already
+                pass
+
+    def wait(self, timeout_ns: int) -> bool:
+        """Sleep up to ``timeout_ns`` (to the next whole ms at most later); True if rung
+        (and the bell is quiet again)."""
+        if self._event is not None:
+            rung = self._event.wait(timeout_ns / 1e9)
+            self._event.clear()
+            return rung
+        if self._closed or not self._poll.poll(timeout_ns / 1e6):
+            return False
+        try:
+            while os.read(self._read, 512):
+                pass
+        except (BlockingIOError, OSError):
+            pass
+        return True
+
+    def close(self) -> None:
+        with self._lock:
+            if self._event is None and not self._closed:
+                os.close(self._read)
+                os.close(self._write)
+            self._closed = True
+
+
 class Sensing:
     """One turn of sensing (:meth:`sense`), or a thread doing it at the scan rate
     (:meth:`start`). ``origin`` gives the monotonic time of game time 0 (the simulated
@@ -116,7 +182,8 @@ class Sensing:
         self.error: Exception | None = None
         self.lock = threading.Lock()  # held while scanning; expect() swaps the debouncer
         self._stop = threading.Event()
-        self._press = threading.Event()
+        #: What the thread sleeps on: rung by a button's edge (a press) and by stop().
+        self._bell: Doorbell | None = None
         self._thread: threading.Thread | None = None
 
     def expect(self, squares: Iterable[str]) -> None:
@@ -145,26 +212,35 @@ class Sensing:
             changes = debouncer.feed(raw, now)
             since = debouncer.pending_since()
             quiet = now + 1 if next_scan is None else next_scan
-            merge.put(SENSORS, [c.to_event() for c in changes],
-                      quiet if since is None else since)
-            self.poll_buttons(now)
+            sensed = (SENSORS, [c.to_event() for c in changes], quiet if since is None else since)
+            buttons = self.hw.buttons
+            if buttons is None:
+                merge.put_all((sensed,))
+            else:
+                merge.put_all((sensed, (BUTTONS, self._presses(buttons), now - BUTTON_GRACE_NS)))
 
     def poll_buttons(self, now: int) -> None:
         """The presses queued by the buttons' edge callbacks (a press wakes the thread for
         this at once: :meth:`_pressed`)."""
         buttons = self.hw.buttons
         if buttons is not None:
-            presses = [Press(p.at, p.name) for p in buttons.poll()]
-            self.merge.put(BUTTONS, presses, now - BUTTON_GRACE_NS)
+            self.merge.put(BUTTONS, self._presses(buttons), now - BUTTON_GRACE_NS)
+
+    @staticmethod
+    def _presses(buttons: Any) -> list[Event]:
+        return [Press(p.at, p.name) for p in buttons.poll()]
 
     def _pressed(self) -> None:
         """A button's edge callback queued a press (on the pin backend's thread)."""
-        self._press.set()
+        bell = self._bell
+        if bell is not None:
+            bell.ring()
 
     # -- the thread -----------------------------------------------------------------------
 
     def start(self) -> None:
         self._stop.clear()
+        self._bell = Doorbell()
         if self.hw.buttons is not None:
             self.hw.buttons.notify = self._pressed
         self._thread = threading.Thread(target=self._run, name="sensing", daemon=True)
@@ -172,6 +248,8 @@ class Sensing:
 
     def _run(self) -> None:
         name_thread("boardctl-sense")
+        bell = self._bell
+        assert bell is not None
         period = self.period_ns
         next_at = self.clock()
         while not self._stop.is_set():
@@ -194,20 +272,25 @@ class Sensing:
                 return
             while not self._stop.is_set():
                 wait = wake - self.clock()
-                if wait <= 0 or not self._press.wait(wait / 1e9):
+                if wait <= 0 or not bell.wait(wait):
                     break
+                if self._stop.is_set():
+                    return
                 # A press: poll the buttons once its grace is over, then go on waiting.
-                self._press.clear()
                 self._stop.wait(BUTTON_GRACE_NS / 1e9)
                 with self.lock:
                     self.poll_buttons(self.clock())
 
     def stop(self) -> None:
         self._stop.set()
-        self._press.set()
+        bell = self._bell
+        if bell is not None:
+            bell.ring()
         if self._thread is not None:
             self._thread.join(timeout=2.0)
             self._thread = None
+        if bell is not None:
+            bell.close()
 
 
 def _shift(event: Event, origin: int) -> Event:

@@ -80,8 +80,12 @@ DURABLE_EVENTS = frozenset(
     {"start", "pause", "resume", "accept", "clock-set", "moves-set", "adjourn",
      "resume-adjourned", "result"}
 )  # fmt: skip
-#: Longest sleep of the referee's thread with nothing released (clock ticks, snapshots).
+#: Longest sleep of the referee's thread with nothing released while something is due soon
+#: (a running clock, a board coming to rest): clock ticks, flags, heartbeats.
 HOUSEKEEPING_S = 0.02
+#: Longest sleep with nothing pending at all (an idle board before or between games): every
+#: event, control request, alarm and reconnection wakes the thread at once anyway.
+IDLE_S = 0.25
 #: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
 CLOCK_EVENTS = frozenset({"start", "pause", "resume", "clock-set", "moves-set"})
 
@@ -270,7 +274,7 @@ class Service:
                 self.control.start()
             self.sensing.start()
             while not stop.is_set():
-                self.merge.wait(HOUSEKEEPING_S)
+                self.merge.wait(self._idle_wait(self.clock()))
                 self.turn(self.clock())
                 if self.sensing.error is not None:
                     logger.error(f"sensing stopped: {self.sensing.error}")
@@ -405,6 +409,22 @@ class Service:
             self._emit(snapshot_of(self._session, self._header, at))
         self._watchdog(now)
         self.outbox.commit()
+
+    def _idle_wait(self, now: int) -> float:
+        """How long the referee may sleep when nothing wakes it: :data:`HOUSEKEEPING_S` while
+        the clock runs or the session waits for a moment (a board coming to rest, a flag),
+        else until the next snapshot or watchdog ping, at most :data:`IDLE_S`."""
+        session = self.session
+        if session is None or session.wake_at() is not None:
+            return HOUSEKEEPING_S
+        clock = session.clock
+        if clock is not None and clock.running is not None:
+            return HOUSEKEEPING_S
+        due = [self.origin + self._next_snapshot]
+        if self.notifier.watchdog_ns is not None:
+            due.append(self._next_watchdog)
+        wait = (min(due) - now) / NS
+        return min(IDLE_S, max(HOUSEKEEPING_S, wait))
 
     def frontier(self) -> int:
         """Game time up to which every source of events has delivered (the referee's now)."""
@@ -561,6 +581,7 @@ class Service:
             self.seq += 1
             self.lines_sent += 1
         self._reconnected.set()
+        self.merge.wake()
         return [line]
 
     def request_snapshot(self) -> None:
