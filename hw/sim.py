@@ -43,6 +43,14 @@ class MatrixPin(MockPin):
             return board._column_level(self.column)
         return bool(self._state)
 
+    def _set_state(self, value: bool) -> None:
+        if self.board is None or self._function != "output":
+            super()._set_state(value)  # MockPin's checks and errors
+        elif bool(self._state) != bool(value):  # a row selected or released: the scan's path
+            self._state = bool(value)
+            if self.row >= 0:
+                self.board._row_changed(self)
+
     def _change_state(self, value: bool) -> bool:
         # MockPin appends every change to ``states``: a scan loop would grow that list by
         # thousands of entries a second, so matrix pins keep only the level.
