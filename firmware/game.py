@@ -49,14 +49,26 @@ the first ending reached.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from firmware.errors import IllegalMoveError, RulesError
 from firmware.position import Move, Position
-from firmware.rules import RuleSet, Side, find_rules
+from firmware.rules import (
+    Brazilian,
+    Home,
+    International,
+    International64,
+    International1953,
+    RuleSet,
+    Russian,
+    Russian1953,
+    Side,
+    find_rules,
+)
 
-__all__ = ["DrawCounter", "Game", "Outcome", "parse_result", "result_text"]
+__all__ = ["DrawCounter", "Game", "Outcome", "Termination", "parse_result", "result_text"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -104,14 +116,30 @@ def parse_result(text: str) -> tuple[Side | None, bool]:
         ) from None
 
 
+class Termination(enum.Enum):
+    """Why a game ended."""
+
+    #: The side to move has no pieces left (000 6.1.2, 003 7.2.2, 004 §15a).
+    NO_PIECES = "no pieces"
+    #: The side to move has no legal move (000 6.1.3, 003 7.2.3, 004 §15a).
+    NO_MOVES = "no moves"
+    #: A draw rule of the rule set ran out on the board (000 7.2, 001 §6, 003 §6, 002).
+    DRAW_RULE = "draw rule"
+    #: A draw a player claimed (004 §16b, §16d).
+    CLAIMED = "claimed"
+    #: Declared off the board: agreement, resignation, time forfeit, the arbiter.
+    DECLARED = "declared"
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``result`` in the rule set's PDN form, ``reason`` in words (with the
-    rule's paragraph), ``winner`` (None for a draw or a double loss)."""
+    rule's paragraph), ``winner`` (None for a draw or a double loss), ``termination`` why."""
 
     result: str
     reason: str
     winner: Side | None
+    termination: Termination = Termination.DECLARED
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,21 +315,24 @@ _HOME = _DrawRules(
     no_capture_rule="002",
 )
 
-_BY_NAME: dict[str, _DrawRules] = {
-    "russian": _RUSSIAN,
-    "brazilian": _RUSSIAN,
-    "international": _INTERNATIONAL,
-    "international64": _INTERNATIONAL64,
-    "russian1953": _soviet(3),
-    "international1953": _soviet(4),
-    "home": _HOME,
+#: The draw rules of each rule set, keyed by its class. A rule set not listed gets those of the
+#: nearest listed class it derives from, else its board's main rules.
+DRAW_RULES: dict[type[RuleSet], _DrawRules] = {
+    Russian: _RUSSIAN,
+    Brazilian: _RUSSIAN,
+    International: _INTERNATIONAL,
+    International64: _INTERNATIONAL64,
+    Russian1953: _soviet(3),
+    International1953: _soviet(4),
+    Home: _HOME,
 }
 
 
 def _draw_rules(rules: RuleSet) -> _DrawRules:
-    """The draw rules of a rule set; one not listed by name gets its board's main rules."""
-    if rules.name in _BY_NAME:
-        return _BY_NAME[rules.name]
+    """The draw rules of a rule set (:data:`DRAW_RULES`)."""
+    for cls in type(rules).__mro__:
+        if cls in DRAW_RULES:
+            return DRAW_RULES[cls]
     return _INTERNATIONAL if rules.size == 10 else _RUSSIAN
 
 
@@ -420,7 +451,7 @@ class Game:
             return
         winner, decided = parse_result(result)
         text = result_text(self.rules, winner) if decided else "0-0"
-        self._declared = Outcome(text, reason, winner)
+        self._declared = Outcome(text, reason, winner, Termination.DECLARED)
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on: a declared result first, else the
@@ -459,7 +490,7 @@ class Game:
             if not claims:
                 raise RulesError("no draw can be claimed in this position")
             reason = f"{claims[0].name} on claim ({claims[0].rule})"
-        outcome = Outcome(result_text(self.rules, None), reason, None)
+        outcome = Outcome(result_text(self.rules, None), reason, None, Termination.CLAIMED)
         self._declared = outcome
         return outcome
 
@@ -519,14 +550,14 @@ class Game:
         turn = position.turn
         if position.count(turn) == 0:
             return Outcome(result_text(self.rules, turn.other), f"{turn.value} has no pieces left",
-                           turn.other)
+                           turn.other, Termination.NO_PIECES)
         if not position.legal_moves():
             return Outcome(result_text(self.rules, turn.other),
-                           f"{turn.value} has no legal move", turn.other)
+                           f"{turn.value} has no legal move", turn.other, Termination.NO_MOVES)
         for counter in self._counters(position, state):
             if counter.moves_left <= 0 and not counter.claim:
                 return Outcome(result_text(self.rules, None), f"{counter.name} ({counter.rule})",
-                               None)
+                               None, Termination.DRAW_RULE)
         return None
 
     def _counters(self, position: Position, state: _State) -> list[DrawCounter]:

@@ -418,3 +418,49 @@ def test_1953_claim_before_the_repeating_move() -> None:
     g2 = game_from("russian1953", SHUFFLE_FEN)
     with pytest.raises(RulesError):
         g2.claim_draw(parse_move(g2.position, SHUFFLE[0]))
+
+
+def test_every_ending_says_why_it_ended() -> None:
+    from firmware.game import Termination
+
+    no_pieces = game_from("russian", "W:Wc3:Bd4")
+    no_pieces.push(parse_move(no_pieces.position, "c3xe5"))
+    ended = no_pieces.outcome()
+    assert ended is not None and ended.termination is Termination.NO_PIECES
+    blocked = game_from("russian", "W:Wa1:Bb2,c3").outcome()  # the white man is blocked
+    assert blocked is not None and blocked.termination is Termination.NO_MOVES
+    claimed = game_from("russian1953", "W:WKc1,Ke1:BKd8,Kf8")
+    for _ in range(2):  # the same position a third time: a draw on claim (004 §16d)
+        for text in ("c1-b2", "d8-c7", "b2-c1", "c7-d8"):
+            claimed.push(parse_move(claimed.position, text))
+    assert claimed.claim_draw().termination is Termination.CLAIMED
+    counted = game_from("russian", "B:WKc1,Ke1:BKh2")  # 000 7.2.8: by the 5th move
+    quiet(counted, 10)
+    drawn = counted.outcome()
+    assert drawn is not None and drawn.termination is Termination.DRAW_RULE
+    declared = Game("russian")
+    declared.declare("1-0", "resignation")
+    assert declared.outcome().termination is Termination.DECLARED  # type: ignore[union-attr]
+
+
+def test_draw_rules_follow_the_rule_set_class() -> None:
+    from firmware.game import DRAW_RULES, _draw_rules
+    from firmware.rules import International, RuleSet, Russian
+
+    for name in ("russian", "brazilian", "international", "international64", "russian1953",
+                 "international1953", "home"):
+        rules = find_rules(name)
+        assert type(rules) in DRAW_RULES, name
+        assert _draw_rules(rules) is DRAW_RULES[type(rules)]
+    # The 1953 rules are their own, though their classes derive from today's.
+    assert _draw_rules(find_rules("russian1953")) is not DRAW_RULES[Russian]
+
+    class Club(Russian):  # a club's variant: Russian rules unless it says otherwise
+        name = "club"
+
+    class Big(RuleSet):
+        name = "big"
+        size = 10
+
+    assert _draw_rules(Club()) is DRAW_RULES[Russian]
+    assert _draw_rules(Big()) is DRAW_RULES[International]
