@@ -5,12 +5,9 @@ Each comment gives the arithmetic the assertion checks, in seconds.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from firmware.clock import ClockError, Flag, GameClock
-from firmware.errors import BoardError
 from firmware.rules import Side
 
 S = 1_000_000_000
@@ -290,42 +287,6 @@ def test_early_adjournment_costs_the_sealer_the_rest_of_the_session() -> None:
     assert record.charged_ns == 25 * 60 * S
     assert record.used[B] == (2 * 3600 + 15 * 60) * S
     assert record.remaining[B] == 45 * 60 * S
-
-
-def test_snapshot_restores_exactly_and_is_json() -> None:
-    clock = GameClock("40/5400+30:1800+30")
-    clock.start(0)
-    clock.press(W, 100 * S)
-    clock.pause(150 * S)
-    clock.resume(170 * S)
-    data = json.loads(json.dumps(clock.snapshot()))
-    copy = GameClock.from_snapshot(data)
-    for at in (170 * S, 400 * S, 10_000 * S):
-        for side in (W, B):
-            assert copy.remaining(side, at) == clock.remaining(side, at)
-    assert copy.press(B, 500 * S) == clock.press(B, 500 * S)
-
-
-def test_restore_on_a_new_time_origin_comes_back_paused() -> None:
-    clock = GameClock("300")
-    clock.start(10 * S)
-    clock.press(W, 40 * S)
-    data = clock.snapshot(at=100 * S)  # Black has used 60 s
-    again = GameClock.from_snapshot(data, at=5 * S)  # after a reboot the clock starts again
-    assert again.paused and again.turn is B
-    assert again.remaining(B, 5 * S) == 240 * S
-    assert again.remaining(W, 5 * S) == 270 * S
-    again.resume(7 * S)
-    assert again.remaining(B, 17 * S) == 230 * S
-
-
-@pytest.mark.parametrize(
-    "data",
-    [{}, {"version": 1}, {"version": 99, "control": "300"}, {"version": 1, "control": "x"}, []],
-)
-def test_unreadable_snapshot(data: object) -> None:
-    with pytest.raises(BoardError):
-        GameClock.from_snapshot(data)  # type: ignore[arg-type]
 
 
 def test_time_may_not_go_backwards() -> None:
