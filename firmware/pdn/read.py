@@ -6,7 +6,7 @@ file, the game and the line."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from firmware.errors import PdnError
@@ -123,93 +123,123 @@ def _comment_end(text: str, start: int) -> tuple[int, bool]:
 
 
 class Reader:
+    """The reader's state over one text's tokens: the game being read, the last move or
+    setup (where comments, NAGs and variations attach), an open variation."""
+
     def __init__(self, text: str, source: str) -> None:
         self.text = text
         self.source = source
+        self.game: PdnGame | None = None
+        self.index = 0
+        self.ended = False  # the current game has its terminator
+        self.depth = 0  # how deep in a variation
+        self.variation_start = 0
+        self.variation_parts: list[str] = []
+        self.last: MoveText | Setup | None = None
+        self.pending_number: int | None = None
 
     def games(self) -> Iterator[PdnGame]:
-        game: PdnGame | None = None
-        index = 0
-        ended = False  # the current game has its terminator
-        depth = 0
-        variation_start = 0
-        variation_parts: list[str] = []
-        last: MoveText | Setup | None = None
-        pending_number: int | None = None
+        handler = _ON_TOKEN.get
         for tok in _tokens(self.text, self.source):
-            if depth > 0:
-                if tok.kind == "lparen":
-                    depth += 1
-                elif tok.kind == "rparen":
-                    depth -= 1
-                if depth > 0:
-                    variation_parts.append(self._token_text(tok))
-                else:
-                    assert game is not None
-                    raw = " ".join(variation_parts)
-                    if isinstance(last, MoveText):
-                        last.variations.append(raw)
-                    else:
-                        game.comments.append(f"({raw})")
+            if self.depth > 0:
+                self._in_variation(tok)
                 continue
-            starts_body = tok.kind in ("move", "number", "setup", "ellipsis", "lparen")
-            if game is None or (tok.kind == "tag" and (game.body or ended)) or (
-                ended and starts_body
-            ):
-                if game is not None:
-                    yield game
-                index += 1
-                game = PdnGame(self.source, index, tok.line)
-                ended = False
-                last = None
-                pending_number = None
-            kind = tok.kind
-            if kind == "tag":
-                game.tags[tok.text] = tok.value
-            elif kind == "comment":
-                self._comment(game, last, tok.text)
-            elif kind == "setup":
-                fen = _setup_fen(tok.text)
-                assert fen is not None  # the token is a well-formed setup command
-                last = Setup(fen, tok.line)
-                game.body.append(last)
-            elif kind == "number":
-                pending_number = int(tok.text.split(".")[0])
-            elif kind == "ellipsis":
-                pass
-            elif kind == "move":
-                last = MoveText(re.sub(r"\s+", "", tok.text), pending_number, tok.line, tok.value)
-                pending_number = None
-                game.body.append(last)
-            elif kind == "strength":
-                if tok.text == "*" and not isinstance(last, MoveText):
-                    game.result = "*"
-                    ended = True
-                elif isinstance(last, MoveText):
-                    last.strength += tok.text
-            elif kind == "nag":
-                if isinstance(last, MoveText):
-                    last.nags.append(int(tok.text[1:]))
-            elif kind == "result":
-                game.result = "1/2-1/2" if tok.text == "½-½" else tok.text
-                ended = True
-            elif kind == "lparen":
-                depth = 1
-                variation_start = tok.line
-                variation_parts = []
-            elif kind == "rparen":
-                raise PdnError(f"{game.where()}: line {tok.line}: ')' without '('")
-            else:
-                where = f"after {item_label(last)}" if last is not None else "before the first move"
-                shown = tok.text if len(tok.text) <= 40 else tok.text[:40] + "..."
-                raise PdnError(f"{game.where()}: line {tok.line}: cannot read {shown!r} {where}")
-        if depth > 0:
-            assert game is not None
+            if (self.game is None or self.ended or tok.kind == "tag") and self._starts_a_game(tok):
+                if self.game is not None:
+                    yield self.game
+                self.index += 1
+                self.game = PdnGame(self.source, self.index, tok.line)
+                self.ended = False
+                self.last = None
+                self.pending_number = None
+            assert self.game is not None
+            handler(tok.kind, Reader._unreadable)(self, self.game, tok)
+        if self.depth > 0:
+            assert self.game is not None
             raise PdnError(
-                f"{game.where()}: line {variation_start}: a variation '(' is never closed"
+                f"{self.game.where()}: line {self.variation_start}: a variation '(' is never "
+                "closed"
             )
-        if game is not None:
-            yield game
+        if self.game is not None:
+            yield self.game
+
+    def _starts_a_game(self, tok: _Token) -> bool:
+        """A tag after a game's moves or terminator, or moves after its terminator."""
+        game = self.game
+        starts_body = tok.kind in ("move", "number", "setup", "ellipsis", "lparen")
+        return (game is None or (tok.kind == "tag" and (bool(game.body) or self.ended))
+                or (self.ended and starts_body))
+
+    def _in_variation(self, tok: _Token) -> None:
+        """A token inside ``( ... )``: kept as text on the move it follows."""
+        if tok.kind == "lparen":
+            self.depth += 1
+        elif tok.kind == "rparen":
+            self.depth -= 1
+        if self.depth > 0:
+            self.variation_parts.append(self._token_text(tok))
+            return
+        assert self.game is not None
+        raw = " ".join(self.variation_parts)
+        if isinstance(self.last, MoveText):
+            self.last.variations.append(raw)
+        else:
+            self.game.comments.append(f"({raw})")
+
+    # -- one token of a game's body (_ON_TOKEN) ----------------------------------------------
+
+    def _tag(self, game: PdnGame, tok: _Token) -> None:
+        game.tags[tok.text] = tok.value
+
+    def _comment_token(self, game: PdnGame, tok: _Token) -> None:
+        self._comment(game, self.last, tok.text)
+
+    def _setup(self, game: PdnGame, tok: _Token) -> None:
+        fen = _setup_fen(tok.text)
+        assert fen is not None  # the token is a well-formed setup command
+        self.last = Setup(fen, tok.line)
+        game.body.append(self.last)
+
+    def _number(self, game: PdnGame, tok: _Token) -> None:
+        self.pending_number = int(tok.text.split(".")[0])
+
+    def _ellipsis(self, game: PdnGame, tok: _Token) -> None:
+        pass
+
+    def _move(self, game: PdnGame, tok: _Token) -> None:
+        self.last = MoveText(re.sub(r"\s+", "", tok.text), self.pending_number, tok.line,
+                             tok.value)
+        self.pending_number = None
+        game.body.append(self.last)
+
+    def _strength(self, game: PdnGame, tok: _Token) -> None:
+        if tok.text == "*" and not isinstance(self.last, MoveText):
+            game.result = "*"
+            self.ended = True
+        elif isinstance(self.last, MoveText):
+            self.last.strength += tok.text
+
+    def _nag(self, game: PdnGame, tok: _Token) -> None:
+        if isinstance(self.last, MoveText):
+            self.last.nags.append(int(tok.text[1:]))
+
+    def _result(self, game: PdnGame, tok: _Token) -> None:
+        game.result = "1/2-1/2" if tok.text == "½-½" else tok.text
+        self.ended = True
+
+    def _lparen(self, game: PdnGame, tok: _Token) -> None:
+        self.depth = 1
+        self.variation_start = tok.line
+        self.variation_parts = []
+
+    def _rparen(self, game: PdnGame, tok: _Token) -> None:
+        raise PdnError(f"{game.where()}: line {tok.line}: ')' without '('")
+
+    def _unreadable(self, game: PdnGame, tok: _Token) -> None:
+        last = self.last
+        where = f"after {item_label(last)}" if last is not None else "before the first move"
+        shown = tok.text if len(tok.text) <= 40 else tok.text[:40] + "..."
+        raise PdnError(f"{game.where()}: line {tok.line}: cannot read {shown!r} {where}")
 
     @staticmethod
     def _token_text(tok: _Token) -> str:
@@ -230,6 +260,22 @@ class Reader:
             clock = parse_clock(comment)
             if clock is not None:
                 last.clock = clock
+
+
+#: What each kind of token does in a game's body (any other kind cannot be read there).
+_ON_TOKEN: dict[str, Callable[[Reader, PdnGame, _Token], None]] = {
+    "tag": Reader._tag,
+    "comment": Reader._comment_token,
+    "setup": Reader._setup,
+    "number": Reader._number,
+    "ellipsis": Reader._ellipsis,
+    "move": Reader._move,
+    "strength": Reader._strength,
+    "nag": Reader._nag,
+    "result": Reader._result,
+    "lparen": Reader._lparen,
+    "rparen": Reader._rparen,
+}
 
 
 def _setup_fen(text: str) -> str | None:
