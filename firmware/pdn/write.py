@@ -44,6 +44,19 @@ def write_game(
     next. ``result`` is the game's result in the rule set's form (``firmware.game``), ``*`` when
     the game is not over. ``comments[i]`` is written after the i-th move text.
     """
+    all_tags = _tags(tags, result, game_type, start_fen)
+    lines = [f'[{key} "{_escape(value)}"]' for key, value in all_tags.items()]
+    lines.append("")
+    words = _movetext(moves, start_fen, clocks, first_number, comments)
+    words.append(all_tags["Result"])
+    lines.extend(_wrap(words))
+    return "\n".join(lines) + "\n\n"
+
+
+def _tags(tags: Mapping[str, str], result: str | None, game_type: int | None,
+          start_fen: str | None) -> dict[str, str]:
+    """The tag section in order: the seven-tag roster, then GameType, FEN, TimeControl, then
+    the rest as given."""
     all_tags: dict[str, str] = {}
     for key in ROSTER:
         all_tags[key] = tags.get(key) or _UNKNOWN.get(key, "?")
@@ -61,9 +74,13 @@ def write_game(
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key):
                 raise PdnError(f"cannot write a PDN tag named {key!r}")
             all_tags[key] = value
-    lines = [f'[{key} "{_escape(value)}"]' for key, value in all_tags.items()]
-    lines.append("")
+    return all_tags
 
+
+def _movetext(moves: Sequence[str | Setup], start_fen: str | None,
+              clocks: Sequence[ClockReading | None] | None, first_number: int,
+              comments: Mapping[int, str] | None) -> list[str]:
+    """The movetext's words: move numbers, moves, setups, ``[%clock]`` and comments."""
     words: list[str] = []
     white_to_move = not (start_fen or "W").strip().upper().startswith("B")
     number = first_number
@@ -87,19 +104,23 @@ def write_game(
             words.append(item)
         need_number = False
         reading = clocks[ply] if clocks is not None and ply < len(clocks) else None
-        if reading is not None and (reading.white is not None or reading.black is not None):
-            running = reading.running or ("black" if white_to_move else "white")
-            shown = ClockReading(reading.white, reading.black, running)
-            words.append("{" + clock_command(shown) + "}")
+        words.extend(_clock_words(reading, white_to_move))
         if comments and ply in comments:
             words.extend(_comment_words(comments[ply]))
         if not white_to_move:
             number += 1
         white_to_move = not white_to_move
         ply += 1
-    words.append(all_tags["Result"])
-    lines.extend(_wrap(words))
-    return "\n".join(lines) + "\n\n"
+    return words
+
+
+def _clock_words(reading: ClockReading | None, white_moved: bool) -> list[str]:
+    """``{[%clock ...]}`` after a move; a reading without ``running`` gets the side to move
+    next."""
+    if reading is None or (reading.white is None and reading.black is None):
+        return []
+    running = reading.running or ("black" if white_moved else "white")
+    return ["{" + clock_command(ClockReading(reading.white, reading.black, running)) + "}"]
 
 
 def _comment_words(text: str) -> list[str]:
