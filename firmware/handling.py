@@ -127,63 +127,83 @@ def perform(
     ``removal`` (the captured squares in the order they come off), ``touch`` (set down on each
     landing square) and ``capture_first`` (003 4.16) force a way instead of drawing it."""
     rng, style = hand.rng, hand.style
-    occupied = set(position.occupied())
-    empty = set(position.rules.geometry.squares) - occupied
-    size = position.rules.size
+    empty = set(position.rules.geometry.squares) - set(position.occupied())
     if quick:
         hand.wait(50 * MS, settle_ns // 2)
     else:
         hand.wait(*style.think_ns)
     captured = list(move.captured)
-    king = bool(position.piece_at(move.start) and position.piece_at(move.start).king)  # type: ignore[union-attr]
-    allowed = len(captured) == 1 and not king and position.rules.name in CAPTURE_FIRST_RULES
-    if capture_first is None:
-        first = allowed and not quick and rng.random() < style.capture_first
-    else:
-        first = capture_first and allowed
-    if first:  # 003 4.16: the captured man comes off before the jump
-        hand.lift(captured[0])
+    if _takes_first(position, move, hand, quick, capture_first):  # 003 4.16
+        hand.lift(captured[0])  # the captured man comes off before the jump
         hand.wait(150 * MS, 600 * MS)
         empty.add(captured[0])
         captured = []
     hand.lift(move.start)
     empty.add(move.start)
-    # Set down elsewhere first, then change one's mind (000 3.11): short enough without a clock
-    # that the board does not rest on it.
-    if rng.random() < style.change_mind:
-        choices = sorted(empty - {move.end} - set(move.route))
-        if choices:
-            hand.wait(200 * MS, 600 * MS)
-            other = rng.choice(choices)
-            hand.place(other)
-            hand.wait(150 * MS, (3 * S if clocked else settle_ns // 2))
-            hand.lift(other)
+    _change_mind(hand, move, empty, (3 * S if clocked else settle_ns // 2))
     slide = rng.random() < style.slide
     if touch is None:
         touch = rng.random() < style.touch_landings
+    _travel(hand, move, empty, position.rules.size, slide, touch)
+    for sq in _removal_order(hand, captured, removal):
+        hand.wait(120 * MS, 450 * MS)
+        hand.lift(sq)
+
+
+def _takes_first(position: Position, move: Move, hand: Hand, quick: bool,
+                 forced: bool | None) -> bool:
+    """Does the hand take the one captured man off before the jump (003 4.16: a man's single
+    capture, in the rule sets that allow it)? ``forced`` decides instead of the style."""
+    piece = position.piece_at(move.start)
+    allowed = (len(move.captured) == 1 and not (piece is not None and piece.king)
+               and position.rules.name in CAPTURE_FIRST_RULES)
+    if forced is not None:
+        return forced and allowed
+    return allowed and not quick and hand.rng.random() < hand.style.capture_first
+
+
+def _change_mind(hand: Hand, move: Move, empty: set[int], longest: int) -> None:
+    """Set down elsewhere first, then change one's mind (000 3.11): short enough without a
+    clock that the board does not rest on it."""
+    if hand.rng.random() < hand.style.change_mind:
+        choices = sorted(empty - {move.end} - set(move.route))
+        if choices:
+            hand.wait(200 * MS, 600 * MS)
+            other = hand.rng.choice(choices)
+            hand.place(other)
+            hand.wait(150 * MS, longest)
+            hand.lift(other)
+
+
+def _travel(hand: Hand, move: Move, empty: set[int], size: int, slide: bool,
+            touch: bool) -> None:
+    """The piece along its route: brushing the squares it slides over, set down on each
+    landing square when ``touch``, put down on the last."""
     route = move.route
     for i, (a, b) in enumerate(zip(route, route[1:], strict=False)):
         if slide:
             hand.brush([sq for sq in _between(size, a, b) if sq not in move.captured], empty)
         hand.wait(100 * MS, 400 * MS)
-        last = i == len(route) - 2
-        if last:
+        if i == len(route) - 2:
             hand.place(b)
         elif touch:
             hand.place(b)
             hand.wait(60 * MS, 400 * MS)
             hand.lift(b)
+
+
+def _removal_order(hand: Hand, captured: list[int], removal: Sequence[int] | None) -> list[int]:
+    """The order the captured pieces come off: ``removal`` when given, else the style's."""
     if captured and removal is not None:
-        captured = [sq for sq in removal if sq in captured]
-    elif captured:
-        order = style.removal if style.removal != "any" else rng.choice(REMOVAL_ORDERS)
+        return [sq for sq in removal if sq in captured]
+    if captured:
+        order = hand.style.removal if hand.style.removal != "any" else hand.rng.choice(
+            REMOVAL_ORDERS)
         if order == "reverse":
             captured.reverse()
         elif order == "shuffle":
-            rng.shuffle(captured)
-    for sq in captured:
-        hand.wait(120 * MS, 450 * MS)
-        hand.lift(sq)
+            hand.rng.shuffle(captured)
+    return captured
 
 
 def handle_game(
