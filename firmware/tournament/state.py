@@ -122,7 +122,28 @@ def from_json(data: Any) -> Tournament:
     """A Tournament from the parsed JSON of its file; TournamentError naming the bad field."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise TournamentError(f"not a tournament file (expected \"format\": \"{FORMAT}\")")
-    raw_players = data.get("players")
+    players, numbers = _players(data.get("players"))
+    cycles = data.get("cycles", 1)
+    if cycles not in (1, 2) or type(cycles) is not int:
+        raise TournamentError("tournament file: 'cycles' must be 1 or 2")
+    boards = data.get("boards", [])
+    if not isinstance(boards, list) or not all(
+            isinstance(b, str) and BOARD_NAME.fullmatch(b) for b in boards):
+        raise TournamentError("tournament file: 'boards' must be a list of names matching "
+                              "[A-Za-z0-9_-]+")
+    if len(set(boards)) != len(boards):
+        raise TournamentError("tournament file: a board is named twice in 'boards'")
+    tc = data.get("time_control")
+    if tc is not None and not isinstance(tc, str):
+        raise TournamentError("tournament file: 'time_control' must be a text or null")
+    t = Tournament(players, _text(data, "event"), _text(data, "site"), _text(data, "date"),
+                   _text(data, "rules", "russian"), tc, cycles, numbers, boards)
+    _read_progress(t, data)
+    return t
+
+
+def _players(raw_players: Any) -> tuple[list[Player], dict[str, int]]:
+    """The players and their drawn numbers (1..N each once, or none) from ``players``."""
     if not isinstance(raw_players, list):
         raise TournamentError("tournament file: 'players' must be a list")
     players = []
@@ -146,21 +167,11 @@ def from_json(data: Any) -> Tournament:
     if numbers and sorted(numbers.values()) != list(range(1, len(players) + 1)):
         raise TournamentError("tournament file: the numbers must be 1..N, each once, "
                               "for every player")
-    cycles = data.get("cycles", 1)
-    if cycles not in (1, 2) or type(cycles) is not int:
-        raise TournamentError("tournament file: 'cycles' must be 1 or 2")
-    boards = data.get("boards", [])
-    if not isinstance(boards, list) or not all(
-            isinstance(b, str) and BOARD_NAME.fullmatch(b) for b in boards):
-        raise TournamentError("tournament file: 'boards' must be a list of names matching "
-                              "[A-Za-z0-9_-]+")
-    if len(set(boards)) != len(boards):
-        raise TournamentError("tournament file: a board is named twice in 'boards'")
-    tc = data.get("time_control")
-    if tc is not None and not isinstance(tc, str):
-        raise TournamentError("tournament file: 'time_control' must be a text or null")
-    t = Tournament(players, _text(data, "event"), _text(data, "site"), _text(data, "date"),
-                   _text(data, "rules", "russian"), tc, cycles, numbers, boards)
+    return players, numbers
+
+
+def _read_progress(t: Tournament, data: Mapping[str, Any]) -> None:
+    """Withdrawals, results and the rounds started, checked against the tournament."""
     for item in _list(data, "withdrawals"):
         after = item.get("after_round") if isinstance(item, dict) else None
         if type(after) is not int or not 0 <= after <= t.rounds:
@@ -180,7 +191,6 @@ def from_json(data: Any) -> Tournament:
     if not all(type(r) is int for r in started):
         raise TournamentError("tournament file: 'started' must list round numbers")
     t.started = sorted({t.check_round(r) for r in started})
-    return t
 
 
 def _list(data: Mapping[str, Any], key: str) -> list[Any]:
