@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from firmware.position import Move, Position
+from firmware.referee.kinds import KINDS as _KINDS
 from firmware.rules import Side
 
 RESTORE = "restore"
@@ -17,22 +18,9 @@ MUST_MOVE = "must-move"
 WRONG = "wrong"
 
 #: Irregularity kinds: CONTRACT.md's, plus ``take-back`` (000 5.4.4: the board shows the
-#: position before the last move) and ``own-piece-removed`` (000 5.4.14).
-KINDS = (
-    "illegal-move",
-    "missed-capture",
-    "wrong-capture",
-    "touch-move",
-    "wrong-side",
-    "two-moves",
-    "press-without-move",
-    "incomplete-removal",
-    "extra-removal",
-    "board-mismatch",
-    "setup",
-    "take-back",
-    "own-piece-removed",
-)
+#: position before the last move) and ``own-piece-removed`` (000 5.4.14); the registry with
+#: what each means and whose it is: ``firmware.referee.kinds``.
+KINDS = _KINDS
 
 
 @dataclass(frozen=True, slots=True)
