@@ -173,90 +173,77 @@ class MoveTable:
 
     def classify(self, sensed: Board, previous: Board | None = None, ply: int = 0) -> Reading:
         """Name the irregularity a sensed board shows (000 5.4) and the LED picture."""
-        alg = self.geometry.algebraic
         turn = self.position.turn
         removed = self.occupied - sensed
         added = sensed - self.occupied
         own_removed = removed & self.own
-        opp_removed = removed & self.opp
-
-        # The mover's piece went from s to e: compare with the legal moves from s to e.
-        if len(own_removed) >= 1 and len(added) == 1:
-            (e,) = added
-            for s in sorted(own_removed):
-                same_ends = [m for m in self.moves if m.start == s and m.end == e]
-                if not same_ends:
-                    continue
-                others = removed - {s}
-
-                def cost(m: Move, others: frozenset[int] = others) -> int:
-                    return len(others ^ frozenset(m.captured))
-
-                best = min(same_ends, key=cost)
-                target = self.result_of(best)
-                still_on = frozenset(best.captured) & sensed
-                extra = others - frozenset(best.captured)
-                if not extra and still_on:
-                    kind = "incomplete-removal"
-                elif extra & self.own:
-                    kind = "own-piece-removed"
-                else:
-                    kind = "extra-removal"
-                return Reading(
-                    "irregular", (best,), kind, turn, tuple(self.marks_towards(sensed, target))
-                )
-            if len(own_removed) == 1:
-                (s,) = own_removed
-                marks = self.marks_towards(sensed, self.occupied)
-                if self.capturing and not opp_removed:
-                    kind = "missed-capture"
-                    marks += [
-                        LedMark(alg(sq), MUST_MOVE) for sq in sorted(self.starts) if sq in sensed
-                    ]
-                elif opp_removed:
-                    kind = "wrong-capture"
-                else:
-                    kind = "illegal-move"
-                return Reading("irregular", (), kind, turn, tuple(marks))
-
+        if own_removed and len(added) == 1:
+            reading = self._mover_moved(sensed, removed, added, own_removed)
+            if reading is not None:
+                return reading
         if previous is not None and sensed == previous:
             # The board shows the position before the last move: a move taken back (000 5.4.4).
-            return Reading(
-                "irregular", (), "take-back", turn.other,
-                tuple(self.marks_towards(sensed, self.occupied)),
-            )  # fmt: skip
-
+            return self._irregular("take-back", turn.other, sensed)
         if added or (removed - self.opp):
             flipped = self.flipped()
             if sensed in flipped.results or flipped.in_progress(sensed):
-                kind = "two-moves" if ply > 0 else "wrong-side"
-                return Reading(
-                    "irregular", (), kind, turn.other,
-                    tuple(self.marks_towards(sensed, self.occupied)),
-                )  # fmt: skip
+                return self._irregular("two-moves" if ply > 0 else "wrong-side", turn.other,
+                                       sensed)
             if added and not own_removed and len(removed) == 1:
                 # One of the opponent's pieces went from one square to another: he moved it
                 # out of turn. Several of his pieces gone at once are knocked over (000 5.3):
                 # a board mismatch, below.
-                return Reading(
-                    "irregular", (), "wrong-side", turn.other,
-                    tuple(self.marks_towards(sensed, self.occupied)),
-                )  # fmt: skip
-
+                return self._irregular("wrong-side", turn.other, sensed)
         if not added and removed and not own_removed:
-            return Reading(
-                "irregular", (), "extra-removal", turn,
-                tuple(self.marks_towards(sensed, self.occupied)),
-            )  # fmt: skip
+            return self._irregular("extra-removal", turn, sensed)
         if not added and own_removed:
-            return Reading(
-                "irregular", (), "own-piece-removed", turn,
-                tuple(self.marks_towards(sensed, self.occupied)),
-            )  # fmt: skip
-        return Reading(
-            "irregular", (), "board-mismatch", turn,
-            tuple(self.marks_towards(sensed, self.occupied)),
-        )  # fmt: skip
+            return self._irregular("own-piece-removed", turn, sensed)
+        return self._irregular("board-mismatch", turn, sensed)
+
+    def _irregular(self, kind: str, side: Side, sensed: Board) -> Reading:
+        """An irregularity whose LEDs show the way back to the position."""
+        return Reading("irregular", (), kind, side, tuple(self.marks_towards(sensed,
+                                                                             self.occupied)))
+
+    def _mover_moved(self, sensed: Board, removed: Board, added: Board,
+                     own_removed: Board) -> Reading | None:
+        """The mover's piece went from s to e: compare with the legal moves from s to e (the
+        removals then wrong), else the move itself is wrong."""
+        turn = self.position.turn
+        (e,) = added
+        for s in sorted(own_removed):
+            same_ends = [m for m in self.moves if m.start == s and m.end == e]
+            if not same_ends:
+                continue
+            others = removed - {s}
+
+            def cost(m: Move, others: frozenset[int] = others) -> int:
+                return len(others ^ frozenset(m.captured))
+
+            best = min(same_ends, key=cost)
+            still_on = frozenset(best.captured) & sensed
+            extra = others - frozenset(best.captured)
+            if not extra and still_on:
+                kind = "incomplete-removal"
+            elif extra & self.own:
+                kind = "own-piece-removed"
+            else:
+                kind = "extra-removal"
+            marks = self.marks_towards(sensed, self.result_of(best))
+            return Reading("irregular", (best,), kind, turn, tuple(marks))
+        if len(own_removed) != 1:
+            return None
+        opp_removed = removed & self.opp
+        marks = self.marks_towards(sensed, self.occupied)
+        if self.capturing and not opp_removed:
+            kind = "missed-capture"
+            alg = self.geometry.algebraic
+            marks += [LedMark(alg(sq), MUST_MOVE) for sq in sorted(self.starts) if sq in sensed]
+        elif opp_removed:
+            kind = "wrong-capture"
+        else:
+            kind = "illegal-move"
+        return Reading("irregular", (), kind, turn, tuple(marks))
 
     def choose(self, moves: Sequence[Move], touched: Sequence[tuple[int, int]]) -> Move:
         """Among moves with one result, the route whose landing squares the hand touched in
