@@ -21,6 +21,12 @@ TAG_OPTIONS = ("event", "site", "date", "round", "board", "white", "black")
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``run``, ``demo`` and ``export`` to the command line."""
+    _register_run(sub)
+    _register_demo(sub)
+    _register_export(sub)
+
+
+def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "run",
         help="run the board service (on the Pi, or --sim on simulated hardware)",
@@ -62,6 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_login_options(h)
     p.set_defaults(func=run_service)
 
+
+def _register_demo(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d = sub.add_parser(
         "demo",
         help="play a real game through the simulated board, feed and relay (no Pi needed)",
@@ -83,6 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d.add_argument("--quiet", action="store_true", help="do not print the feed lines")
     d.set_defaults(func=run_demo)
 
+
+def _register_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     e = sub.add_parser(
         "export",
         help="print the game held in a state directory's journal (PDN or feed)",
@@ -112,12 +122,48 @@ def _state_dir(args: argparse.Namespace, config: Any) -> Path:
 
 
 def run_service(args: argparse.Namespace) -> int:
-    from boardctl.hardware import EventScript, pi_hardware, sim_hardware
+    from boardctl.hardware import pi_hardware, sim_hardware
     from boardctl.notify import Notifier
-    from boardctl.service import GameSetup, Service
-    from firmware.errors import EventLogError
-    from firmware.events import read_events
-    from firmware.limits import bounded_lines
+    from boardctl.service import Service
+
+    config, rules = _config_and_rules(args)
+    script = _script(args, rules) if args.events is not None else None
+    state_dir = _state_dir(args, config)
+    if state_dir.exists() and not state_dir.is_dir():
+        raise BoardError(f"{state_dir}: not a directory (--state-dir names the journal's "
+                         "directory)")
+    setup = _setup(args, config, rules, script)
+    hall = hall_link(args, config, state_dir)
+    name = (hall.board if hall is not None else args.name) or os.uname().nodename or "board"
+    if hall is not None:
+        setup.tags.setdefault("Board", hall.board)
+    service: Service | None = None
+
+    def on_connect() -> list[str] | None:
+        return service.port_connected() if service is not None else None
+
+    if args.sim:
+        hardware = sim_hardware(rules.size, config, feed_url=args.feed, on_connect=on_connect)
+    else:
+        from hw.gpio import EXIT_NO_GPIO, NoGpioBackend
+
+        try:
+            hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
+        except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
+            print(f"boardctl: error: {exc}", file=sys.stderr)
+            return EXIT_NO_GPIO
+    service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
+                      socket_path=_socket_path(args, state_dir), group=args.group,
+                      script=script, snapshot_every=args.snapshot_every,
+                      on_line=hall.on_line if hall is not None else None)
+    _serve(service, hall)
+    logger.info("stopped")
+    return 0
+
+
+def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The board's configuration and the new game's rule set, checked against each other
+    (with the other options that can be checked before anything starts)."""
     from firmware.rules import find_rules
     from firmware.timecontrol import TimeControl
     from hw.config import default_config, load_config
@@ -138,35 +184,39 @@ def run_service(args: argparse.Namespace) -> int:
         raise BoardError(
             f"{config.source}: a {config.size}x{config.size} board cannot play {rules.name}"
         )
-    script = None
-    if args.events is not None:
-        if not args.sim:
-            raise BoardError("--events needs --sim (a real board is played by hand)")
-        linenos: list[int] = []
-        try:
-            with open(args.events, "rb") as f:
-                lines = bounded_lines(f, str(args.events), error=EventLogError)
-                events = read_events(lines, str(args.events), linenos=linenos)
-        except FileNotFoundError:
-            raise BoardError(f"{args.events}: no such event log") from None
-        except IsADirectoryError:
-            raise BoardError(f"{args.events}: is a directory, not an event log") from None
-        cells = set(rules.geometry.all_cells())
-        for n, event in zip(linenos, events, strict=True):
-            square = getattr(event, "square", None)
-            if square is not None and square not in cells:  # before a journal is started
-                raise BoardError(f"{args.events}: line {n}: square {square!r} is not on a "
-                                 f"{rules.size}x{rules.size} board")
-        script = EventScript(events)
-    state_dir = _state_dir(args, config)
-    if state_dir.exists() and not state_dir.is_dir():
-        raise BoardError(f"{state_dir}: not a directory (--state-dir names the journal's "
-                         "directory)")
-    socket_path = args.socket
-    if socket_path is None:
-        runtime = os.environ.get("RUNTIME_DIRECTORY")
-        socket_path = (Path(runtime.split(":")[0]) / "control.sock" if runtime
-                       else state_dir / "control.sock")
+    return config, rules
+
+
+def _script(args: argparse.Namespace, rules: Any) -> Any:
+    """``--events``: the event log the simulated hand acts out, every square on the board."""
+    from boardctl.hardware import EventScript
+    from firmware.errors import EventLogError
+    from firmware.events import read_events
+    from firmware.limits import bounded_lines
+
+    if not args.sim:
+        raise BoardError("--events needs --sim (a real board is played by hand)")
+    linenos: list[int] = []
+    try:
+        with open(args.events, "rb") as f:
+            lines = bounded_lines(f, str(args.events), error=EventLogError)
+            events = read_events(lines, str(args.events), linenos=linenos)
+    except FileNotFoundError:
+        raise BoardError(f"{args.events}: no such event log") from None
+    except IsADirectoryError:
+        raise BoardError(f"{args.events}: is a directory, not an event log") from None
+    cells = set(rules.geometry.all_cells())
+    for n, event in zip(linenos, events, strict=True):
+        square = getattr(event, "square", None)
+        if square is not None and square not in cells:  # before a journal is started
+            raise BoardError(f"{args.events}: line {n}: square {square!r} is not on a "
+                             f"{rules.size}x{rules.size} board")
+    return EventScript(events)
+
+
+def _setup(args: argparse.Namespace, config: Any, rules: Any, script: Any) -> Any:
+    """The new game's setup from the options (a game already in the journal wins)."""
+    from boardctl.service import GameSetup
     from firmware.referee import check_touch_min
 
     touch_min = args.touch_min if args.touch_min is not None else config.touch_min
@@ -176,30 +226,19 @@ def run_service(args: argparse.Namespace) -> int:
                       touch_min=touch_min)
     if script is not None and args.time_control is None:
         setup.clocked = script.has_presses  # as `boardctl replay` reads the same log
-    hall = hall_link(args, config, state_dir)
-    name = (hall.board if hall is not None else args.name) or os.uname().nodename or "board"
-    if hall is not None:
-        setup.tags.setdefault("Board", hall.board)
-    notifier = Notifier()
-    service: Service | None = None
+    return setup
 
-    def on_connect() -> list[str] | None:
-        return service.port_connected() if service is not None else None
 
-    if args.sim:
-        hardware = sim_hardware(rules.size, config, feed_url=args.feed, on_connect=on_connect)
-    else:
-        from hw.gpio import EXIT_NO_GPIO, NoGpioBackend
+def _socket_path(args: argparse.Namespace, state_dir: Path) -> Path:
+    """``--socket``, else the runtime directory's, else the state directory's."""
+    if args.socket is not None:
+        return Path(args.socket)
+    runtime = os.environ.get("RUNTIME_DIRECTORY")
+    return Path(runtime.split(":")[0]) / "control.sock" if runtime else state_dir / "control.sock"
 
-        try:
-            hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
-        except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
-            print(f"boardctl: error: {exc}", file=sys.stderr)
-            return EXIT_NO_GPIO
-    service = Service(state_dir, setup, hardware, board=name, notifier=notifier,
-                      socket_path=socket_path, group=args.group, script=script,
-                      snapshot_every=args.snapshot_every,
-                      on_line=hall.on_line if hall is not None else None)
+
+def _serve(service: Any, hall: Any) -> None:
+    """Run until SIGTERM or SIGINT, the hall's link beside it."""
     stop = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
@@ -214,8 +253,6 @@ def run_service(args: argparse.Namespace) -> int:
     finally:
         if hall is not None:
             hall.close()
-    logger.info("stopped")
-    return 0
 
 
 def hall_link(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
