@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.limits import loads
@@ -99,6 +100,21 @@ def _first_record(lines: list[bytes]) -> dict[str, Any] | None:
     return None
 
 
+@dataclass
+class _Log:
+    """An event log or journal as read: its events (in the order to play them), where each
+    came from, and what a journal's header says of the game."""
+
+    events: list[Any]
+    where: list[str]
+    rules: str | None = None
+    fen: str | None = None
+    time_control: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    started: bool | None = None  # None: a plain log (a journal says)
+    settle: float | None = None
+
+
 def replay_lines(
     lines: list[bytes],
     source: str,
@@ -112,51 +128,18 @@ def replay_lines(
     touch_ns: int | None = None,
 ) -> str:
     """Replay the lines of an event log or journal; the PDN text or the feed lines."""
-    from firmware.errors import BoardError, EventLogError
-    from firmware.events import (
-        NS,
-        Event,
-        Start,
-        event_from_record,
-        read_events,
-        same_instant_order,
-    )
+    from firmware.errors import EventLogError
+    from firmware.events import NS, Start
     from firmware.feed import encode_line, header_record
-    from firmware.journal import read_journal
     from firmware.position import Position
     from firmware.rules import find_rules
     from firmware.session import BoardSession
     from firmware.timecontrol import TimeControl
 
-    tags: dict[str, str] = {}
-    started: bool | None = None
-    first = _first_record(lines)
-    where: list[str] = []
-    if first is not None and first.get("type") == "game":
-        journal = read_journal(lines, source)
-        header = journal.header
-        rules = rules or header.rules
-        fen = fen or header.fen
-        time_control = time_control or header.time_control
-        tags = dict(header.tags)
-        started = bool(getattr(header, "started", False))
-        if settle is None and header.settle is not None:
-            settle = header.settle
-        events: list[Event] = []
-        for rec, lineno in zip(journal.events, journal.lines, strict=True):
-            events.append(event_from_record(rec, f"{source}: line {lineno}"))
-            where.append(f"{source}: line {lineno}")
-        if journal.torn and warn is not None:
-            warn(f"{source}: a torn last record was dropped (power cut)")
-    else:
-        linenos: list[int] = []
-        events = read_events(lines, source, linenos=linenos)
-        where = [f"{source}: line {n}" for n in linenos]
-        # Presses after the sensor events of the same instant (a journal keeps the order
-        # the service acted on).
-        order = same_instant_order(events)
-        events = [events[k] for k in order]
-        where = [where[k] for k in order]
+    log = _read_log(lines, source, warn)
+    rules, fen = rules or log.rules, fen or log.fen
+    time_control = time_control or log.time_control
+    settle = settle if settle is not None else log.settle
     if not rules:
         raise EventLogError(f"{source}: give --rules (the log does not say which rule set)")
     rule_set = find_rules(rules)
@@ -164,12 +147,63 @@ def replay_lines(
         Position.from_fen(rule_set, fen)  # FenError before anything else
     if time_control:
         TimeControl.parse(time_control)
+    _check_squares(log, rule_set, warn)
+    started, clocked = log.started, None  # a journal: exactly as the service built its session
+    if started is None:  # a plain log: play from the first event unless it has a start
+        started = not any(isinstance(e, Start) for e in log.events)
+        # The log tells how the game was played: presses commit moves; without them the
+        # released hand is read from the board at rest (the clock, if any, follows the board).
+        clocked = any(e.type == "press" for e in log.events)
+    session = BoardSession(
+        rule_set, time_control, fen, round((settle if settle is not None else 1.5) * NS),
+        clocked=clocked, started=started, tags=log.tags, touch_ns=touch_ns,
+    )
+    records = _play(session, log, fmt, warn)
+    if fmt == "feed":
+        head = header_record("replay", "replay", rule_set.name)
+        lines_out = [encode_line(head, 0)]
+        lines_out += [encode_line(rec, seq) for seq, rec in enumerate(records, 1)]
+        return "".join(lines_out)
+    return session.pdn()
+
+
+def _read_log(lines: list[bytes], source: str, warn: Any) -> _Log:
+    """A journal (its header first) or a plain event log, with the lines of its events."""
+    from firmware.events import event_from_record, read_events, same_instant_order
+    from firmware.journal import read_journal
+
+    first = _first_record(lines)
+    if first is not None and first.get("type") == "game":
+        journal = read_journal(lines, source)
+        header = journal.header
+        where = [f"{source}: line {lineno}" for lineno in journal.lines]
+        events = [event_from_record(rec, w)
+                  for rec, w in zip(journal.events, where, strict=True)]
+        if journal.torn and warn is not None:
+            warn(f"{source}: a torn last record was dropped (power cut)")
+        return _Log(events, where, header.rules, header.fen, header.time_control,
+                    dict(header.tags), bool(getattr(header, "started", False)), header.settle)
+    linenos: list[int] = []
+    events = read_events(lines, source, linenos=linenos)
+    where = [f"{source}: line {n}" for n in linenos]
+    # Presses after the sensor events of the same instant (a journal keeps the order the
+    # service acted on).
+    order = same_instant_order(events)
+    return _Log([events[k] for k in order], [where[k] for k in order])
+
+
+def _check_squares(log: _Log, rule_set: Any, warn: Any) -> None:
+    """Every square on the board; a lift on an empty light square is sensor noise, said once
+    (a full-matrix board senses light squares too; a piece put on one is out of play,
+    003 5.3)."""
+    from firmware.errors import EventLogError
+
     size = rule_set.size
     geometry = rule_set.geometry
     cells = set(geometry.all_cells())
-    light: set[str] = set()  # light squares a piece was put on (003 5.3: out of play)
+    light: set[str] = set()
     noise = False
-    for event, w in zip(events, where, strict=True):
+    for event, w in zip(log.events, log.where, strict=True):
         square = getattr(event, "square", None)
         if square is None:
             continue
@@ -182,29 +216,21 @@ def replay_lines(
         elif square in light:
             light.discard(square)
         elif not noise and warn is not None:
-            # A full-matrix board senses light squares too; a lift where no piece stood is
-            # sensor noise: ignored, but said once.
             noise = True
             warn(f"{w}: lift on the empty light square {square!r} ignored (sensor noise)")
 
-    settle_ns = round((settle if settle is not None else 1.5) * NS)
-    if started is None:  # a plain log: play from the first event unless it has a start
-        started = not any(isinstance(e, Start) for e in events)
-        # The log tells how the game was played: presses commit moves; without them the
-        # released hand is read from the board at rest (the clock, if any, follows the board).
-        clocked: bool | None = any(e.type == "press" for e in events)
-    else:  # a journal: exactly as the service built its session (boardctl.service)
-        clocked = None
-    session = BoardSession(
-        rule_set, time_control, fen, settle_ns, clocked=clocked, started=started, tags=tags,
-        touch_ns=touch_ns,
-    )
+
+def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[dict[str, Any]]:
+    """The log through the session; with ``fmt`` "feed", a full-state snapshot every
+    SNAPSHOT_EVERY seconds of log time and at the end, as the service sends them on the
+    serial line (CONTRACT.md "Broadcast feed")."""
+    from firmware.errors import BoardError
+    from firmware.events import NS
+
     records: list[dict[str, Any]] = []
-    # A full-state snapshot every SNAPSHOT_EVERY seconds of log time and at the end, as the
-    # service sends them on the serial line (CONTRACT.md "Broadcast feed").
     step = round(SNAPSHOT_EVERY * NS)
-    next_snapshot = events[0].at + step if events else 0
-    for event, w in zip(events, where, strict=True):
+    next_snapshot = log.events[0].at + step if log.events else 0
+    for event, w in zip(log.events, log.where, strict=True):
         while fmt == "feed" and event.at >= next_snapshot:
             records += session.tick(next_snapshot)
             records.append(session.snapshot("replay", next_snapshot))
@@ -215,11 +241,6 @@ def replay_lines(
             if warn is not None:
                 warn(f"{w}: {event.type} ignored: {exc}")
     records += session.finish()
-    if fmt == "feed":
-        if events and (not records or records[-1]["type"] != "snapshot"):
-            records.append(session.snapshot("replay", session.last_at))
-        head = header_record("replay", "replay", rule_set.name)
-        lines_out = [encode_line(head, 0)]
-        lines_out += [encode_line(rec, seq) for seq, rec in enumerate(records, 1)]
-        return "".join(lines_out)
-    return session.pdn()
+    if fmt == "feed" and log.events and (not records or records[-1]["type"] != "snapshot"):
+        records.append(session.snapshot("replay", session.last_at))
+    return records
