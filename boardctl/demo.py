@@ -16,10 +16,11 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from firmware.errors import BoardError
 
@@ -124,25 +125,39 @@ class Demo:
 
     def _play(self, rules: str, fen: str | None, tags: dict[str, str], events: list,
               moves: list, result: str | None, state_dir: Path) -> bool:
+        """The game through the simulated board to the feed on a pty and the relay; True
+        when the relay's PDN holds the game's moves."""
         import pty
         import tty
 
-        from boardctl.hardware import EventScript, sim_hardware
-        from boardctl.relay import LineSplitter, RelayState
-        from boardctl.service import GameSetup, Service
-        from firmware.game import parse_result, result_text
-        from firmware.pdn import read_games
-        from firmware.rules import find_rules
+        from boardctl.relay import RelayState
 
-        rs = find_rules(rules)
         clock = VirtualClock()
         master, slave = pty.openpty()
         tty.setraw(slave)
-        port = os.ttyname(slave)
         os.set_blocking(master, False)
         relay = RelayState()
+        pump = self._pump(master, relay)
+        started = time.monotonic()
+        try:
+            played_ns = self._run(rules, fen, tags, events, result, state_dir, clock,
+                                  os.ttyname(slave), pump)
+        finally:
+            os.close(slave)
+            pump()
+            os.close(master)
+        self.relay_pdn = relay.pdn()
+        self.say("")
+        self.say("relay PDN:")
+        self.say(self.relay_pdn.rstrip("\n"))
+        self.say("")
+        return self._check(moves, played_ns, time.monotonic() - started)
+
+    def _pump(self, master: int, relay: Any) -> Callable[[], None]:
+        """What reads the pty: feed lines to the relay (and the screen)."""
+        from boardctl.relay import LineSplitter
+
         splitter = LineSplitter()
-        service: Service | None = None
 
         def pump() -> None:
             while True:
@@ -159,8 +174,20 @@ class Demo:
                         shown = line.decode("ascii", "replace").rstrip("\n")
                         self.say("feed: " + (shown if len(shown) <= 150 else shown[:147] + "..."))
 
+        return pump
+
+    def _run(self, rules: str, fen: str | None, tags: dict[str, str], events: list,
+             result: str | None, state_dir: Path, clock: VirtualClock, port: str,
+             pump: Callable[[], None]) -> int:
+        """The service on the simulated board and the virtual clock until the log is acted
+        out and 3 s more; the game's result recorded by the arbiter. The game seconds played."""
+        from boardctl.hardware import EventScript, sim_hardware
+        from boardctl.service import GameSetup, Service
+        from firmware.rules import find_rules
         from hw.config import default_config
 
+        rs = find_rules(rules)
+        service: Service | None = None
         config = default_config(rs.size)
         config = replace(config, matrix=replace(config.matrix, scan_hz=SCAN_HZ))
         hardware = sim_hardware(rs.size, config, clock=clock, feed_url=port,
@@ -171,12 +198,12 @@ class Demo:
         service = Service(state_dir, setup, hardware, board="1", clock=clock, script=script,
                           snapshot_every=60.0)
         started = time.monotonic()
+        t0 = clock.now
         try:
             service.boot()
             hardware.feed.wait_connected(1, 5.0)
-            t0 = clock.now
             end_at: int | None = None
-            while True:
+            while end_at is None or clock.now < end_at:
                 clock.now += hardware.scanner.period_ns
                 service.step(clock.now)
                 if service.steps % 10 == 0:
@@ -187,38 +214,35 @@ class Demo:
                         time.sleep(ahead)
                 if script.done and end_at is None:
                     end_at = clock.now + 3_000_000_000
-                if end_at is not None and clock.now >= end_at:
-                    break
-            session = service.session
-            assert session is not None
-            if session.result is None and result and result != "*":
-                winner, _ = parse_result(result)
-                text = result_text(rs, winner)
-                reason = "agreement" if winner is None else "resignation"
-                answer = service.command({"cmd": "result", "result": text, "reason": reason})
-                self.say(f"demo: arbiter records the result {text} ({reason}): "
-                         f"{'ok' if answer.get('ok') else answer.get('error')}")
-            service.close()
-            service = None
-            pump()
+            self._record_result(service, rs, result)
         finally:
-            if service is not None:
-                service.close()
-            os.close(slave)
-            pump()
-            os.close(master)
-        self.relay_pdn = relay.pdn()
-        self.say("")
-        self.say("relay PDN:")
-        self.say(self.relay_pdn.rstrip("\n"))
-        self.say("")
+            service.close()
+        return clock.now - t0
+
+    def _record_result(self, service: Any, rules: Any, result: str | None) -> None:
+        """The PDN's result, recorded by the arbiter when the board did not end the game."""
+        from firmware.game import parse_result, result_text
+
+        session = service.session
+        assert session is not None
+        if session.result is None and result and result != "*":
+            winner, _ = parse_result(result)
+            text = result_text(rules, winner)
+            reason = "agreement" if winner is None else "resignation"
+            answer = service.command({"cmd": "result", "result": text, "reason": reason})
+            self.say(f"demo: arbiter records the result {text} ({reason}): "
+                     f"{'ok' if answer.get('ok') else answer.get('error')}")
+
+    def _check(self, moves: list, played_ns: int, elapsed: float) -> bool:
+        """Does the relay's PDN hold the game's moves?"""
+        from firmware.pdn import read_games
+
         games = list(read_games(self.relay_pdn, "relay"))
         if len(games) != 1:
             self.say(f"demo: FAILED: the relay holds {len(games)} games")
             return False
         got = [m.key for m in games[0].replay().moves]
         want = [m.key for m in moves]
-        elapsed = time.monotonic() - started
         if got != want:
             first = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
                          min(len(got), len(want)))
@@ -227,5 +251,5 @@ class Demo:
             return False
         self.say(f"demo: ok: all {len(want)} plies came through the sensors, the referee, the "
                  f"clock, the journal, the feed and the relay ({len(self.lines)} feed lines, "
-                 f"{(clock.now - t0) / 1e9:.0f} s of play in {elapsed:.1f} s)")
+                 f"{played_ns / 1e9:.0f} s of play in {elapsed:.1f} s)")
         return True
