@@ -120,53 +120,24 @@ def _server(text: str | None, option: str, **kwargs: Any) -> Any:
 
 
 def run_relay(args: argparse.Namespace) -> int:
-    from boardctl.hall_relay import HallFollower, Pusher
-    from boardctl.mqtt import check_name, parse_broker
+    from boardctl.mqtt import check_name
     from boardctl.relay import Relay, Timeline
 
     _check(args)
     hall = check_name(args.hall, "--hall") if args.hall else None
-    follower = None
-    if args.broker:
-        from boardctl.hall_board import read_password
-
-        config = parse_broker(args.broker, username=args.broker_user,
-                              password=read_password(args.broker_password_file),
-                              ca_file=args.broker_ca)
-        follower = HallFollower(config, str(hall), log=_say)
+    follower = _follower(args, hall)
     timeline = Timeline(delay=args.delay * 60)
     servers = [s for s in (
         _server(args.http, "--http", hall=hall, timeline=timeline),
         _server(args.arbiter_http, "--arbiter-http", hall=hall, timeline=timeline, live=True),
     ) if s is not None]
-    pusher = None
-    if args.push:
-        from boardctl.relay_http import select_games
-
-        path = args.push_path or f"/{hall}.pdn" if hall else args.push_path or "/"
-
-        def body() -> tuple[bytes, str]:
-            view = timeline.public()
-            games = select_games(view, hall, path)
-            data, etag, _ = view.body(list(view.games) if games is None else games)
-            return data, etag
-
-        pusher = Pusher(args.push, body, method=args.push_method, log=_say)
+    pusher = _pusher(args, hall, timeline)
     relay = Relay(args.ports, out=args.out, hall=follower, timeline=timeline,
                   on_publish=pusher.notify if pusher is not None else None)
     for extend in EXTENSIONS:
         extend(relay, servers, hall)
+    _add_crosstable(args, servers, hall)
     # The live page (docs/HALL.md) on every HTTP server: public at /, arbiters at /?token=.
-    if args.tournament is not None:
-        from boardctl.crosstable_http import crosstable_handler
-
-        if not args.tournament.is_file():
-            raise BoardError(f"--tournament {args.tournament}: no such file")
-        for server in servers:
-            # Each server's own view of the games: the public crosstable keeps --delay, as
-            # the public PDN does; the arbiters' is live.
-            server.extra_handlers.append(crosstable_handler(
-                args.tournament, lambda s=server: _pdn_text(s.view()), hall))
     hub = live.attach(args, relay.state.observers, servers[0] if servers else None)
     for server in servers[1:]:
         if hub is not None:
@@ -178,6 +149,66 @@ def run_relay(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    _start(servers, hall, follower, pusher)
+    try:
+        _follow_feeds(relay, stop, args.poll)
+    finally:
+        for part in (hub, relay, follower, pusher):
+            if part is not None:
+                part.close()
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+    return 0
+
+
+def _follower(args: argparse.Namespace, hall: str | None) -> Any:
+    """``--broker``: the hall's boards followed over MQTT (boardctl.hall_relay), else None."""
+    if not args.broker:
+        return None
+    from boardctl.hall_board import read_password
+    from boardctl.hall_relay import HallFollower
+    from boardctl.mqtt import parse_broker
+
+    config = parse_broker(args.broker, username=args.broker_user,
+                          password=read_password(args.broker_password_file),
+                          ca_file=args.broker_ca)
+    return HallFollower(config, str(hall), log=_say)
+
+
+def _pusher(args: argparse.Namespace, hall: str | None, timeline: Any) -> Any:
+    """``--push``: the public PDN sent to a web server on every change, else None."""
+    if not args.push:
+        return None
+    from boardctl.hall_relay import Pusher
+    from boardctl.relay_http import select_games
+
+    path = args.push_path or f"/{hall}.pdn" if hall else args.push_path or "/"
+
+    def body() -> tuple[bytes, str]:
+        view = timeline.public()
+        games = select_games(view, hall, path)
+        data, etag, _ = view.body(list(view.games) if games is None else games)
+        return data, etag
+
+    return Pusher(args.push, body, method=args.push_method, log=_say)
+
+
+def _add_crosstable(args: argparse.Namespace, servers: list[Any], hall: str | None) -> None:
+    """``--tournament``: the crosstable on every HTTP server, from that server's own view of
+    the games (the public one keeps --delay, as the public PDN does; the arbiters' is live)."""
+    if args.tournament is None:
+        return
+    from boardctl.crosstable_http import crosstable_handler
+
+    if not args.tournament.is_file():
+        raise BoardError(f"--tournament {args.tournament}: no such file")
+    for server in servers:
+        server.extra_handlers.append(crosstable_handler(
+            args.tournament, lambda s=server: _pdn_text(s.view()), hall))
+
+
+def _start(servers: list[Any], hall: str | None, follower: Any, pusher: Any) -> None:
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         host, port = str(server.server_address[0]), int(server.server_address[1])
@@ -189,34 +220,25 @@ def run_relay(args: argparse.Namespace) -> int:
         follower.start()
     if pusher is not None:
         pusher.start()
+
+
+def _follow_feeds(relay: Any, stop: threading.Event, poll: float) -> None:
+    """Read the feeds until ``stop``, saying when a port connects or fails."""
     errors: dict[str, str | None] = {}
     opens: dict[str, int] = {}
-    try:
-        while not stop.is_set():
-            relay.poll()
-            for feed in relay.feeds:
-                if feed.opens != opens.get(feed.url, 0):
-                    opens[feed.url] = feed.opens
-                    _say(f"relay: {feed.url} connected")
-                if feed.last_error != errors.get(feed.url):
-                    errors[feed.url] = feed.last_error
-                    if feed.last_error:
-                        _say(f"relay: {feed.last_error} (retrying)")
-            relay.wait(args.poll)
-            if relay.feeds:
-                stop.wait(0.005)  # a port that keeps signalling EOF must not spin the CPU
-    finally:
-        if hub is not None:
-            hub.close()
-        relay.close()
-        if follower is not None:
-            follower.close()
-        if pusher is not None:
-            pusher.close()
-        for server in servers:
-            server.shutdown()
-            server.server_close()
-    return 0
+    while not stop.is_set():
+        relay.poll()
+        for feed in relay.feeds:
+            if feed.opens != opens.get(feed.url, 0):
+                opens[feed.url] = feed.opens
+                _say(f"relay: {feed.url} connected")
+            if feed.last_error != errors.get(feed.url):
+                errors[feed.url] = feed.last_error
+                if feed.last_error:
+                    _say(f"relay: {feed.last_error} (retrying)")
+        relay.wait(poll)
+        if relay.feeds:
+            stop.wait(0.005)  # a port that keeps signalling EOF must not spin the CPU
 
 
 def _pdn_text(view: Any) -> str:
