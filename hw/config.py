@@ -361,7 +361,24 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     if not Path(state_dir).is_absolute():
         raise r.fail("state_dir", f"{state_dir!r} is not an absolute path")
 
-    g = r.table(top.get("gpio", {}), "gpio", GpioConfig)
+    gpio = _gpio(r, top.get("gpio", {}))
+    matrix = _matrix(r, top.get("matrix", {}), size, base)
+    leds = _leds(r, top.get("leds", {}))
+    faces = _faces(r, top.get("faces", {}))
+    buttons = _buttons(r, top.get("buttons", {}), base)
+    serial = _serial(r, top.get("serial", {}))
+    touch_min = r.number(top, "", "touch_min", 0.25, 0.02, 2.0)
+    buzzer = _buzzer(r, top.get("buzzer", {}))
+    config = BoardConfig(size=size, state_dir=state_dir, gpio=gpio, matrix=matrix, leds=leds,
+                         faces=faces, buttons=buttons, serial=serial, touch_min=touch_min,
+                         buzzer=buzzer, broker=_broker(r, top.get("broker", {})),
+                         source=source)
+    _check_pins(r, config)
+    return config
+
+
+def _gpio(r: _Reader, data: Any) -> GpioConfig:
+    g = r.table(data, "gpio", GpioConfig)
     gpio = GpioConfig(
         backend=r.choice(g, "gpio", "backend", "auto", ("auto", "rpigpio", "lgpio", "gpiozero")),
         chip=r.integer(g, "gpio", "chip", -1, -1, 15),
@@ -369,14 +386,17 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     if gpio.chip >= 0 and gpio.backend == "rpigpio":
         raise r.fail("gpio.chip", "a gpiochip is an lgpio setting; RPi.GPIO has none "
                      "(set gpio.backend = \"lgpio\")")
+    return gpio
 
-    m = r.table(top.get("matrix", {}), "matrix", MatrixConfig)
+
+def _matrix(r: _Reader, data: Any, size: int, base: BoardConfig) -> MatrixConfig:
+    m = r.table(data, "matrix", MatrixConfig)
     wiring = r.choice(m, "matrix", "wiring", "dark", ("dark", "full"))
     ncols = size // 2 if wiring == "dark" else size
     default_cols = base.matrix.columns if wiring == "dark" else ()
     if wiring == "full" and "columns" not in m:
         raise r.fail("matrix.columns", f"full wiring needs {size} column GPIOs, none given")
-    matrix = MatrixConfig(
+    return MatrixConfig(
         wiring=wiring,
         rows=r.gpio_list(m, "matrix", "rows", base.matrix.rows, size),
         columns=r.gpio_list(m, "matrix", "columns", default_cols, ncols),
@@ -385,8 +405,26 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
         settle_us=r.integer(m, "matrix", "settle_us", 0, 0, 1000),
     )
 
-    led = r.table(top.get("leds", {}), "leds", LedConfig)
-    lay = r.table(led.get("layout", {}), "leds.layout", LedLayout)
+
+def _leds(r: _Reader, data: Any) -> LedConfig:
+    led = r.table(data, "leds", LedConfig)
+    layout = _led_layout(r, led.get("layout", {}))
+    colours = _led_colours(r, led.get("colours", {}))
+    backend = r.choice(led, "leds", "backend", "none", ("none", "sim", "pwm", "spi"))
+    pixel_order = r.choice(led, "leds", "pixel_order", "GRB", ("GRB", "RGB", "GRBW", "RGBW"))
+    pin = r.gpio(led, "leds", "pin", 18)
+    if backend == "pwm" and pin not in _PWM_GPIOS:
+        raise r.fail("leds.pin", f"GPIO{pin} cannot drive a NeoPixel strip "
+                     f"(use one of {', '.join(map(str, _PWM_GPIOS))}; 18 is usual)")
+    return LedConfig(
+        backend=backend, pin=pin, pixel_order=pixel_order,
+        brightness=r.number(led, "leds", "brightness", 0.3, 0.0, 1.0),
+        layout=layout, colours=colours,
+    )
+
+
+def _led_layout(r: _Reader, data: Any) -> LedLayout:
+    lay = r.table(data, "leds.layout", LedLayout)
     layout = LedLayout(
         origin=r.choice(lay, "leds.layout", "origin", "a1", _CORNERS),
         direction=r.choice(lay, "leds.layout", "direction", "ranks", ("ranks", "files")),
@@ -397,8 +435,11 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     )
     if layout.rotation not in (0, 90, 180, 270):
         raise r.fail("leds.layout.rotation", f"{layout.rotation} is not 0, 90, 180 or 270")
+    return layout
+
+
+def _led_colours(r: _Reader, col: Any) -> dict[str, tuple[int, int, int]]:
     colours = dict(DEFAULT_COLOURS)
-    col = led.get("colours", {})
     if not isinstance(col, dict):
         raise r.fail("leds.colours", f"expected a table, got {_kind(col)}")
     for meaning, value in col.items():
@@ -408,19 +449,11 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
             raise r.fail(f"leds.colours.{meaning}", f"unknown LED meaning{suggestion} "
                          f"(known: {', '.join(DEFAULT_COLOURS)})")
         colours[meaning] = _colour(r, f"leds.colours.{meaning}", value)
-    backend = r.choice(led, "leds", "backend", "none", ("none", "sim", "pwm", "spi"))
-    pixel_order = r.choice(led, "leds", "pixel_order", "GRB", ("GRB", "RGB", "GRBW", "RGBW"))
-    pin = r.gpio(led, "leds", "pin", 18)
-    if backend == "pwm" and pin not in _PWM_GPIOS:
-        raise r.fail("leds.pin", f"GPIO{pin} cannot drive a NeoPixel strip "
-                     f"(use one of {', '.join(map(str, _PWM_GPIOS))}; 18 is usual)")
-    leds = LedConfig(
-        backend=backend, pin=pin, pixel_order=pixel_order,
-        brightness=r.number(led, "leds", "brightness", 0.3, 0.0, 1.0),
-        layout=layout, colours=colours,
-    )
+    return colours
 
-    f = r.table(top.get("faces", {}), "faces", FacesConfig)
+
+def _faces(r: _Reader, data: Any) -> FacesConfig:
+    f = r.table(data, "faces", FacesConfig)
     faces = FacesConfig(
         enabled=r.boolean(f, "faces", "enabled", True),
         i2c_bus=r.integer(f, "faces", "i2c_bus", 1, 0, 31),
@@ -431,32 +464,28 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     if faces.enabled and faces.white_address == faces.black_address:
         raise r.fail("faces.black_address", f"0x{faces.black_address:02x} is also "
                      "faces.white_address; solder an address jumper on one face")
+    return faces
 
-    b = r.table(top.get("buttons", {}), "buttons", ButtonsConfig)
-    buttons = ButtonsConfig(
+
+def _buttons(r: _Reader, data: Any, base: BoardConfig) -> ButtonsConfig:
+    b = r.table(data, "buttons", ButtonsConfig)
+    return ButtonsConfig(
         white=r.gpio(b, "buttons", "white", base.buttons.white),
         black=r.gpio(b, "buttons", "black", base.buttons.black),
         pause=r.gpio(b, "buttons", "pause", base.buttons.pause, optional=True),
         pull_up=r.boolean(b, "buttons", "pull_up", True),
     )
 
-    s = r.table(top.get("serial", {}), "serial", SerialConfig)
-    serial = SerialConfig(
+
+def _serial(r: _Reader, data: Any) -> SerialConfig:
+    s = r.table(data, "serial", SerialConfig)
+    return SerialConfig(
         port=r.string(s, "serial", "port", "/dev/ttyGS0"),
         baudrate=r.integer(s, "serial", "baudrate", 115200, 300, 4_000_000),
         write_timeout=r.number(s, "serial", "write_timeout", 0.5, 0.001, 60.0),
         queue_lines=r.integer(s, "serial", "queue_lines", 2000, 1, 1_000_000),
         reconnect_max_s=r.number(s, "serial", "reconnect_max_s", 5.0, 0.01, 600.0),
     )
-
-    touch_min = r.number(top, "", "touch_min", 0.25, 0.02, 2.0)
-    buzzer = _buzzer(r, top.get("buzzer", {}))
-    config = BoardConfig(size=size, state_dir=state_dir, gpio=gpio, matrix=matrix, leds=leds,
-                         faces=faces, buttons=buttons, serial=serial, touch_min=touch_min,
-                         buzzer=buzzer, broker=_broker(r, top.get("broker", {})),
-                         source=source)
-    _check_pins(r, config)
-    return config
 
 
 def _buzzer(r: _Reader, data: Any) -> BuzzerConfig:
