@@ -30,7 +30,7 @@ from firmware.clock import GameClock  # noqa: E402
 from firmware.clockface import face_view  # noqa: E402
 from firmware.rules import Side  # noqa: E402
 from hw.buttons import ClockButtons  # noqa: E402
-from hw.faces import ClockFaces  # noqa: E402
+from hw.mock.faces import simulated_faces  # noqa: E402
 
 PINS = {"white": 14, "black": 15}
 
@@ -117,7 +117,7 @@ def face_update_cost(rounds: int) -> dict[str, float]:
     changed = unchanged = formatting = 0.0
     updates = writes = 0
     for _ in range(rounds):
-        faces = ClockFaces.simulated()
+        faces = simulated_faces()
         clock = GameClock("3000")
         clock.start(0)
         faces.update(clock, 0)

@@ -2,13 +2,13 @@
 gpiozero mock pins, and the Pi Zero 2 budget estimate.
 
 Three pin models, same scanner code:
-  sim        hw.sim.MatrixPin: the simulated diode matrix (computes each column level)
+  sim        hw.mock.matrix.MatrixPin: the simulated diode matrix (computes each column level)
   nothing    a MockPin that does nothing: the scanner's own Python cost, nothing else
   lgpio-py   a MockPin with the Python path of gpiozero's lgpio pin and the lgpio module
              (a C builtin in place of the ioctl): scanner plus backend, short of the kernel
 And the lgpio group scan (hw.lgmatrix.GroupMatrix: one group write and one group read per
 row), on two stand-ins for the lgpio module:
-  g-sim      hw.sim.SimulatedChip: lgpio's group calls over the simulated diode matrix
+  g-sim      hw.mock.matrix.SimulatedChip: lgpio's group calls over the simulated diode matrix
   g-lgpio    the Python path of lgpio's group_write/group_read wrappers (handle mask,
              status conversion, list result) with a C builtin in place of the ioctl
 Plus the debouncer on an idle board (the common case: nothing changes between scans).
@@ -35,7 +35,7 @@ from hw.config import MatrixConfig, default_config
 from hw.debounce import Debouncer
 from hw.lgmatrix import GroupMatrix
 from hw.matrix import MatrixLayout, ReedMatrix
-from hw.sim import SimulatedBoard, SimulatedChip, simulated_matrix
+from hw.mock.matrix import SimulatedBoard, SimulatedChip, simulated_matrix
 
 #: CPython single-thread speed of a recent x86-64 desktop/server core against a Cortex-A53 at
 #: 1 GHz (Pi Zero 2 W). Published pyperformance/pystone runs put a Pi 4 (A72, 1.5 GHz) at

@@ -128,14 +128,14 @@ def sim_hardware(
     MockFactory, the recording LED strip and faces; the real scanner, debouncer and drivers."""
     from gpiozero.pins.mock import MockFactory
 
+    from hw.assemble import open_strip
     from hw.buttons import ClockButtons
     from hw.config import default_config
     from hw.debounce import Debouncer
-    from hw.faces import ClockFaces
-    from hw.leds import open_strip
     from hw.matrix import Scanner
+    from hw.mock.faces import simulated_faces
+    from hw.mock.matrix import SimulatedBoard
     from hw.serialport import FeedPort
-    from hw.sim import SimulatedBoard
 
     config = config or default_config(size)
     factory = MockFactory()
@@ -149,7 +149,7 @@ def sim_hardware(
             "pause": config.buttons.pause}
     buttons = ClockButtons(pins, clock=clock, pin_factory=factory)
     leds = open_strip(size, dataclasses.replace(config.leds, backend="sim"))
-    faces = ClockFaces.simulated(config.faces.white_address, config.faces.black_address)
+    faces = simulated_faces(config.faces.white_address, config.faces.black_address)
     feed = None
     if feed_url:
         feed = FeedPort(feed_url, baudrate=config.serial.baudrate,
@@ -176,11 +176,10 @@ def pi_hardware(
     ``Hardware.missing``, and the board referees on (degraded mode). ``backend``: a
     hw.gpio.GpioBackend instead of the one ``[gpio]`` chooses (tests)."""
     from firmware.errors import HardwareError
-    from hw.assemble import open_matrix
+    from hw.assemble import open_matrix, open_strip
     from hw.buttons import open_buttons
     from hw.debounce import Debouncer
     from hw.faces import ClockFaces
-    from hw.leds import open_strip
     from hw.matrix import Scanner
     from hw.serialport import FeedPort, modem_manager_warning
 

@@ -2,7 +2,7 @@
 
 Parts: an active buzzer on one GPIO (gpiozero ``Buzzer``: on/off) or a passive piezo
 (gpiozero ``TonalBuzzer``: a PWM tone); ``pin = 0`` in the ``[buzzer]`` config means none is
-fitted. :class:`RecordingBuzzer` is the simulated twin: it keeps what was sounded.
+fitted. :class:`hw.mock.buzzer.RecordingBuzzer` is the simulated twin: it keeps what was sounded.
 
 :class:`Beeper` is what the service calls: ``on_record(record)`` with every feed record it
 emits (``boardctl.service`` ``_emit``). It sounds
@@ -37,20 +37,6 @@ TONE_HZ = 660.0
 
 Cancel = Callable[[], None]
 Schedule = Callable[[int, Callable[[], None]], Cancel]
-
-
-class RecordingBuzzer:
-    """The simulated twin: keeps the name of every pattern sounded."""
-
-    def __init__(self) -> None:
-        self.played: list[str] = []
-        self.closed = False
-
-    def sound(self, pattern: str) -> None:
-        self.played.append(pattern)
-
-    def close(self) -> None:
-        self.closed = True
 
 
 class GpioBuzzer:

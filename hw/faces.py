@@ -5,7 +5,7 @@ changes (gpiozero's lesson: swap the bus, not the driver):
 
 - :meth:`ClockFaces.real` opens the Pi's I2C bus by number with Blinka's ``ExtendedI2C``
   (imported there only; no board detection, so nothing ``import board`` needs);
-- :meth:`ClockFaces.simulated` gives the driver a :class:`RecordingI2C`, a fake bus at the
+- :func:`hw.mock.faces.simulated_faces` gives the driver a ``RecordingI2C``, a fake bus at the
   outermost edge that holds each chip's display RAM as the driver writes it and records what
   each face showed, read back from the segment bits.
 
@@ -16,7 +16,6 @@ changes, so the service can call :meth:`ClockFaces.update` on every loop.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.clock import GameClock
@@ -40,116 +39,6 @@ for _char, _bits in (
     ("v", 0x1C), ("y", 0x6E),
 ):  # fmt: skip
     _PATTERNS.setdefault(_bits, _char)
-
-
-@dataclass
-class SimulatedChip:
-    """One HT16K33 as the bus sees it: 16 bytes of display RAM and the command state."""
-
-    ram: bytearray = field(default_factory=lambda: bytearray(16))
-    oscillator: bool = False
-    display_on: bool = False
-    blink: int = 0
-    brightness: int = 15
-
-    def receive(self, data: bytes) -> None:
-        if not data:
-            return  # the bus device probing for the chip
-        command = data[0]
-        if len(data) == 1:
-            high = command & 0xF0
-            if high == 0x20:
-                self.oscillator = bool(command & 0x01)
-            elif high == 0x80:
-                self.display_on = bool(command & 0x01)
-                self.blink = (command >> 1) & 0x03
-            elif high == 0xE0:
-                self.brightness = command & 0x0F
-            return
-        start = command & 0x0F
-        payload = data[1:]
-        end = min(16, start + len(payload))
-        self.ram[start:end] = payload[: end - start]
-
-    def text(self) -> str:
-        """The face as a reader sees it: four characters, ``.`` after a lit point, ``:`` for
-        the colon (after the second digit)."""
-        out = []
-        for index, byte_index in enumerate(DIGIT_BYTES):
-            bits = self.ram[byte_index]
-            out.append(_PATTERNS.get(bits & 0x7F, "?"))
-            if bits & DECIMAL_POINT:
-                out.append(".")
-            if index == 1 and self.ram[COLON_BYTE] & COLON_BIT:
-                out.append(":")
-        return "".join(out)
-
-
-class RecordingI2C:
-    """A fake ``busio.I2C`` with HT16K33 chips at ``addresses``; records every transfer and,
-    after each display write, what the face showed: ``history[address]``."""
-
-    def __init__(self, addresses: tuple[int, ...] = (0x70, 0x71)) -> None:
-        self.chips = {address: SimulatedChip() for address in addresses}
-        self.history: dict[int, list[str]] = {address: [] for address in addresses}
-        self.transfers = 0
-        self._locked = False
-
-    def try_lock(self) -> bool:
-        if self._locked:
-            return False
-        self._locked = True
-        return True
-
-    def unlock(self) -> None:
-        self._locked = False
-
-    def scan(self) -> list[int]:
-        return sorted(self.chips)
-
-    def _chip(self, address: int) -> SimulatedChip:
-        chip = self.chips.get(address)
-        if chip is None:
-            raise OSError(121, "Remote I/O error")  # what Linux says for a missing address
-        return chip
-
-    def writeto(
-        self, address: int, buffer: Any, *, start: int = 0, end: int | None = None
-    ) -> None:
-        chip = self._chip(address)
-        data = bytes(buffer[start : len(buffer) if end is None else end])
-        self.transfers += 1
-        chip.receive(data)
-        if len(data) > 1:
-            shown = chip.text()
-            history = self.history[address]
-            if not history or history[-1] != shown:
-                history.append(shown)
-
-    def readfrom_into(
-        self, address: int, buffer: Any, *, start: int = 0, end: int | None = None
-    ) -> None:
-        self._chip(address)
-        self.transfers += 1
-        for index in range(start, len(buffer) if end is None else end):
-            buffer[index] = 0
-
-    def writeto_then_readfrom(
-        self,
-        address: int,
-        out_buffer: Any,
-        in_buffer: Any,
-        *,
-        out_start: int = 0,
-        out_end: int | None = None,
-        in_start: int = 0,
-        in_end: int | None = None,
-    ) -> None:
-        self.writeto(address, out_buffer, start=out_start, end=out_end)
-        self.readfrom_into(address, in_buffer, start=in_start, end=in_end)
-
-    def deinit(self) -> None:
-        self._locked = False
 
 
 class ClockFaces:
@@ -183,19 +72,6 @@ class ClockFaces:
                 ) from None
             self._faces[side] = face
         self._shown: dict[Side, FaceText | None] = {Side.WHITE: None, Side.BLACK: None}
-
-    @classmethod
-    def simulated(
-        cls,
-        white_address: int = 0x70,
-        black_address: int = 0x71,
-        brightness: float = 0.5,
-        bus: RecordingI2C | None = None,
-    ) -> ClockFaces:
-        """Faces on a :class:`RecordingI2C` (``faces.i2c``): the real driver, no hardware."""
-        if bus is None:
-            bus = RecordingI2C((white_address, black_address))
-        return cls(bus, white_address, black_address, brightness)
 
     @classmethod
     def real(

@@ -10,10 +10,11 @@ it. The pixels are any ``adafruit_pixelbuf.PixelBuf``:
   core clock: :func:`spi_clock_advice` says what config.txt needs (hwtest checks it).
 * ``pwm``: ``neopixel.NeoPixel`` on GPIO18 through rpi_ws281x, which needs root: the service
   runs unprivileged and the installer does not install it; for experiments only.
-* ``sim`` / ``none``: :class:`RecordingPixels`, the real PixelBuf with a ``_transmit`` that
-  records each frame, so tests see exactly the bytes a strip would receive.
+* ``sim`` / ``none``: :class:`hw.mock.leds.RecordingPixels`, the real PixelBuf with a
+  ``_transmit`` that records each frame, so tests see exactly the bytes a strip would receive.
 
-The real backends import their libraries only inside :func:`open_strip`.
+The real backends import their libraries only inside :func:`open_real_strip`;
+:func:`hw.assemble.open_strip` chooses between them and the twin.
 
 :class:`PixelMap` says which pixel lies under which square: the strip starts at a corner,
 runs along ranks or files, optionally serpentine, possibly only under the dark squares, and
@@ -22,11 +23,8 @@ the whole board may sit turned on the LED panel.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any
-
-import adafruit_pixelbuf
 
 from firmware.errors import HardwareError
 from hw.config import DEFAULT_COLOURS, LedConfig, LedLayout
@@ -84,33 +82,6 @@ def _unrotate(x: int, y: int, rotation: int, size: int) -> tuple[int, int]:
     if rotation == 270:
         return y, m - x
     return x, y
-
-
-class RecordingPixels(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
-    """The simulated strip: the real PixelBuf, whose ``show()`` records the frame sent.
-
-    ``frames`` keeps the last ``keep`` frames, each the bytes a strip would be sent (after
-    brightness, in the strip's byte order); :meth:`colours` decodes one back to RGB.
-    """
-
-    def __init__(self, n: int, *, pixel_order: str = "GRB", brightness: float = 1.0,
-                 keep: int = 1000) -> None:
-        super().__init__(n, byteorder=pixel_order, brightness=brightness, auto_write=False)
-        self.frames: deque[bytes] = deque(maxlen=keep)
-        self.shown = 0
-        bpp, order, _white, _dotstar = self.parse_byteorder(pixel_order)
-        self._decode = (bpp, order[0], order[1], order[2])
-
-    def _transmit(self, buffer: bytearray) -> None:
-        self.frames.append(bytes(buffer))
-        self.shown += 1
-
-    def colours(self, frame: bytes | None = None) -> list[Colour]:
-        """Each pixel's (r, g, b) in a recorded frame (the last one by default)."""
-        if frame is None:
-            frame = self.frames[-1] if self.frames else bytes(len(self) * self._decode[0])
-        bpp, r, g, b = self._decode
-        return [(frame[i + r], frame[i + g], frame[i + b]) for i in range(0, len(frame), bpp)]
 
 
 class LedStrip:
@@ -188,17 +159,16 @@ class LedStrip:
             deinit()
 
 
-def open_strip(size: int, config: LedConfig) -> LedStrip:
-    """The strip the config names. ``none`` and ``sim`` give a recording strip (``none``
-    keeps a single frame); ``pwm`` and ``spi`` open the real hardware (HardwareError with the
-    reason when it cannot: not a Pi, not root for PWM, SPI not enabled, library missing)."""
+def open_real_strip(size: int, config: LedConfig) -> LedStrip:
+    """The real strip the config names: ``pwm`` and ``spi`` open the hardware (HardwareError
+    with the reason when it cannot: not a Pi, not root for PWM, SPI not enabled, library
+    missing)."""
     pixel_map = PixelMap(size, config.layout)
     n = pixel_map.count
     if config.backend in ("none", "sim"):
-        pixels: Any = RecordingPixels(n, pixel_order=config.pixel_order,
-                                      brightness=config.brightness,
-                                      keep=1 if config.backend == "none" else 1000)
-        return LedStrip(pixels, pixel_map, config.colours)
+        raise HardwareError(f"LED backend {config.backend!r} is the simulated strip: "
+                            "hw.assemble.open_strip opens it")
+    pixels: Any
     try:
         if config.backend == "pwm":
             import board  # Adafruit Blinka's pin names (rpi_ws281x underneath)

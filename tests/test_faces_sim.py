@@ -10,14 +10,15 @@ from firmware.clock import GameClock
 from firmware.clockface import FaceText, segment_time
 from firmware.errors import HardwareError
 from firmware.rules import Side
-from hw.faces import ClockFaces, RecordingI2C, SimulatedChip
+from hw.faces import ClockFaces
+from hw.mock.faces import RecordingI2C, SimulatedChip, simulated_faces
 
 S = 1_000_000_000
 W, B = Side.WHITE, Side.BLACK
 
 
 def test_driver_initialises_both_chips() -> None:
-    faces = ClockFaces.simulated(brightness=0.4)
+    faces = simulated_faces(brightness=0.4)
     for address in (0x70, 0x71):
         chip = faces.i2c.chips[address]
         assert chip.oscillator and chip.display_on
@@ -26,7 +27,7 @@ def test_driver_initialises_both_chips() -> None:
 
 
 def test_what_each_face_showed_is_read_back_from_the_segments() -> None:
-    faces = ClockFaces.simulated()
+    faces = simulated_faces()
     clock = GameClock("300")
     clock.start(0)
     faces.update(clock, 0)
@@ -40,7 +41,7 @@ def test_what_each_face_showed_is_read_back_from_the_segments() -> None:
 
 
 def test_tenths_and_points_on_the_segments() -> None:
-    faces = ClockFaces.simulated()
+    faces = simulated_faces()
     faces.show(W, segment_time(5 * S + 300_000_000, running=True))
     assert faces.i2c.chips[0x70].text() == "  5.3."
     faces.show(W, segment_time(5025 * S))
@@ -48,7 +49,7 @@ def test_tenths_and_points_on_the_segments() -> None:
 
 
 def test_unchanged_face_is_not_written_again() -> None:
-    faces = ClockFaces.simulated()
+    faces = simulated_faces()
     face = segment_time(60 * S)
     assert faces.show(W, face)
     transfers = faces.i2c.transfers
@@ -57,7 +58,7 @@ def test_unchanged_face_is_not_written_again() -> None:
 
 
 def test_blinking_while_paused() -> None:
-    faces = ClockFaces.simulated()
+    faces = simulated_faces()
     clock = GameClock("300")
     clock.start(0)
     clock.pause(10 * S)
@@ -75,23 +76,23 @@ def test_missing_face_is_a_hardware_error() -> None:
 
 def test_same_address_twice_is_refused() -> None:
     with pytest.raises(HardwareError, match="both clock faces"):
-        ClockFaces.simulated(0x70, 0x70)
+        simulated_faces(0x70, 0x70)
 
 
 def test_bad_brightness() -> None:
     with pytest.raises(HardwareError, match="brightness"):
-        ClockFaces.simulated(brightness=2.0)
+        simulated_faces(brightness=2.0)
 
 
 def test_face_that_stops_answering() -> None:
-    faces = ClockFaces.simulated()
+    faces = simulated_faces()
     del faces.i2c.chips[0x71]
     with pytest.raises(HardwareError, match="black clock face"):
         faces.show(B, segment_time(5 * S))
 
 
 def test_close_blanks_the_faces() -> None:
-    faces = ClockFaces.simulated()
+    faces = simulated_faces()
     faces.show(W, segment_time(5 * S))
     faces.close()
     assert faces.i2c.chips[0x70].text() == "    "
@@ -114,7 +115,7 @@ def test_simulated_faces_do_not_import_the_pi_board_module() -> None:
     import sys
 
     code = (
-        "import sys\nfrom hw.faces import ClockFaces\nClockFaces.simulated()\n"
+        "import sys\nfrom hw.mock.faces import simulated_faces\nsimulated_faces()\n"
         "print('board' in sys.modules)"
     )
     result = subprocess.run(

@@ -3,7 +3,7 @@
 
 Backends fail at the outermost edge: stand-in ``lgpio`` and ``RPi.GPIO`` modules on
 ``sys.path`` that are missing, raise on import, or raise on initialisation, under gpiozero's
-real pin factories; the group scan runs on :class:`hw.sim.SimulatedChip` (lgpio's interface
+real pin factories; the group scan runs on :class:`hw.mock.matrix.SimulatedChip` (lgpio's interface
 over the simulated diode matrix)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from hw.buttons import ClockButtons, PolledButtons, StampedButton, kernel_time, 
 from hw.config import ButtonsConfig, GpioConfig, MatrixConfig, default_config
 from hw.gpio import GpioBackend, backend_order, import_lgpio, open_backend
 from hw.lgmatrix import GroupMatrix
-from hw.sim import SimulatedBoard, SimulatedChip
+from hw.mock.matrix import SimulatedBoard, SimulatedChip
 
 PI4 = "Raspberry Pi 4 Model B Rev 1.4"
 PI5 = "Raspberry Pi 5 Model B Rev 1.0"

@@ -16,8 +16,9 @@ from boardctl.cli import main
 from boardctl.hardware import sim_hardware
 from firmware.errors import ConfigError
 from firmware.events import Start
-from hw.buzzer import Beeper, GpioBuzzer, RecordingBuzzer
+from hw.buzzer import Beeper, GpioBuzzer
 from hw.config import parse_config
+from hw.mock.buzzer import RecordingBuzzer
 
 S = 1_000_000_000
 

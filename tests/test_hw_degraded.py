@@ -2,7 +2,7 @@
 starts without them, names them (status, feed, journal of systemd), and referees on; without
 the sensor matrix it stops in one line. The real parts' openers fail as they do on a machine
 without the parts (no /dev/i2c-1, no /dev/spidev0.0); the matrix runs on lgpio's group
-interface over the simulated board (hw.sim.SimulatedChip)."""
+interface over the simulated board (hw.mock.matrix.SimulatedChip)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from boardctl.service import GameSetup, Service
 from firmware.errors import HardwareError
 from hw.config import LedConfig, default_config
 from hw.gpio import GpioBackend
-from hw.sim import SimulatedBoard, SimulatedChip
+from hw.mock.matrix import SimulatedBoard, SimulatedChip
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_I2C = not Path("/dev/i2c-1").exists()
@@ -151,7 +151,7 @@ def test_present_faces_name_a_missing_strip_then_show_the_clock(
     import adafruit_extended_bus
 
     from boardctl.hardware import NOTICE_SECONDS
-    from hw.faces import RecordingI2C
+    from hw.mock.faces import RecordingI2C
 
     _, backend = lgpio_board
     bus = RecordingI2C((0x70, 0x71))

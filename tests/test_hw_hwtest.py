@@ -60,7 +60,7 @@ def test_live_view_prints_each_debounced_change(mock_factory: object) -> None:
     from boardctl.commands.hwtest import _live
     from hw.config import default_config
     from hw.debounce import Debouncer
-    from hw.sim import simulated_matrix
+    from hw.mock.matrix import simulated_matrix
 
     matrix, board = simulated_matrix(8, default_config(8).matrix)
     board.set_pieces(["a1", "h8"])

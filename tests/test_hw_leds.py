@@ -7,8 +7,10 @@ import pytest
 
 from firmware.errors import HardwareError
 from firmware.geometry import geometry
+from hw.assemble import open_strip
 from hw.config import LedConfig, LedLayout
-from hw.leds import LedStrip, PixelMap, RecordingPixels, open_strip
+from hw.leds import LedStrip, PixelMap
+from hw.mock.leds import RecordingPixels
 
 
 def _strip(size: int = 10, brightness: float = 1.0, **layout: object) -> LedStrip:

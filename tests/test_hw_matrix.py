@@ -20,7 +20,7 @@ from firmware.rules import find_rules
 from hw.config import MatrixConfig, default_config
 from hw.debounce import Debouncer, SquareEvent
 from hw.matrix import MatrixLayout, Scanner
-from hw.sim import simulated_matrix
+from hw.mock.matrix import simulated_matrix
 
 MS = 1_000_000
 WK2003 = Path(__file__).resolve().parent.parent / "boardctl" / "data" / "wk2003.pdn"

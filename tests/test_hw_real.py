@@ -48,8 +48,8 @@ def test_scan_fits_the_budget() -> None:
 
 
 def test_led_strip_opens_and_shows() -> None:
+    from hw.assemble import open_strip
     from hw.config import load_config
-    from hw.leds import open_strip
 
     config = load_config(CONFIG)
     if config.leds.backend == "none":

@@ -116,3 +116,13 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 def test_no_new_import_cycle() -> None:
     assert [c for c in cycles(GRAPH) if c not in KNOWN_CYCLES] == []
+
+
+def test_real_drivers_never_import_their_twins() -> None:
+    """``hw/mock/`` holds the simulated twins (issue 12): only the assemblers choose them
+    (``hw.assemble`` in ``hw``; ``boardctl`` builds simulated boards for ``--sim``)."""
+    assert any(_within(d, ("hw.mock",)) for d in GRAPH["hw.assemble"])  # the check sees it
+    wrong = sorted(f"{m} imports {d}" for m, deps in GRAPH.items()
+                   if _within(m, ("hw",)) and not _within(m, ("hw.mock", "hw.assemble"))
+                   for d in deps if _within(d, ("hw.mock",)))
+    assert wrong == []

@@ -14,7 +14,7 @@ from boardctl.sensing import Doorbell
 from boardctl.service import HOUSEKEEPING_S, IDLE_S
 from hw.config import MatrixConfig
 from hw.matrix import MatrixLayout, ReedMatrix
-from hw.sim import SimulatedBoard
+from hw.mock.matrix import SimulatedBoard
 
 S = 10**9
 

@@ -174,12 +174,13 @@ def _devices(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, int]]:
         return None, None, None, pins
     from hw.buttons import ClockButtons
     from hw.faces import ClockFaces
+    from hw.mock.faces import simulated_faces
 
     if args.sim:
         from gpiozero.pins.mock import MockFactory
 
         factory = MockFactory()
-        return ClockFaces.simulated(), ClockButtons(pins, pin_factory=factory), factory, pins
+        return simulated_faces(), ClockButtons(pins, pin_factory=factory), factory, pins
     from hw.config import load_config
 
     config = load_config(args.config)

@@ -181,7 +181,7 @@ def _spi_clock_check(out: Any) -> bool:
 def _led_walk(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> None:
     from dataclasses import replace
 
-    from hw.leds import open_strip
+    from hw.assemble import open_strip
 
     leds = config.leds
     if leds.backend == "none" and not args.sim:
@@ -226,13 +226,14 @@ def _face_test(config: Any, args: argparse.Namespace, out: Any, backend: Any) ->
     from firmware.clockface import FaceText
     from firmware.rules import Side
     from hw.faces import ClockFaces
+    from hw.mock.faces import simulated_faces
 
     f = config.faces
     if not f.enabled and not args.sim:
         print("faces: disabled in the configuration", file=out)
         return None
     if args.sim:
-        faces = ClockFaces.simulated(f.white_address, f.black_address, f.brightness)
+        faces = simulated_faces(f.white_address, f.black_address, f.brightness)
     else:
         faces = ClockFaces.real(f.i2c_bus, f.white_address, f.black_address, f.brightness)
     for side in (Side.WHITE, Side.BLACK):
