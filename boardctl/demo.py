@@ -201,6 +201,7 @@ class Demo:
         t0 = clock.now
         try:
             service.boot()
+            assert hardware.feed is not None  # the pty
             hardware.feed.wait_connected(1, 5.0)
             end_at: int | None = None
             while end_at is None or clock.now < end_at:

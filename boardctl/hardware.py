@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from firmware.events import Event, Lift, Pause, Place, Press, Resume, Start
+from hw import parts
 
 logger = logging.getLogger(__name__)
 
@@ -29,16 +30,16 @@ class Hardware:
         self,
         *,
         size: int,
-        scanner: Any,
+        scanner: parts.ScanLoop,
         samples: int,
-        buttons: Any = None,
-        leds: Any = None,
-        faces: Any = None,
-        feed: Any = None,
-        sim: Any = None,
+        buttons: parts.Buttons | None = None,
+        leds: parts.Leds | None = None,
+        faces: parts.Faces | None = None,
+        feed: parts.Feed | None = None,
+        sim: parts.Hands | None = None,
         factory: Any = None,
         button_pins: Mapping[str, int] | None = None,
-        beeper: Any = None,
+        beeper: parts.Beeper | None = None,
         missing: Sequence[str] = (),
     ) -> None:
         self.size = size
@@ -48,6 +49,7 @@ class Hardware:
         self.leds = leds
         self.faces = faces
         self.feed = feed
+        #: The simulated hands (``--sim``): None on a real board.
         self.sim = sim
         self.factory = factory
         self.button_pins = dict(button_pins or {})
@@ -65,6 +67,12 @@ class Hardware:
 
     def scan(self) -> list[Any]:
         return list(self.scanner.step())
+
+    def set_out(self, squares: Iterable[str]) -> None:
+        """The pieces stand on exactly these squares: on a simulated board the arbiter's hands
+        put them there; on a real board the arbiter does (nothing to do here)."""
+        if self.sim is not None:
+            self.sim.set_pieces(squares)
 
     def press(self, name: str) -> None:
         """Simulated hardware only: press and release a clock button (its real edge callback
@@ -278,13 +286,15 @@ class EventScript:
     def act(self, at: int, hardware: Hardware) -> list[Event]:
         """Perform every event due by ``at``; returns the arbiter's events for the service."""
         arbiter: list[Event] = []
+        hands = hardware.sim
+        assert hands is not None, "an event script acts on a simulated board"
         while self.pos < len(self.events) and self.events[self.pos].at <= at:
             e = self.events[self.pos]
             self.pos += 1
             if isinstance(e, Lift):
-                hardware.sim.lift(e.square)
+                hands.lift(e.square)
             elif isinstance(e, Place):
-                hardware.sim.place(e.square)
+                hands.place(e.square)
             elif isinstance(e, Press) and e.side in hardware.button_pins:
                 hardware.press(e.side)
             else:

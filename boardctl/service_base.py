@@ -182,8 +182,9 @@ class ServiceBase:
         if rec.get("type") == "snapshot":
             self._next_snapshot = self.game_time(self.clock()) + self.snapshot_every_ns
         self.outbox.line(line)  # sent once the turn's records are in the journal
-        if getattr(self.hw, "beeper", None) is not None:  # hw.buzzer: flag, irregularity, 10 s
-            self.hw.beeper.on_record(rec)
+        beeper = self.hw.beeper
+        if beeper is not None:  # hw.buzzer: flag, irregularity, 10 s
+            beeper.on_record(rec)
 
     def _send(self, line: str) -> None:
         """The journal writer's thread: one feed line to the port, ``on_line`` and the sinks."""

@@ -46,9 +46,7 @@ class GameLife(ServiceBase):
         self._leds = None
         self._next_heartbeat = self._next_snapshot = 0  # the new game's time line
         with self.sensing.lock:
-            if self.hw.sim is not None:
-                # The simulated arbiter sets the pieces out: the start position.
-                self.hw.sim.set_pieces(sensed_squares(session))
+            self.hw.set_out(sensed_squares(session))  # the arbiter sets the pieces out
             self.hw.expect(sensed_squares(session))
         self.merge.clear(self.origin)
         logger.info(f"new game {header.id}: {header.rules}"
@@ -78,13 +76,12 @@ class GameLife(ServiceBase):
         if running:
             self._handle(Pause(at))  # seed 004 §32: the arbiter restarts the clocks
         sensed = sensed_squares(self.session)
-        if self.hw.sim is not None:
-            board = sensed
-            if self.script is not None:
-                start = {self.session.rules.geometry.algebraic(sq)
-                         for sq in self.session.start.occupied()}
-                board = self.script.board_at(start, at)
-            self.hw.sim.set_pieces(board)
+        board = sensed  # where the pieces stand after the restart: as the game left them, or
+        if self.script is not None:  # where the simulated hand's log has them by now
+            start = {self.session.rules.geometry.algebraic(sq)
+                     for sq in self.session.start.occupied()}
+            board = self.script.board_at(start, at)
+        self.hw.set_out(board)
         self.sensing.expect(sensed)
         stopped = (clock is not None and clock.started and clock.running is None
                    and clock.adjournment is None and self.session.result is None)
