@@ -86,8 +86,9 @@ class Claim:
         return self.status == "online" and self.owner not in (None, self.instance)
 
 
-class BoardLink:
-    """See the module docstring. ``start()``, ``send(line)`` from any thread, ``close()``."""
+class _LinkState:
+    """The link's state and what the broker tells it (paho's callbacks, on the link's
+    thread): the connection, the name claim (the module docstring), the lines in flight."""
 
     def __init__(
         self,
@@ -134,6 +135,116 @@ class BoardLink:
         self.dropped = 0
         self.conflicts = 0
         self.last_error: str | None = None
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                    properties: Any = None) -> None:
+        if reason.is_failure:
+            self._error(f"broker {self.config.url}: refused the connection: {reason}")
+            client.disconnect()
+            return
+        self.connects += 1
+        self.last_error = None
+        self.log(f"broker {self.config.url}: connected as {self.hall}/{self.board}")
+        self.state = "claiming"
+        client.subscribe([(self.topics["status"], 1), (self.topics["claim"], 1),
+                          (self.topics["setup"], 1)])
+
+    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any,
+                      properties: Any = None) -> None:
+        client.publish(self.topics["claim"], self._claim.reset(), qos=1)
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                       properties: Any = None) -> None:
+        if self._client is client:
+            self._client = None  # _serve ends; _run reconnects
+
+    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any,
+                    properties: Any = None) -> None:
+        with self._lock:
+            if self._inflight.pop(mid, None) is not None:
+                self.acked += 1
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        name, payload = message.topic, bytes(message.payload)
+        if name == self.topics["setup"]:
+            if self.on_setup is not None and self.state in ("ready", "claiming"):
+                self.on_setup(payload)
+            return
+        if name == self.topics["status"]:
+            self._claim.status = payload.decode("utf-8", "replace")
+            if self.state == "refused" and self._claim.status == "offline":
+                self.log(f"broker: {self.hall}/{self.board} is free now; claiming it")
+                self._take(client)
+            elif self.state == "ready" and self._claim.status == "offline":
+                # a refused twin's last will: the name is still ours
+                client.publish(self.topics["status"], "online", qos=1, retain=True)
+            return
+        if name == self.topics["claim"]:
+            self._on_claim(client, payload, bool(message.retain))
+
+    def _on_claim(self, client: Any, payload: bytes, retained: bool) -> None:
+        try:
+            claim = json.loads(payload.decode("utf-8")) if len(payload) < 1024 else None
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            claim = None
+        if not isinstance(claim, Mapping) or not isinstance(claim.get("instance"), str):
+            return
+        other, probe = claim["instance"][:32], claim.get("probe")
+        if other == self.instance and probe == self._claim.nonce:
+            if self.state != "claiming":
+                return
+            if self._claim.taken():
+                self.state = "refused"
+                self.conflicts += 1
+                self.log(f"REFUSED: another board (id {self._claim.owner}) is online as "
+                         f"{self.hall}/{self.board} on {self.config.url}; this board "
+                         f"(id {self.instance}) publishes nothing until it goes offline. "
+                         "Give each board its own name (--board or [broker] board).")
+            else:
+                self._take(client)
+            return
+        if other == self.instance:
+            return
+        if retained or probe is None:
+            self._claim.owner = other
+            if self.state == "ready" and not retained:
+                self.conflicts += 1
+                self.log(f"CONFLICT: board id {other} took the name {self.hall}/{self.board}")
+        elif self.state == "ready":
+            self.conflicts += 1
+            self.log(f"REFUSED another board (id {other}) claiming {self.hall}/{self.board}: "
+                     "the name is this board's")
+
+    def _take(self, client: Any) -> None:
+        mine = json.dumps({"instance": self.instance})
+        client.publish(self.topics["claim"], mine, qos=1, retain=True)
+        client.publish(self.topics["status"], "online", qos=1, retain=True)
+        self._claim.owner = self.instance
+        self.state = "ready"
+        if self.request_snapshot is not None:
+            self.request_snapshot()  # the game as it stands, after what the broker missed
+        self._publish_queued()
+
+    def _publish_queued(self) -> None:
+        client = self._client
+        while True:
+            with self._lock:
+                if not self._queue or len(self._inflight) >= self.window:
+                    return
+                line = self._queue.popleft()
+            info = client.publish(self.topics["feed"], line.encode("utf-8"), qos=1)
+            with self._lock:
+                self._inflight[info.mid] = line
+            self.published += 1
+
+    def _error(self, message: str) -> None:
+        if message != self.last_error:
+            self.log(f"{message} (retrying; the board plays on)")
+        self.last_error = message
+
+
+class BoardLink(_LinkState):
+    """See the module docstring. ``start()``, ``send(line)`` from any thread, ``close()``."""
 
     # -- the service's side ------------------------------------------------------------------
 
@@ -287,110 +398,12 @@ class BoardLink:
         if self.state != "refused":
             self.state = "connecting"
 
-    def _publish_queued(self) -> None:
-        client = self._client
-        while True:
-            with self._lock:
-                if not self._queue or len(self._inflight) >= self.window:
-                    return
-                line = self._queue.popleft()
-            info = client.publish(self.topics["feed"], line.encode("utf-8"), qos=1)
-            with self._lock:
-                self._inflight[info.mid] = line
-            self.published += 1
-
     # -- paho callbacks (on this thread) -----------------------------------------------------
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                    properties: Any = None) -> None:
-        if reason.is_failure:
-            self._error(f"broker {self.config.url}: refused the connection: {reason}")
-            client.disconnect()
-            return
-        self.connects += 1
-        self.last_error = None
-        self.log(f"broker {self.config.url}: connected as {self.hall}/{self.board}")
-        self.state = "claiming"
-        client.subscribe([(self.topics["status"], 1), (self.topics["claim"], 1),
-                          (self.topics["setup"], 1)])
 
-    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any,
-                      properties: Any = None) -> None:
-        client.publish(self.topics["claim"], self._claim.reset(), qos=1)
 
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                       properties: Any = None) -> None:
-        if self._client is client:
-            self._client = None  # _serve ends; _run reconnects
 
-    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any,
-                    properties: Any = None) -> None:
-        with self._lock:
-            if self._inflight.pop(mid, None) is not None:
-                self.acked += 1
 
-    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        name, payload = message.topic, bytes(message.payload)
-        if name == self.topics["setup"]:
-            if self.on_setup is not None and self.state in ("ready", "claiming"):
-                self.on_setup(payload)
-            return
-        if name == self.topics["status"]:
-            self._claim.status = payload.decode("utf-8", "replace")
-            if self.state == "refused" and self._claim.status == "offline":
-                self.log(f"broker: {self.hall}/{self.board} is free now; claiming it")
-                self._take(client)
-            elif self.state == "ready" and self._claim.status == "offline":
-                # a refused twin's last will: the name is still ours
-                client.publish(self.topics["status"], "online", qos=1, retain=True)
-            return
-        if name == self.topics["claim"]:
-            self._on_claim(client, payload, bool(message.retain))
 
-    def _on_claim(self, client: Any, payload: bytes, retained: bool) -> None:
-        try:
-            claim = json.loads(payload.decode("utf-8")) if len(payload) < 1024 else None
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            claim = None
-        if not isinstance(claim, Mapping) or not isinstance(claim.get("instance"), str):
-            return
-        other, probe = claim["instance"][:32], claim.get("probe")
-        if other == self.instance and probe == self._claim.nonce:
-            if self.state != "claiming":
-                return
-            if self._claim.taken():
-                self.state = "refused"
-                self.conflicts += 1
-                self.log(f"REFUSED: another board (id {self._claim.owner}) is online as "
-                         f"{self.hall}/{self.board} on {self.config.url}; this board "
-                         f"(id {self.instance}) publishes nothing until it goes offline. "
-                         "Give each board its own name (--board or [broker] board).")
-            else:
-                self._take(client)
-            return
-        if other == self.instance:
-            return
-        if retained or probe is None:
-            self._claim.owner = other
-            if self.state == "ready" and not retained:
-                self.conflicts += 1
-                self.log(f"CONFLICT: board id {other} took the name {self.hall}/{self.board}")
-        elif self.state == "ready":
-            self.conflicts += 1
-            self.log(f"REFUSED another board (id {other}) claiming {self.hall}/{self.board}: "
-                     "the name is this board's")
 
-    def _take(self, client: Any) -> None:
-        mine = json.dumps({"instance": self.instance})
-        client.publish(self.topics["claim"], mine, qos=1, retain=True)
-        client.publish(self.topics["status"], "online", qos=1, retain=True)
-        self._claim.owner = self.instance
-        self.state = "ready"
-        if self.request_snapshot is not None:
-            self.request_snapshot()  # the game as it stands, after what the broker missed
-        self._publish_queued()
 
-    def _error(self, message: str) -> None:
-        if message != self.last_error:
-            self.log(f"{message} (retrying; the board plays on)")
-        self.last_error = message

@@ -213,43 +213,9 @@ class ControlServer:
         self._accept_paused_until = 0.0
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        if len(os.fsencode(self.path)) >= 104:
-            raise ControlError(f"{self.path}: socket path too long for a Unix socket")
-        if self.path.is_socket():
-            self._remove_stale()
-        gid = -1
-        if group is not None:
-            try:
-                gid = grp.getgrnam(group).gr_gid
-            except KeyError:
-                raise ControlError(f"--group: no group named {group!r}") from None
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o117)
-        try:
-            self._sock.bind(str(self.path))
-        except OSError as exc:
-            self._sock.close()
-            raise ControlError(f"{self.path}: cannot listen: {exc.strerror or exc}") from None
-        finally:
-            os.umask(old)
-        os.chmod(self.path, 0o660)
-        if gid >= 0:
-            os.chown(self.path, -1, gid)
-        self._sock.listen(64)
-        self._sock.setblocking(False)
+        self._sock = _listen(self.path, group)
         self._sel = selectors.DefaultSelector()
         self._sel.register(self._sock, selectors.EVENT_READ, None)
-
-    def _remove_stale(self) -> None:
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(str(self.path))
-        except OSError:
-            self.path.unlink()  # nobody listens: left over by a crash
-            return
-        finally:
-            probe.close()
-        raise ControlError(f"{self.path}: another service is running on this socket")
 
     def fileno(self) -> int:
         return self._sel.fileno()
@@ -451,6 +417,48 @@ class ControlServer:
             self.path.unlink()
         except FileNotFoundError:
             pass
+
+
+def _listen(path: Path, group: str | None) -> socket.socket:
+    """The listening socket at ``path``, mode 0660 (group ``group`` when given), backlog 64,
+    non-blocking; a socket left by a crash is removed, one a running service holds is not."""
+    if len(os.fsencode(path)) >= 104:
+        raise ControlError(f"{path}: socket path too long for a Unix socket")
+    if path.is_socket():
+        _remove_stale(path)
+    gid = -1
+    if group is not None:
+        try:
+            gid = grp.getgrnam(group).gr_gid
+        except KeyError:
+            raise ControlError(f"--group: no group named {group!r}") from None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o117)
+    try:
+        sock.bind(str(path))
+    except OSError as exc:
+        sock.close()
+        raise ControlError(f"{path}: cannot listen: {exc.strerror or exc}") from None
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o660)
+    if gid >= 0:
+        os.chown(path, -1, gid)
+    sock.listen(64)
+    sock.setblocking(False)
+    return sock
+
+
+def _remove_stale(path: Path) -> None:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        path.unlink()  # nobody listens: left over by a crash
+        return
+    finally:
+        probe.close()
+    raise ControlError(f"{path}: another service is running on this socket")
 
 
 def default_socket(state_dir: Path | None = None) -> Path:

@@ -65,8 +65,10 @@ class Batch:
         return bool(self.records or self.lines or self.writer)
 
 
-class Outbox:
-    """The journal writer and the feed behind it (module docstring)."""
+class _JournalWriting:
+    """The journal writer's side of the outbox (its own thread, or inline without one): encode
+    the records, create or reopen the journal, write and group-fsync, send the lines after,
+    watch the state directory, raise and clear alarms."""
 
     def __init__(self, state_dir: Path, send: Callable[[str], None], *,
                  fsync: Callable[[int], None] = os.fsync,
@@ -96,71 +98,6 @@ class Outbox:
         self._kind = ""
         #: A new game's records while its journal cannot be created (None: it exists).
         self.unborn: list[Mapping[str, Any]] | None = None
-
-    # -- the referee's side ---------------------------------------------------------------
-
-    def record(self, rec: Mapping[str, Any], durable: bool = False) -> None:
-        self.batch.records.append(rec)
-        self.batch.durable |= durable
-
-    def line(self, line: str) -> None:
-        self.batch.lines.append(line)
-
-    def use(self, writer: JournalWriter | None, written: bytes, header: Any) -> None:
-        """Go on with this journal (one recovered: ``written`` is what is on disk already),
-        or with None, a new journal for ``header``'s game, created and made durable (with
-        the ``current`` pointer) on the writer's thread."""
-        self.commit()
-        self.batch.writer = (writer, written, header)
-        self.commit()
-
-    def commit(self) -> int:
-        """Hand the turn's batch on (inline when no thread runs); the ticket of the last
-        batch handed on (:meth:`wait_done`)."""
-        batch = self.batch
-        if not batch:
-            if self._thread is None and (self.alarm is not None
-                                         or self.clock() >= self._next_watch):
-                self._handle([])  # inline: the watch and the retries run from here
-            return self._tickets
-        self.batch = Batch()
-        self._tickets += 1
-        batch.ticket = self._tickets
-        if self._thread is None:
-            self._handle([batch])
-            self._done = batch.ticket
-            return batch.ticket
-        with self._idle:
-            self._busy += 1
-        self._queue.put(batch)
-        return batch.ticket
-
-    def wait_done(self, ticket: int, timeout: float) -> bool:
-        """Wait until the batch ``ticket`` is written (and its lines sent), or ``timeout``."""
-        with self._idle:
-            return self._idle.wait_for(lambda: self._done >= ticket or self._thread is None,
-                                       timeout)
-
-    # -- the thread -----------------------------------------------------------------------
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="journal", daemon=True)
-        self._thread.start()
-
-    def flush(self, timeout: float = 5.0) -> bool:
-        """Wait until every batch committed so far is handled (True) or ``timeout``."""
-        self.commit()
-        if self._thread is None:
-            return True
-        with self._idle:
-            return self._idle.wait_for(lambda: self._busy == 0, timeout)
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self.flush(timeout)
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread.join(timeout)
-            self._thread = None
 
     def _run(self) -> None:
         name_thread("boardctl-journal")
@@ -313,6 +250,75 @@ class Outbox:
         if message is not None:
             logger.error(message)
         self.on_alarm(message)
+
+
+class Outbox(_JournalWriting):
+    """The journal writer and the feed behind it (module docstring)."""
+
+    # -- the referee's side ---------------------------------------------------------------
+
+    def record(self, rec: Mapping[str, Any], durable: bool = False) -> None:
+        self.batch.records.append(rec)
+        self.batch.durable |= durable
+
+    def line(self, line: str) -> None:
+        self.batch.lines.append(line)
+
+    def use(self, writer: JournalWriter | None, written: bytes, header: Any) -> None:
+        """Go on with this journal (one recovered: ``written`` is what is on disk already),
+        or with None, a new journal for ``header``'s game, created and made durable (with
+        the ``current`` pointer) on the writer's thread."""
+        self.commit()
+        self.batch.writer = (writer, written, header)
+        self.commit()
+
+    def commit(self) -> int:
+        """Hand the turn's batch on (inline when no thread runs); the ticket of the last
+        batch handed on (:meth:`wait_done`)."""
+        batch = self.batch
+        if not batch:
+            if self._thread is None and (self.alarm is not None
+                                         or self.clock() >= self._next_watch):
+                self._handle([])  # inline: the watch and the retries run from here
+            return self._tickets
+        self.batch = Batch()
+        self._tickets += 1
+        batch.ticket = self._tickets
+        if self._thread is None:
+            self._handle([batch])
+            self._done = batch.ticket
+            return batch.ticket
+        with self._idle:
+            self._busy += 1
+        self._queue.put(batch)
+        return batch.ticket
+
+    def wait_done(self, ticket: int, timeout: float) -> bool:
+        """Wait until the batch ``ticket`` is written (and its lines sent), or ``timeout``."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._done >= ticket or self._thread is None,
+                                       timeout)
+
+    # -- the thread -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="journal", daemon=True)
+        self._thread.start()
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every batch committed so far is handled (True) or ``timeout``."""
+        self.commit()
+        if self._thread is None:
+            return True
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.flush(timeout)
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._thread = None
 
     def close(self) -> None:
         self.stop()

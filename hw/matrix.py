@@ -151,16 +151,18 @@ class ReedMatrix:
             self.close()
             raise HardwareError(f"cannot open the sensor matrix pins: {exc}") from None
         self.pin_factory = self._devices[0].pin_factory
-        rows = self._devices[: layout.rows]
-        cols = self._devices[layout.rows:]
-        self._row_pins = tuple(d.pin for d in rows)
-        self._col_pins = tuple(d.pin for d in cols)
+        self._row_pins = tuple(d.pin for d in self._devices[: layout.rows])
+        self._col_pins = tuple(d.pin for d in self._devices[layout.rows:])
+        self._plan = self._scan_plan()
+
+    def _scan_plan(self) -> tuple[tuple[Any, tuple[tuple[Any, int], ...]], ...]:
+        """(row writer, [(column reader, bit weight)]) per row, light-square crossings left
+        out. The pins' ``_set_state``/``_get_state`` are gpiozero's backend interface (what
+        every pin class implements); ``Pin.state`` is a property over them, and skipping that
+        one layer saves a third of the scan's Python cost (benchmarks/bench_scan.py)."""
+        layout = self.layout
         ncols = layout.columns
-        #: (row writer, [(column reader, bit weight)]) with light-square crossings left out.
-        #: The pins' ``_set_state``/``_get_state`` are gpiozero's backend interface (what
-        #: every pin class implements); ``Pin.state`` is a property over them, and skipping
-        #: that one layer saves a third of the scan's Python cost (benchmarks/bench_scan.py).
-        self._plan = tuple(
+        return tuple(
             (rp._set_state,
              tuple((cp._get_state, 1 << (r * ncols + c)) for c, cp in enumerate(self._col_pins)
                    if layout.squares[r * ncols + c] is not None))

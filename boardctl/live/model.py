@@ -110,8 +110,9 @@ def _text(value: Any, limit: int = 120) -> str:
     return "".join(ch for ch in str(value) if ch >= " " and ch != "\x7f")[:limit]
 
 
-class LiveHall:
-    """Every board heard of, keyed by board name, in the order first heard."""
+class _HallRecords:
+    """The hall as the feed records tell it: each board's game, moves with the times they were
+    seen, clocks, marks, results; status and silence of the boards (the records in)."""
 
     def __init__(self) -> None:
         self.boards: dict[str, LiveBoard] = {}
@@ -119,8 +120,6 @@ class LiveHall:
         #: Entries ever logged (the log keeps the last KEEP_LOG).
         self.logged = 0
         self._names: dict[str, str] = {}
-
-    # -- records in --------------------------------------------------------------------------
 
     def board_name(self, source: str, record: Mapping[str, Any]) -> str:
         """The board a source speaks for: an MQTT source is the topic's BOARD already; a serial
@@ -333,8 +332,6 @@ class LiveHall:
         self._read(board, now, record.get("clock"), None)
         self._mark(board, Mark(now, "adjourned", "game adjourned (sealed move)"))
 
-    # -- views out ---------------------------------------------------------------------------
-
     def _fen_at(self, board: LiveBoard, count: int) -> str | None:
         if count and board.moves[count - 1].fen:
             return board.moves[count - 1].fen
@@ -342,6 +339,11 @@ class LiveHall:
             return board.start_fen
         rules = rule_set(board.rules)
         return Position.start(rules).fen() if rules is not None else None
+
+
+class LiveHall(_HallRecords):
+    """Every board heard of, keyed by board name, in the order first heard: the records in
+    (:class:`_HallRecords`), the views out (here)."""
 
     def visible(self, board: LiveBoard, at: float) -> int:
         """How many of the board's moves had reached the relay by second ``at``."""
@@ -451,13 +453,13 @@ def _badge(badges: dict[str, Any], mark: Mark) -> None:
 
 
 _HANDLERS = {
-    "game": LiveHall._on_game,
-    "move": LiveHall._on_move,
-    "snapshot": LiveHall._on_snapshot,
-    "irregularity": LiveHall._on_irregularity,
-    "cleared": LiveHall._on_cleared,
-    "position": LiveHall._on_position,
-    "clock": LiveHall._on_clock,
-    "result": LiveHall._on_result,
-    "adjourned": LiveHall._on_adjourned,
+    "game": _HallRecords._on_game,
+    "move": _HallRecords._on_move,
+    "snapshot": _HallRecords._on_snapshot,
+    "irregularity": _HallRecords._on_irregularity,
+    "cleared": _HallRecords._on_cleared,
+    "position": _HallRecords._on_position,
+    "clock": _HallRecords._on_clock,
+    "result": _HallRecords._on_result,
+    "adjourned": _HallRecords._on_adjourned,
 }
