@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Any
 
 from boardctl.commands.clock_term import KEYS
@@ -228,71 +228,102 @@ def _side(word: str, where: str) -> Side:
 
 
 def _apply(clock: GameClock, at: int, verb: str, words: list[str], where: str) -> str:
+    """One script action on the clock; what happened, in words."""
+    action = _ACTIONS.get(verb)
+    if action is None:
+        raise ScriptError(
+            f"{where}: unknown action {_clip(verb)!r} (start, press, pause, resume, set, "
+            "moves, adjourn, resume-adjourned, show)"
+        )
+    return action(clock, at, words, where)
+
+
+def _need(words: list[str], count: int, usage: str, where: str) -> None:
+    if len(words) != count:
+        raise ScriptError(f"{where}: usage: SECONDS {usage}")
+
+
+def _start(clock: GameClock, at: int, words: list[str], where: str) -> str:
     from firmware.rules import Side
 
-    def need(count: int, usage: str) -> None:
-        if len(words) != count:
-            raise ScriptError(f"{where}: usage: SECONDS {usage}")
+    if len(words) > 1:
+        raise ScriptError(f"{where}: usage: SECONDS start [white|black]")
+    side = _side(words[0], where) if words else Side.WHITE
+    clock.start(at, side)
+    return f"start, {side.value} to move"
 
-    if verb == "start":
-        if len(words) > 1:
-            raise ScriptError(f"{where}: usage: SECONDS start [white|black]")
-        side = _side(words[0], where) if words else Side.WHITE
-        clock.start(at, side)
-        return f"start, {side.value} to move"
-    if verb == "press":
-        need(1, "press white|black")
-        press = clock.press(_side(words[0], where), at)
-        if not press.accepted:
-            return f"press {press.side.value}: ignored ({press.reason})"
-        note = f"press {press.side.value} #{press.moves} ({press.used_ns / NS:g} s"
-        if press.credited_ns:
-            note += f", +{press.credited_ns / NS:g}"
-        note += ")"
-        if press.control:
-            note += " control"
-        if press.overstep:
-            note += " OVERSTEP"
-        return note
-    if verb in ("pause", "resume"):
-        need(0, verb)
-        changed = clock.pause(at) if verb == "pause" else clock.resume(at)
-        return verb if changed else f"{verb}: no change"
-    if verb == "set":
-        need(2, "set white|black TIME")
-        side = _side(words[0], where)
-        clock.set_remaining(side, parse_duration(words[1]), at)
-        return f"arbiter: {side.value} time {words[1]}"
-    if verb == "moves":
-        need(2, "moves white|black N")
-        side = _side(words[0], where)
-        if not words[1].isdigit():
-            raise ScriptError(
-                f"{where}: move count must be a whole number, not {_clip(words[1])!r}"
-            )
-        added = clock.correct_moves(side, int(words[1]), at)
-        note = f"arbiter: {side.value} moves {words[1]}"
-        return note + (f" ({added / NS:+g} s, 004 §32)" if added else "")
-    if verb == "adjourn":
-        if len(words) > 1:
-            raise ScriptError(f"{where}: usage: SECONDS adjourn [SESSION-TIME]")
-        session = parse_duration(words[0]) if words else None
-        record = clock.adjourn(at, session)
-        note = f"adjourn, {record.sealer.value} sealed"
-        if record.charged_ns:
-            note += f" (+{record.charged_ns / NS:g} s, 004 §34)"
-        return note
-    if verb == "resume-adjourned":
-        need(0, verb)
-        press = clock.resume_adjourned(at)
-        return f"resume, sealed move #{press.moves} of {press.side.value}"
-    if verb == "show":
-        need(0, "show")
-        return "show"
-    raise ScriptError(
-        f"{where}: unknown action {_clip(verb)!r} (start, press, pause, resume, set, moves, "
-        "adjourn, resume-adjourned, show)"
-    )
+
+def _press(clock: GameClock, at: int, words: list[str], where: str) -> str:
+    _need(words, 1, "press white|black", where)
+    press = clock.press(_side(words[0], where), at)
+    if not press.accepted:
+        return f"press {press.side.value}: ignored ({press.reason})"
+    note = f"press {press.side.value} #{press.moves} ({press.used_ns / NS:g} s"
+    if press.credited_ns:
+        note += f", +{press.credited_ns / NS:g}"
+    note += ")"
+    if press.control:
+        note += " control"
+    if press.overstep:
+        note += " OVERSTEP"
+    return note
+
+
+def _pause(clock: GameClock, at: int, words: list[str], where: str) -> str:
+    _need(words, 0, "pause", where)
+    return "pause" if clock.pause(at) else "pause: no change"
+
+
+def _resume(clock: GameClock, at: int, words: list[str], where: str) -> str:
+    _need(words, 0, "resume", where)
+    return "resume" if clock.resume(at) else "resume: no change"
+
+
+def _set(clock: GameClock, at: int, words: list[str], where: str) -> str:
+    _need(words, 2, "set white|black TIME", where)
+    side = _side(words[0], where)
+    clock.set_remaining(side, parse_duration(words[1]), at)
+    return f"arbiter: {side.value} time {words[1]}"
+
+
+def _moves(clock: GameClock, at: int, words: list[str], where: str) -> str:
+    _need(words, 2, "moves white|black N", where)
+    side = _side(words[0], where)
+    if not words[1].isdigit():
+        raise ScriptError(f"{where}: move count must be a whole number, not {_clip(words[1])!r}")
+    added = clock.correct_moves(side, int(words[1]), at)
+    note = f"arbiter: {side.value} moves {words[1]}"
+    return note + (f" ({added / NS:+g} s, 004 §32)" if added else "")
+
+
+def _adjourn(clock: GameClock, at: int, words: list[str], where: str) -> str:
+    if len(words) > 1:
+        raise ScriptError(f"{where}: usage: SECONDS adjourn [SESSION-TIME]")
+    session = parse_duration(words[0]) if words else None
+    record = clock.adjourn(at, session)
+    note = f"adjourn, {record.sealer.value} sealed"
+    if record.charged_ns:
+        note += f" (+{record.charged_ns / NS:g} s, 004 §34)"
+    return note
+
+
+def _resume_adjourned(clock: GameClock, at: int, words: list[str], where: str) -> str:
+    _need(words, 0, "resume-adjourned", where)
+    press = clock.resume_adjourned(at)
+    return f"resume, sealed move #{press.moves} of {press.side.value}"
+
+
+def _show(clock: GameClock, at: int, words: list[str], where: str) -> str:
+    _need(words, 0, "show", where)
+    return "show"
+
+
+#: The script's actions (``SECONDS ACTION [ARGS]``), each a small function.
+_ACTIONS: dict[str, Callable[[GameClock, int, list[str], str], str]] = {
+    "start": _start, "press": _press, "pause": _pause, "resume": _resume, "set": _set,
+    "moves": _moves, "adjourn": _adjourn, "resume-adjourned": _resume_adjourned,
+    "show": _show,
+}
 
 
 def _report_flags(clock: GameClock, at: int, out: IO[str], reported: set[Any]) -> None:

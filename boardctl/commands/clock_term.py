@@ -79,7 +79,6 @@ def interactive(args: argparse.Namespace, control: Any) -> int:
     import tty
 
     from firmware.clock import GameClock
-    from firmware.rules import Side
 
     if not sys.stdin.isatty():
         raise BoardError("the interactive clock needs a terminal; use --script FILE")
@@ -94,55 +93,19 @@ def interactive(args: argparse.Namespace, control: Any) -> int:
     previous = signal.signal(
         signal.SIGWINCH, lambda *_: screen.on_resize(terminal_width())
     )
-
-    def act(name: str, at: int) -> None:
-        """A button: a player's press, or the arbiter's start/pause/resume."""
-        if name == "white" or name == "black":
-            clock.press(Side(name), at)
-        elif name == "pause":
-            if not clock.started:
-                clock.start(at)
-            elif clock.running is not None:
-                clock.pause(at)
-            elif clock.adjournment is None:
-                clock.resume(at)
-
     try:
         tty.setcbreak(fd, termios.TCSANOW)  # keep keys typed ahead
         screen.say(clock, origin, origin, force=True)
         while True:
-            now = time.monotonic_ns()
-            if buttons is not None:
-                for press in buttons.poll():
-                    # an edge stamped just before the last keyboard action counts at that time
-                    act(press.name, max(press.at, clock.last_at or press.at))
-            prefix = ""
-            if faces is not None:
-                faces.update(clock, now)
-                if args.sim:
-                    chips = faces.i2c.chips
-                    prefix = f"[{chips[0x70].text():>6}] [{chips[0x71].text():>6}]  "
-            screen.status(clock, now, origin, prefix)
-            screen.say(clock, now, origin)
+            _refresh(clock, screen, buttons, faces, origin, args.sim)
             ready, _, _ = select.select([sys.stdin], [], [], 0.05)
             if not ready:
                 continue
             key = os.read(fd, 1).decode(errors="replace")
-            at = time.monotonic_ns()
+            if key in ("q", ""):
+                break
             try:
-                if key in ("q", ""):
-                    break
-                button = {"z": "white", "m": "black", " ": "pause"}.get(key)
-                if key == "t":
-                    screen.say(clock, at, origin, force=True)
-                elif button is not None and factory is not None:
-                    pin = factory.pin(pins[button])
-                    pin.drive_low()
-                    pin.drive_high()
-                elif button is not None:
-                    act(button, at)
-                else:
-                    arbiter_key(clock, key, at)
+                _on_key(key, clock, screen, factory, pins, origin)
             except BoardError as exc:
                 screen.message(str(exc))
     finally:
@@ -154,6 +117,61 @@ def interactive(args: argparse.Namespace, control: Any) -> int:
         if faces is not None:
             faces.close()
     return 0
+
+
+def _act(clock: Any, name: str, at: int) -> None:
+    """A button: a player's press, or the arbiter's start/pause/resume."""
+    from firmware.rules import Side
+
+    if name == "white" or name == "black":
+        clock.press(Side(name), at)
+    elif name == "pause":
+        if not clock.started:
+            clock.start(at)
+        elif clock.running is not None:
+            clock.pause(at)
+        elif clock.adjournment is None:
+            clock.resume(at)
+
+
+def _refresh(clock: Any, screen: Screen, buttons: Any, faces: Any, origin: int,
+             sim: bool) -> None:
+    """The buttons' presses in, the faces and the terminal line out."""
+    import time
+
+    now = time.monotonic_ns()
+    if buttons is not None:
+        for press in buttons.poll():
+            # an edge stamped just before the last keyboard action counts at that time
+            _act(clock, press.name, max(press.at, clock.last_at or press.at))
+    prefix = ""
+    if faces is not None:
+        faces.update(clock, now)
+        if sim:
+            chips = faces.i2c.chips
+            prefix = f"[{chips[0x70].text():>6}] [{chips[0x71].text():>6}]  "
+    screen.status(clock, now, origin, prefix)
+    screen.say(clock, now, origin)
+
+
+def _on_key(key: str, clock: Any, screen: Screen, factory: Any, pins: dict[str, Any],
+            origin: int) -> None:
+    """A key: ``t`` says the times; a button's key presses its (simulated) button, or acts
+    at once without buttons; anything else is the arbiter's (:func:`arbiter_key`)."""
+    import time
+
+    at = time.monotonic_ns()
+    button = {"z": "white", "m": "black", " ": "pause"}.get(key)
+    if key == "t":
+        screen.say(clock, at, origin, force=True)
+    elif button is not None and factory is not None:
+        pin = factory.pin(pins[button])
+        pin.drive_low()
+        pin.drive_high()
+    elif button is not None:
+        _act(clock, button, at)
+    else:
+        arbiter_key(clock, key, at)
 
 
 def terminal_width() -> int:
