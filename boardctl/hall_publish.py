@@ -52,15 +52,7 @@ def publish(broker: Broker, messages: Sequence[tuple[str, bytes]],
     """Publish every message retained with QoS 1 and wait for each PUBACK; the number
     published. BoardError (one line) when the broker cannot be reached, refuses the login or
     refuses a message."""
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
-
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
-                         protocol=mqtt.MQTTv5)
-    if broker.username is not None:
-        client.username_pw_set(broker.username, broker.password)
-    if broker.tls:
-        client.tls_set(ca_certs=broker.cafile, cert_reqs=ssl.CERT_REQUIRED)
+    client = _client(broker, client_id)
     connected = threading.Event()
     refused: dict[int, str] = {}
     acked: set[int] = set()
@@ -108,6 +100,20 @@ def publish(broker: Broker, messages: Sequence[tuple[str, bytes]],
     finally:
         client.disconnect()
         client.loop_stop()
+
+
+def _client(broker: Broker, client_id: str) -> Any:
+    """A paho MQTT v5 client with the broker's login and TLS (not connected yet)."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
+                         protocol=mqtt.MQTTv5)
+    if broker.username is not None:
+        client.username_pw_set(broker.username, broker.password)
+    if broker.tls:
+        client.tls_set(ca_certs=broker.cafile, cert_reqs=ssl.CERT_REQUIRED)
+    return client
 
 
 def password_from(path: str | None) -> str | None:

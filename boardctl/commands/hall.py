@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        help=f"the tournament file (default {DEFAULT_STATE})")
         return q
 
+    _register_setup(cmd)
+    _register_play(cmd)
+
+
+Command = Callable[[str, str], argparse.ArgumentParser]
+
+
+def _register_setup(cmd: Command) -> None:
+    """Before the first round: the file, the drawing, the pairings, the boards."""
     q = cmd("init", "make the tournament file from a players list")
     q.add_argument("--players", type=Path, required=True,
                    help="one name a line, or CSV with a header: name,rating,club")
@@ -62,6 +72,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     q.add_argument("names", nargs="+", metavar="BOARD")
     q.set_defaults(func=run_boards)
 
+
+def _register_play(cmd: Command) -> None:
+    """During the tournament: rounds started on the boards, results, withdrawals, scores."""
     q = cmd("start-round", "publish each board's setup for round R (retained, QoS 1)")
     q.add_argument("round", type=int, metavar="R")
     _broker_options(q)

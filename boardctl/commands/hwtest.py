@@ -80,7 +80,7 @@ def render(layout: Any, occupied: set[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.errors import BoardError, ConfigError
+    from firmware.errors import BoardError
     from hw.assemble import open_matrix
     from hw.config import load_config
     from hw.debounce import Debouncer
@@ -96,17 +96,7 @@ def run(args: argparse.Namespace) -> int:
     matrix, board = open_matrix(config, sim=args.sim)
     backend = matrix.backend
     if board is not None:
-        board.set_pieces(expected or set())
-        for sq in args.sim_stuck:
-            try:
-                board.stick(sq, True)
-            except BoardError as exc:
-                raise ConfigError(f"--sim-stuck: {exc}") from None
-        for c in args.sim_short_column:
-            if not 0 <= c < matrix.layout.columns:
-                raise ConfigError(f"--sim-short-column: no column {c} "
-                                  f"(0..{matrix.layout.columns - 1})")
-            board.short_column(c)
+        _simulated_faults(board, args, expected, matrix.layout.columns)
     faults_found = 0
     closers: list[Any] = [matrix]
     try:
@@ -144,6 +134,24 @@ def run(args: argparse.Namespace) -> int:
         for c in reversed(closers):
             c.close()
     return 1 if faults_found else 0
+
+
+def _simulated_faults(board: Any, args: argparse.Namespace, expected: set[str] | None,
+                      columns: int) -> None:
+    """``--sim``: the pieces the test expects, and the faults asked for (``--sim-stuck``,
+    ``--sim-short-column``) on the simulated board."""
+    from firmware.errors import BoardError, ConfigError
+
+    board.set_pieces(expected or set())
+    for sq in args.sim_stuck:
+        try:
+            board.stick(sq, True)
+        except BoardError as exc:
+            raise ConfigError(f"--sim-stuck: {exc}") from None
+    for c in args.sim_short_column:
+        if not 0 <= c < columns:
+            raise ConfigError(f"--sim-short-column: no column {c} (0..{columns - 1})")
+        board.short_column(c)
 
 
 def _buttons(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> Any:
