@@ -107,7 +107,8 @@ def test_sim_services_through_a_relay_process_to_the_page(tmp_path: Path, browse
             WebDriverWait(browser, 60, poll_frequency=0.1).until(
                 lambda d, n=name, p=plies: any(m["ply"] >= p for m in sent[n]))
             last = sent[name][-1]
-            WebDriverWait(browser, 10, poll_frequency=0.1).until(
+            # ... and then on the page (the relay and Chromium share the loaded machine too).
+            WebDriverWait(browser, 30, poll_frequency=0.1).until(
                 lambda d, n=name, f=last["fen"]: d.find_elements(
                     By.CSS_SELECTOR, f'[data-board="{n}"][data-fen="{f}"]'))
             card = browser.find_element(By.CSS_SELECTOR, f'[data-board="{name}"]')

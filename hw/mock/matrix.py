@@ -103,20 +103,22 @@ class SimulatedBoard:
         #: closed[row][col]: the switch state the pins see (pieces and stuck switches).
         self._closed = [[False] * layout.columns for _ in range(layout.rows)]
         for r, number in enumerate(row_pins):
-            pin = factory.pin(f"GPIO{number}", pin_class=MatrixPin)
-            if not isinstance(pin, MatrixPin):
-                raise ValueError(f"GPIO{number} was already made as a plain mock pin")
-            pin.board = self
+            pin = self._wire(factory, number)
             pin.row = r
             self._rows.append(pin)
             self._row_changed(pin)
         for c, number in enumerate(column_pins):
-            pin = factory.pin(f"GPIO{number}", pin_class=MatrixPin)
-            if not isinstance(pin, MatrixPin):
-                raise ValueError(f"GPIO{number} was already made as a plain mock pin")
-            pin.board = self
+            pin = self._wire(factory, number)
             pin.column = c
             self._cols.append(pin)
+
+    def _wire(self, factory: MockFactory, number: int) -> MatrixPin:
+        """The mock pin GPIO``number``, wired into this board."""
+        pin = factory.pin(f"GPIO{number}", pin_class=MatrixPin)
+        if not isinstance(pin, MatrixPin):
+            raise ValueError(f"GPIO{number} was already made as a plain mock pin")
+        pin.board = self
+        return pin
 
     @classmethod
     def from_config(cls, size: int, config: MatrixConfig, factory: MockFactory | None = None,
