@@ -87,15 +87,24 @@ class Tables:
         }
         # One diagonal step as a shift: NW and NE shift right (towards square 1), SW and SE left.
         self.shift = (h + 1, h, h, h + 1)
+        #: _bytes[k][v]: the squares of the set bits of byte value v at byte k of a bitboard.
+        self._bytes = tuple(
+            tuple(tuple(self.square[1 << (8 * k + j)] for j in range(8)
+                        if v >> j & 1 and 1 << (8 * k + j) in self.square) for v in range(256))
+            for k in range((max(self.square).bit_length() + 7) // 8)
+        )
 
     def squares_of(self, bb: int) -> list[int]:
-        """The square numbers of the set bits of bb, in increasing order."""
-        out = []
-        sq = self.square
-        while bb:
-            low = bb & -bb
-            out.append(sq[low])
-            bb ^= low
+        """The square numbers of the set bits of bb, in increasing order (a byte of the
+        bitboard at a time: a full board in 7 or 8 look-ups, the position's FEN and pieces
+        on every committed move)."""
+        out: list[int] = []
+        for chunk in self._bytes:
+            if not bb:
+                break
+            if bb & 255:
+                out += chunk[bb & 255]
+            bb >>= 8
         return out
 
 

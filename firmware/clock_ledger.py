@@ -101,9 +101,13 @@ class ClockLedger:
 
     def flags(self, at: int) -> list[Flag]:
         """Every flag fallen by ``at``, first first."""
-        found = [Flag(s, t) for s in SIDES if (t := self._flags[s]) is not None]
         pending = self.next_flag_at()
-        if pending is not None and pending <= at and self._turn is not None:
+        due = pending is not None and pending <= at and self._turn is not None
+        recorded = self._flags
+        if not due and recorded[Side.WHITE] is None and recorded[Side.BLACK] is None:
+            return []  # the usual case, asked before every event
+        found = [Flag(s, t) for s in SIDES if (t := recorded[s]) is not None]
+        if due and self._turn is not None and pending is not None:
             found.append(Flag(self._turn, pending))
         return sorted(found, key=lambda f: (f.at, f.side is Side.BLACK))
 

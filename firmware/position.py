@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from firmware import _movegen as mg
 from firmware.errors import BoardError, IllegalMoveError, RulesError
-from firmware.fen import parse_fen, write_fen
+from firmware.fen import parse_fen
 from firmware.geometry import geometry
 from firmware.rules import RuleSet, Side, find_rules
 
@@ -78,6 +78,17 @@ class Move:
 class Piece(NamedTuple):
     side: Side
     king: bool
+
+
+#: The four pieces, by (white, king): shared, as a Piece is immutable.
+_PIECES = {(w, k): Piece(Side.WHITE if w else Side.BLACK, k)
+           for w in (True, False) for k in (True, False)}
+
+
+@cache
+def _square_names(rules: RuleSet) -> tuple[str, ...]:
+    """Each square's name in the rule set's notation, by number (index 0 unused)."""
+    return ("", *(rules.square_name(n) for n in range(1, rules.squares + 1)))
 
 
 @cache
@@ -185,9 +196,17 @@ class Position:
         return Position._from_bits(self.rules, turn, self._white, self._black, self._kings)
 
     def fen(self) -> str:
-        """This position as FEN: algebraic squares on 8x8, numbers on 10x10 (CONTRACT.md)."""
-        return write_fen(self.rules, self.turn, self._side_dict(self._white),
-                         self._side_dict(self._black))
+        """This position as FEN: algebraic squares on 8x8, numbers on 10x10 (CONTRACT.md);
+        what ``firmware.fen.write_fen`` writes, from the bitboards directly (a FEN goes out
+        with every committed move)."""
+        t, kings = self._t, self._kings
+        names = _square_names(self.rules)
+        bit = t.bit
+        white = ",".join(("K" if bit[sq] & kings else "") + names[sq]
+                         for sq in t.squares_of(self._white))
+        black = ",".join(("K" if bit[sq] & kings else "") + names[sq]
+                         for sq in t.squares_of(self._black))
+        return f"{self.turn.letter}:W{white}:B{black}"
 
     def _side_dict(self, bb: int) -> dict[int, bool]:
         t = self._t
@@ -208,13 +227,10 @@ class Position:
 
     def pieces(self) -> dict[int, Piece]:
         """Every piece by square, in square order."""
-        out: dict[int, Piece] = {}
-        t = self._t
-        for sq in t.squares_of(self._white | self._black):
-            bit = t.bit[sq]
-            out[sq] = Piece(Side.WHITE if self._white & bit else Side.BLACK,
-                            bool(self._kings & bit))
-        return out
+        t, white, kings = self._t, self._white, self._kings
+        bit = t.bit
+        return {sq: _PIECES[bool(white & bit[sq]), bool(kings & bit[sq])]
+                for sq in t.squares_of(white | self._black)}
 
     def occupied(self) -> frozenset[int]:
         return frozenset(self._t.squares_of(self._white | self._black))

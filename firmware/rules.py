@@ -36,6 +36,11 @@ class Side(enum.Enum):
     WHITE = "white"
     BLACK = "black"
 
+    # Members are singletons, equal only to themselves: the identity hash (in C) keys the
+    # clock's and the referee's per-side dicts, where Enum's own (a Python function hashing
+    # the name) showed in the referee's profile.
+    __hash__ = object.__hash__
+
     @property
     def other(self) -> Side:
         return Side.BLACK if self is Side.WHITE else Side.WHITE
