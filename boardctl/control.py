@@ -216,6 +216,10 @@ class ControlServer:
         self._sock = _listen(self.path, group)
         self._sel = selectors.DefaultSelector()
         self._sel.register(self._sock, selectors.EVENT_READ, None)
+        #: Rung by close(): the serving thread sleeps in select() until something happens,
+        #: not on a timer (an idle board's control thread never wakes).
+        self._bell = _Bell()
+        self._sel.register(self._bell.fileno(), selectors.EVENT_READ, self._bell)
 
     def fileno(self) -> int:
         return self._sel.fileno()
@@ -235,14 +239,24 @@ class ControlServer:
         name_thread("boardctl-control")
         while not self._stop.is_set():
             try:
-                self.poll(0.1)
+                self.poll(self._wait())
             except Exception as exc:  # the control socket must never take the board down
                 self.errors += 1
                 print(f"boardctl: control socket: {type(exc).__name__}: {exc}",
                       file=sys.stderr, flush=True)
                 self._stop.wait(0.1)
 
-    def poll(self, timeout: float = 0.0) -> int:
+    def _wait(self) -> float | None:
+        """How long the serving thread may sleep in select(): until a stalled client's
+        deadline or the end of an accept pause; None (until something happens) otherwise."""
+        due = [conn.stalled + STALL_S for conn in self._conns if conn.stalled is not None]
+        if self._accept_paused_until:
+            due.append(self._accept_paused_until)
+        if not due:
+            return None
+        return max(0.0, min(due) - self.clock()) + 0.001
+
+    def poll(self, timeout: float | None = 0.0) -> int:
         """Accept, read, answer whatever is ready (waiting at most ``timeout`` seconds for
         something to happen). Returns the number of requests answered."""
         answered = 0
@@ -253,6 +267,9 @@ class ControlServer:
         for key, mask in self._sel.select(0.0 if self._ready else timeout):
             if key.data is None:
                 self._accept()
+                continue
+            if key.data is self._bell:
+                self._bell.drain()
                 continue
             conn: _Conn = key.data
             if mask & selectors.EVENT_WRITE and conn in self._conns:
@@ -405,7 +422,10 @@ class ControlServer:
         return response
 
     def close(self) -> None:
+        if self._bell.closed:
+            return
         self._stop.set()
+        self._bell.ring()
         if self._thread is not None:
             self._thread.join(2.0)
             self._thread = None
@@ -413,10 +433,43 @@ class ControlServer:
             self._drop(conn)
         self._sel.close()
         self._sock.close()
+        self._bell.close()
         try:
             self.path.unlink()
         except FileNotFoundError:
             pass
+
+
+class _Bell:
+    """A pipe a select() loop watches, to be woken from another thread."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        self.closed = False
+
+    def fileno(self) -> int:
+        return self._read
+
+    def ring(self) -> None:
+        try:
+            os.write(self._write, b"\0")
+        except OSError:  # full: it rang already
+            pass
+
+    def drain(self) -> None:
+        try:
+            while os.read(self._read, 512):
+                pass
+        except OSError:  # empty
+            pass
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            os.close(self._read)
+            os.close(self._write)
 
 
 def _listen(path: Path, group: str | None) -> socket.socket:

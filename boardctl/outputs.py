@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 from boardctl.journal_file import CURRENT, JournalWriter, create_journal
 from boardctl.threadname import name_thread
+from firmware.feed import encode_line
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +57,9 @@ class Batch:
         self.ticket = 0
         self.records: list[Mapping[str, Any]] = []
         self.durable = False
-        self.lines: list[str] = []
+        #: Feed records and their sequence numbers, encoded as lines on the writer's thread
+        #: (JSON and CRC are output work: the referee's thread only numbers them).
+        self.lines: list[tuple[Mapping[str, Any], int]] = []
         #: Go on with another journal: (writer, what is on disk already, header), or
         #: (None, b"", header): create a new game's journal (on the writer's thread).
         self.writer: tuple[JournalWriter | None, bytes, Any] | None = None
@@ -127,7 +130,7 @@ class _JournalWriting:
                 return
 
     def _handle(self, batches: list[Batch]) -> None:
-        lines: list[str] = []
+        lines: list[tuple[Mapping[str, Any], int]] = []
         for batch in batches:
             if batch.writer is not None:
                 self._write()
@@ -151,11 +154,11 @@ class _JournalWriting:
         self._create()
         self._write()
         self._watch()
-        for line in lines:
+        for record, seq in lines:
             try:
-                self.send(line)
+                self.send(encode_line(record, seq))
             except Exception as exc:  # a sink's bug must not stop the journal
-                logger.warning(f"feed sink: {type(exc).__name__}: {exc}")
+                logger.warning(f"feed line {seq}: {type(exc).__name__}: {exc}")
 
     def _encode(self, records: list[Mapping[str, Any]]) -> None:
         writer = self.writer
@@ -261,8 +264,10 @@ class Outbox(_JournalWriting):
         self.batch.records.append(rec)
         self.batch.durable |= durable
 
-    def line(self, line: str) -> None:
-        self.batch.lines.append(line)
+    def line(self, record: Mapping[str, Any], seq: int) -> None:
+        """Feed record number ``seq``, a line on the feed once the turn's records are in the
+        journal (the record is the outbox's from now on: nobody changes it)."""
+        self.batch.lines.append((record, seq))
 
     def use(self, writer: JournalWriter | None, written: bytes, header: Any) -> None:
         """Go on with this journal (one recovered: ``written`` is what is on disk already),
@@ -363,12 +368,38 @@ class Display:
         self._picture: dict[str, str] | None = None
         self._game_clock: Any = None
         self._origin = 0
-        #: The journal's alarm (boardctl.outputs.Outbox), shown on the faces.
-        self.alarm: str | None = None
-        #: A round's pairing shown instead of the times (Service.face_note).
-        self.note: tuple[str, str] | None = None
+        self._alarm: str | None = None
+        self._note: tuple[str, str] | None = None
+        #: Something was posted since the faces were last drawn.
+        self._posted = False
         self._stop = False
         self._thread: threading.Thread | None = None
+
+    @property
+    def alarm(self) -> str | None:
+        """The journal's alarm (boardctl.outputs.Outbox), shown on the faces."""
+        return self._alarm
+
+    @alarm.setter
+    def alarm(self, message: str | None) -> None:
+        with self._cond:
+            if message != self._alarm:
+                self._alarm = message
+                self._posted = True
+                self._cond.notify()
+
+    @property
+    def note(self) -> tuple[str, str] | None:
+        """A round's pairing shown instead of the times (Service.face_note)."""
+        return self._note
+
+    @note.setter
+    def note(self, note: tuple[str, str] | None) -> None:
+        with self._cond:
+            if note != self._note:
+                self._note = note
+                self._posted = True
+                self._cond.notify()
 
     def show(self, picture: Mapping[str, str]) -> None:
         with self._cond:
@@ -376,11 +407,20 @@ class Display:
             self._cond.notify()
 
     def publish(self, game_clock: Any, origin: int) -> None:
-        import copy
-
-        snapshot = copy.deepcopy(game_clock)
+        snapshot = game_clock.copy()
         with self._cond:
             self._game_clock, self._origin = snapshot, origin
+            self._posted = True
+            self._cond.notify()
+
+    def wait_s(self) -> float | None:
+        """How long the thread may sleep with nothing posted: the faces' period while they
+        count, blink or alternate; None (until something is posted) while they stand still:
+        no clock yet, or one not started (the set times, or a round's pairing)."""
+        game_clock = self._game_clock
+        if self._alarm is None and (game_clock is None or not game_clock.started):
+            return None
+        return self.faces_ns / 1e9
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="display", daemon=True)
@@ -388,12 +428,12 @@ class Display:
 
     def _run(self) -> None:
         name_thread("boardctl-display")
-        wait = self.faces_ns / 1e9
         while True:
             with self._cond:
-                if self._picture is None and not self._stop:
-                    self._cond.wait(wait)
+                if self._picture is None and not self._posted and not self._stop:
+                    self._cond.wait(self.wait_s())
                 picture, self._picture = self._picture, None
+                self._posted = False
                 game_clock, origin, stop = self._game_clock, self._origin, self._stop
             if picture is not None and self.hw.leds is not None:
                 try:

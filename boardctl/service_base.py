@@ -176,12 +176,12 @@ class ServiceBase:
         if rec.get("type") != "header":
             rec.setdefault("game", self._header.id)
         with self._seq_lock:
-            line = encode_line(rec, self.seq)
+            seq = self.seq
             self.seq += 1
             self.lines_sent += 1
         if rec.get("type") == "snapshot":
             self._next_snapshot = self.game_time(self.clock()) + self.snapshot_every_ns
-        self.outbox.line(line)  # sent once the turn's records are in the journal
+        self.outbox.line(rec, seq)  # encoded and sent once the turn's records are journaled
         beeper = self.hw.beeper
         if beeper is not None:  # hw.buzzer: flag, irregularity, 10 s
             beeper.on_record(rec)

@@ -164,6 +164,32 @@ def captures(
     return out
 
 
+def has_move(t: Tables, f: Flags, white: bool, mover: int, opp: int, kings: int) -> bool:
+    """Whether the side to move has any legal move, without generating one: a man's step or a
+    king's into an empty neighbour, else any capture (a position with a capture has a legal
+    move whatever the capture rules choose among them). What the game's end needs after every
+    move; the moves themselves are generated when the next turn first asks."""
+    empty = t.valid & ~(mover | opp)
+    men = mover & ~kings
+    s_nw, s_ne, s_sw, s_se = t.shift
+    if white:
+        if ((men >> s_nw) | (men >> s_ne)) & empty:
+            return True
+    elif ((men << s_sw) | (men << s_se)) & empty:
+        return True
+    if men and _men_that_capture(t, f, white, men, opp, empty):
+        return True
+    own_kings = mover & kings
+    rays = t.rays
+    while own_kings:
+        frm = own_kings & -own_kings
+        own_kings ^= frm
+        for ray in rays[frm]:
+            if ray and (ray[0] & empty or len(ray) > 1 and ray[0] & opp and ray[1] & empty):
+                return True  # a step, or a capture over a neighbour (flying or not)
+    return False
+
+
 def _men_that_capture(
     t: Tables, f: Flags, white: bool, men: int, opp: int, empty: int
 ) -> int:

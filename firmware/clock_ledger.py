@@ -5,6 +5,9 @@ here (``firmware.clock`` has the module docstring on the accounting; the turn's 
 
 from __future__ import annotations
 
+import copy as _copy
+from typing import Self
+
 from firmware import clock_rules as rules
 from firmware.clock_records import Adjournment, ClockError, Flag
 from firmware.rules import Side
@@ -34,6 +37,19 @@ class ClockLedger:
         self._last_at: int | None = None
         self._adjournment: Adjournment | None = None
         self._stages: dict[int, Stage] = {}  # stage_after(moves), asked on every face read
+
+    def copy(self) -> Self:
+        """An independent copy, of the same class: what the display thread reads while the
+        referee's clock moves on. The per-side tables are copied, everything else is an
+        immutable value; a few microseconds where ``copy.deepcopy`` took sixty on the
+        referee's thread after every event."""
+        other = _copy.copy(self)
+        other._base = dict(self._base)
+        other._used = dict(self._used)
+        other._moves = dict(self._moves)
+        other._flags = dict(self._flags)
+        other._stages = dict(self._stages)
+        return other
 
     # -- state -----------------------------------------------------------------------------
 

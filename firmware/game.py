@@ -403,10 +403,13 @@ class Game:
         """The game after the start: (move, position after) per entry; a setup has no move."""
         return [(e.move, e.position) for e in self._entries[1:]]
 
-    def push(self, move: Move) -> Position:
-        """Play a legal move; IllegalMoveError if it is not legal now. Returns the new position."""
+    def push(self, move: Move, after: Position | None = None) -> Position:
+        """Play a legal move; IllegalMoveError if it is not legal now. Returns the new position.
+        ``after``: the position after ``move``, when the caller played it already from this
+        game's position object (the referee did): used rather than played again."""
         before = self.position
-        after = before.play(move)  # IllegalMoveError if not legal here
+        if after is None:
+            after = before.play(move)  # IllegalMoveError if not legal here
         piece = before.piece_at(move.start)
         assert piece is not None
         prev = self._entries[-1].state
@@ -551,7 +554,7 @@ class Game:
         if position.count(turn) == 0:
             return Outcome(result_text(self.rules, turn.other), f"{turn.value} has no pieces left",
                            turn.other, Termination.NO_PIECES)
-        if not position.legal_moves():
+        if not position.has_legal_move():
             return Outcome(result_text(self.rules, turn.other),
                            f"{turn.value} has no legal move", turn.other, Termination.NO_MOVES)
         for counter in self._counters(position, state):

@@ -289,6 +289,15 @@ class Position:
         moves.sort(key=lambda m: (m.route, m.captured))
         return moves
 
+    def has_legal_move(self) -> bool:
+        """Whether the side to move has a legal move (none loses: 000 6.1, 004 §15), without
+        generating the moves when they are not known yet (``_movegen.has_move``)."""
+        if self._moves is not None:
+            return bool(self._moves)
+        white = self.turn is Side.WHITE
+        mover, opp = (self._white, self._black) if white else (self._black, self._white)
+        return mg.has_move(self._t, move_flags(self.rules), white, mover, opp, self._kings)
+
     def has_capture(self) -> bool:
         """The side to move must capture (000 4.1)."""
         moves = self.legal_moves()

@@ -243,7 +243,9 @@ class BoardSession:
             press = self.clock.press(d.side, d.at)
             if press.overstep or press.flag is not None:
                 return self._flag_fall(d.side, press.flag.at if press.flag is not None else d.at)
-        self.record.push(d.move)
+        # The referee played the move from the record's own position object (adopt): its
+        # ``after`` is the record's next position, not worked out twice.
+        self.record.push(d.move, d.after if d.before is self.record.position else None)
         outcome = self.record.outcome()
         self.referee.adopt(self.record.position)
         rec = MoveRecord(len(self.sheet.moves) + 1, d.side.value, text, d.after.fen(),

@@ -1,13 +1,16 @@
-"""The clock buttons: White's, Black's and the arbiter's pause button, on gpiozero ``Button``.
+"""The clock buttons: White's, Black's and the arbiter's pause button, on gpiozero's
+``DigitalInputDevice`` with ``Button``'s names (``is_pressed``, ``when_pressed``). Not on
+``Button`` itself: each ``Button`` keeps a thread that wakes ten times a second to time a hold,
+which a clock button never needs (three buttons: 30 wake-ups a second on an idle board).
 
 A press is timed by its first edge, not by when the service loop gets to it. gpiozero calls a
-pin's ``when_changed`` handler from the pin backend's event thread with the edge; ``Button``
-installs its ``_pin_changed`` method there, and :class:`StampedButton` overrides exactly that
-method so that its first statement reads the monotonic clock. Nothing in gpiozero runs before
-it on that thread (``when_pressed`` runs later, after gpiozero's own state bookkeeping), so the
-stamp is the earliest moment Python sees the edge: the error is the backend's event latency
-(tens of µs), never the service loop's latency. (Backends' ``ticks`` are not used: their units
-and origin differ between RPi.GPIO, lgpio and the mock pins.)
+pin's ``when_changed`` handler from the pin backend's event thread with the edge;
+``DigitalInputDevice`` installs its ``_pin_changed`` method there, and :class:`StampedButton`
+overrides exactly that method so that its first statement reads the monotonic clock. Nothing
+in gpiozero runs before it on that thread (``when_pressed`` runs later, after gpiozero's own
+state bookkeeping), so the stamp is the earliest moment Python sees the edge: the error is the
+backend's event latency (tens of µs), never the service loop's latency. (Backends' ``ticks``
+are not used: their units and origin differ between RPi.GPIO, lgpio and the mock pins.)
 
 Contact bounce: the first edge of a press counts; edges within ``lockout_ns`` of the previous
 edge are bounce and are ignored, in our own code (gpiozero's ``bounce_time`` is not reliable on
@@ -36,7 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpiozero import Button
+from gpiozero import DigitalInputDevice
 
 from firmware.errors import HardwareError
 
@@ -66,10 +69,10 @@ class ButtonPress:
     at: int
 
 
-class StampedButton(Button):  # type: ignore[misc]
-    """A gpiozero Button that stamps each edge with ``clock()`` first thing in the edge
-    callback (or, with ``kernel_stamps``, with the kernel's timestamp of the edge) and reports
-    the first edge of each press to ``on_press(at)``."""
+class StampedButton(DigitalInputDevice):  # type: ignore[misc]
+    """A gpiozero button (a ``DigitalInputDevice``: no hold thread) that stamps each edge
+    with ``clock()`` first thing in the edge callback (or, with ``kernel_stamps``, with the
+    kernel's timestamp of the edge) and reports the first edge of each press to ``on_press(at)``."""
 
     def __init__(
         self,
@@ -90,6 +93,11 @@ class StampedButton(Button):  # type: ignore[misc]
         self._lockout_ns = lockout_ns
         self._last_edge: int | None = None
         super().__init__(pin, pull_up=pull_up, bounce_time=None, pin_factory=pin_factory)
+
+    #: ``Button``'s names for the same things (gpiozero defines them so on ``Button``).
+    is_pressed = DigitalInputDevice.is_active
+    when_pressed = DigitalInputDevice.when_activated
+    when_released = DigitalInputDevice.when_deactivated
 
     def _pin_changed(self, ticks: Any, state: Any) -> None:
         at = self._clock()  # first statement: the edge's time (see the module docstring)

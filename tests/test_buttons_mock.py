@@ -139,3 +139,20 @@ def test_button_presses_drive_the_game_clock(mock_factory: MockFactory) -> None:
     assert clock.remaining(Side.WHITE, now.now) == 270 * S  # charged to the edge, not the loop
     assert clock.remaining(Side.BLACK, now.now) == 298 * S
     buttons.close()
+
+
+def test_clock_buttons_start_no_thread_of_their_own() -> None:
+    """gpiozero's Button keeps a hold-timing thread waking ten times a second; the clock
+    buttons must not (an idle board would wake 30 times a second for nothing)."""
+    import threading
+
+    from gpiozero.pins.mock import MockFactory
+
+    from hw.buttons import ClockButtons
+
+    before = set(threading.enumerate())
+    buttons = ClockButtons({"white": 5, "black": 6, "pause": 13}, pin_factory=MockFactory())
+    try:
+        assert set(threading.enumerate()) - before == set()
+    finally:
+        buttons.close()

@@ -169,3 +169,42 @@ def _delay_of(control: TimeControl, moves: int) -> int:
         return 0
     _, stage = control.stage_after(moves)
     return stage.bonus_ns if stage.bonus is Bonus.DELAY else 0
+
+
+def _faces(clock: GameClock, at: int) -> tuple[object, ...]:
+    sides = (Side.WHITE, Side.BLACK)
+    return (clock.running, clock.turn, clock.paused,
+            tuple(clock.remaining(s, at) for s in sides),
+            tuple(clock.moves_made(s) for s in sides), tuple(clock.flags(at)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(CONTROLS), st.lists(_step, max_size=40), st.integers(0, 40))
+def test_a_copy_reads_as_the_clock_did_when_copied(
+    text: str, steps: list[tuple[str, int]], cut: int
+) -> None:
+    """The display thread's copy (GameClock.copy) keeps reading as the clock did when it was
+    taken, however the clock goes on; and it reads exactly like a deep copy."""
+    import copy
+
+    clock = GameClock(TimeControl.parse(text))
+    clock.start(0)
+    now = 0
+    copies: list[tuple[int, GameClock, GameClock]] = []
+    for index, (action, dt) in enumerate(steps):
+        if index == cut:
+            copies.append((now, clock.copy(), copy.deepcopy(clock)))
+        now += dt
+        side = clock.turn
+        assert side is not None
+        if action == "press":
+            clock.press(side, now)
+        elif action == "pause":
+            if not clock.pause(now):
+                clock.resume(now)
+        elif action == "wrong":
+            clock.press(side.other, now)
+    for at, mine, deep in copies:
+        assert type(mine) is GameClock
+        for later in (at, at + 7 * S, now + 3 * S):
+            assert _faces(mine, later) == _faces(deep, later)

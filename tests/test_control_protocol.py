@@ -141,3 +141,38 @@ def test_socket_group(tmp_path: Path) -> None:
         srv.close()
     with pytest.raises(ControlError, match="no group named"):
         ControlServer(tmp_path / "h.sock", handler, group="no-such-group-here")
+
+
+def test_the_serving_thread_sleeps_until_something_happens(tmp_path: Path) -> None:
+    """No timer on an idle control socket (an idle board's control thread never wakes): the
+    thread sleeps in select() with no timeout, is woken by requests and by close(), and sets a
+    deadline only for a client that leaves its replies unread."""
+    now = [100.0]
+    srv = ControlServer(tmp_path / "w.sock", handler, clock=lambda: now[0])
+    assert srv._wait() is None
+    srv.start()
+    thread = srv._thread
+    assert thread is not None
+    try:
+        assert request(tmp_path / "w.sock", "status")["cmd"] == "status"  # woken by a client
+        assert srv._wait() is None
+    finally:
+        srv.close()
+    assert not thread.is_alive()  # close() rang: no wait for a timer that never comes
+    srv.close()  # twice is harmless
+
+    stalled = ControlServer(tmp_path / "s.sock", handler, clock=lambda: now[0])
+    try:
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.connect(str(tmp_path / "s.sock"))
+        stalled.poll(1.0)  # accepts it
+        (conn,) = stalled._conns
+        conn.stalled = now[0]  # replies unread since now
+        wait = stalled._wait()
+        assert wait is not None and 2.0 <= wait <= 2.01  # STALL_S from now, then dropped
+        now[0] += 2.5
+        stalled.poll(0.0)
+        assert stalled.connections == 0 and stalled.dropped == 1
+        client.close()
+    finally:
+        stalled.close()

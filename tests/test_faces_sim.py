@@ -122,3 +122,51 @@ def test_simulated_faces_do_not_import_the_pi_board_module() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_the_display_thread_sleeps_while_the_faces_stand_still() -> None:
+    """boardctl.outputs.Display wakes only when the faces can change: never before the
+    clock starts (the set times stand still), at the faces' rate once it counts or an alarm
+    blinks; whatever the referee posts wakes it at once."""
+    import threading
+    from types import SimpleNamespace
+
+    from boardctl.outputs import Display
+
+    faces = simulated_faces()
+    now = [0]
+    display = Display(SimpleNamespace(leds=None, faces=faces), S // 20, lambda: now[0])
+    assert display.wait_s() is None  # nothing posted yet
+    clock = GameClock("300+5")
+    display.publish(clock, 0)
+    assert display.wait_s() is None  # 5:00 on both faces until the start
+    display.alarm = "journal: disk full"
+    assert display.wait_s() == 0.05
+    display.alarm = None
+    clock.start(0)
+    display.publish(clock, 0)
+    assert display.wait_s() == 0.05  # White's time counts down
+    assert display._game_clock is not clock  # a copy: the referee's clock moves on alone
+
+    idle = GameClock("300+5")
+    display.publish(idle, 0)
+    display.start()
+    try:
+        shown = threading.Event()
+        for _ in range(200):  # the first post is drawn at once, then the thread sleeps
+            if faces.shown(W).text:
+                shown.set()
+                break
+            threading.Event().wait(0.01)
+        assert shown.is_set() and display.wait_s() is None
+        idle.start(0)
+        now[0] = 2 * S
+        display.publish(idle, 0)  # wakes it: White's face loses its 2 seconds
+        want = segment_time(298 * S, running=True, tenths=True).text
+        for _ in range(200):
+            if faces.shown(W).text == want:
+                break
+            threading.Event().wait(0.01)
+        assert faces.shown(W).text == want
+    finally:
+        display.stop()

@@ -267,3 +267,30 @@ def test_every_move_keeps_the_board_consistent(name: str) -> None:
             assert q.count(p.turn.other) == p.count(p.turn.other) - len(m.captured)
             assert q.count(p.turn) == p.count(p.turn)
             assert not (m.promotes and mover.king)
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_has_legal_move_agrees_with_the_generator(name: str) -> None:
+    """Position.has_legal_move (the game's end after every move, without generating moves)
+    says exactly whether legal_moves() is empty, on random boards from sparse to crowded:
+    crowded boards are where a side is blocked."""
+    rules = RULESETS[name]
+    rng = random.Random(f"has-move-{name}")
+    n, h = rules.squares, rules.size // 2
+    blocked = 0
+    for i in range(2500):
+        white: dict[int, bool] = {}
+        black: dict[int, bool] = {}
+        count = rng.randint(1, n - 1) if i % 2 else rng.randint(n * 2 // 3, n)
+        for sq in rng.sample(range(1, n + 1), count):
+            is_white = rng.random() < (0.5 if i % 3 else 0.8)
+            king = rng.random() < (0.25 if i % 5 else 0.02) or (
+                sq <= h if is_white else sq > n - h)
+            (white if is_white else black)[sq] = king
+        turn = rng.choice([Side.WHITE, Side.BLACK])
+        fresh = Position(rules, turn, white, black)
+        expected = bool(Position(rules, turn, white, black).legal_moves())
+        assert fresh.has_legal_move() is expected, fresh.fen()
+        assert bool(fresh.legal_moves()) is expected and fresh.has_legal_move() is expected
+        blocked += not expected
+    assert blocked >= 50  # the boards do test the blocked answer
