@@ -39,12 +39,7 @@ class GroupMatrix:
         settle_ns: int = 0,
         lgpio: ModuleType | None = None,
     ) -> None:
-        if len(row_pins) != layout.rows or len(column_pins) != layout.columns:
-            raise HardwareError(
-                f"{layout.wiring} wiring of a {layout.size}x{layout.size} board needs "
-                f"{layout.rows} row and {layout.columns} column pins, "
-                f"got {len(row_pins)} and {len(column_pins)}"
-            )
+        layout.check_pins(row_pins, column_pins)
         if lgpio is None:
             from hw.gpio import import_lgpio
 

@@ -94,6 +94,15 @@ class MatrixLayout:
             m |= 1 << self.bit(sq)
         return m
 
+    def check_pins(self, row_pins: Sequence[int], column_pins: Sequence[int]) -> None:
+        """HardwareError unless there is a pin for every row and every column."""
+        if len(row_pins) != self.rows or len(column_pins) != self.columns:
+            raise HardwareError(
+                f"{self.wiring} wiring of a {self.size}x{self.size} board needs "
+                f"{self.rows} row and {self.columns} column pins, "
+                f"got {len(row_pins)} and {len(column_pins)}"
+            )
+
 
 class ReedMatrix:
     """The scanner: gpiozero devices on the configured pins, read through their pins.
@@ -114,12 +123,7 @@ class ReedMatrix:
         pin_factory: Any | None = None,
         settle_ns: int = 0,
     ) -> None:
-        if len(row_pins) != layout.rows or len(column_pins) != layout.columns:
-            raise HardwareError(
-                f"{layout.wiring} wiring of a {layout.size}x{layout.size} board needs "
-                f"{layout.rows} row and {layout.columns} column pins, "
-                f"got {len(row_pins)} and {len(column_pins)}"
-            )
+        layout.check_pins(row_pins, column_pins)
         from gpiozero import (
             BadPinFactory,
             DigitalOutputDevice,
