@@ -128,6 +128,8 @@ class ServiceBase:
         self.face_note: tuple[str, str] | None = None
         #: More for ``status`` (the broker link's state), called on the service's thread.
         self.status_extras: list[Callable[[], dict[str, Any]]] = []
+        #: The clock last handed to the display, and its generation then (_publish_clock).
+        self._clock_shown: tuple[Any, int] | None = None
 
     # -- time ------------------------------------------------------------------------------
 
@@ -147,7 +149,8 @@ class ServiceBase:
     # -- the feed ----------------------------------------------------------------------------
 
     def _handle(self, event: Event) -> list[dict[str, Any]]:
-        """The one data path: session, journal, then feed (LEDs and faces follow in _show)."""
+        """The one data path: session, journal, then feed (LEDs and faces follow at the end of
+        the referee's turn: _show, _publish_clock)."""
         session = self._session
         if event.at < self.last_at:
             event = dataclasses.replace(event, at=self.last_at)
@@ -167,9 +170,19 @@ class ServiceBase:
             status = session.status(event.at)
             self._emit({"type": "clock", "event": event.type, "clock": status["clock"],
                         "running": status["running"]})
-        if self.display is not None and session.clock is not None:
-            self.display.publish(session.clock, self.origin)
         return records
+
+    def _publish_clock(self, changed: bool = False) -> None:
+        """Hand the display a copy of the clock when it ``changed`` (a flag fell), is another
+        game's, or one of its own changes moved its generation (a press, a pause, the
+        arbiter's correction); a turn of lifts and places costs no copy."""
+        clock = self._session.clock
+        if self.display is None or clock is None:
+            return
+        shown = self._clock_shown
+        if changed or shown is None or shown[0] is not clock or shown[1] != clock.generation:
+            self.display.publish(clock, self.origin)
+            self._clock_shown = (clock, clock.generation)
 
     def _emit(self, record: Mapping[str, Any]) -> None:
         rec = dict(record)

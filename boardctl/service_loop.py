@@ -80,6 +80,7 @@ class RefereeLoop(GameLife):
             self._try(self._before_start(event))  # a refused event is logged, not fatal
         at = max(self.frontier(), self.last_at)
         self._tick(at)
+        self._publish_clock()
         self._show(at, now)
         if self.alarm != self._alarm_sent:
             self._alarm_sent = self.alarm
@@ -91,6 +92,8 @@ class RefereeLoop(GameLife):
             self._emit(snapshot_of(self._session, self._header, at))
         self._watchdog(now)
         self.outbox.commit()
+        if not self.merge.pending():  # idle: the next turn's move table, off the event's path
+            self._session.referee.prepare()
 
     def _idle_wait(self, now: int) -> float:
         """How long the referee may sleep when nothing wakes it: :data:`HOUSEKEEPING_S` while
@@ -142,8 +145,7 @@ class RefereeLoop(GameLife):
                 out.record(decision_record(rec, at / NS), durable=durable)
             for rec in records:
                 self._emit(rec)
-            if self.display is not None and self._session.clock is not None:
-                self.display.publish(self._session.clock, self.origin)
+            self._publish_clock(changed=True)
         clock = self._session.clock
         if clock is not None and clock.running is not None and at >= self._next_heartbeat:
             # Where the clocks stood, for a recovery after kill -9 (no fsync: a power cut may

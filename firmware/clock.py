@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from firmware import clock_rules as rules
 from firmware.clock_corrections import MIN_AFTER_CORRECTION_NS, ArbiterCorrections
-from firmware.clock_ledger import SIDES
+from firmware.clock_ledger import SIDES, changes
 from firmware.clock_records import Adjournment, ClockError, ClockPress, Flag
 from firmware.rules import Side
 from firmware.timecontrol import Kind
@@ -57,6 +57,7 @@ class GameClock(ArbiterCorrections):
 
     # -- play ------------------------------------------------------------------------------
 
+    @changes
     def start(self, at: int, side: Side = Side.WHITE) -> None:
         """The arbiter starts the game: ``side``'s clock runs (White's unless a position with
         Black to move was set up), whether or not that player is present (004 §32)."""
@@ -68,6 +69,7 @@ class GameClock(ArbiterCorrections):
         self._since = at
         self._turn_done = 0
 
+    @changes
     def press(self, side: Side, at: int) -> ClockPress:
         """``side`` ends its turn at ``at`` (the time of the button's first edge): the move
         counts, the turn is settled and the opponent's clock starts (004 §32)."""
@@ -93,6 +95,7 @@ class GameClock(ArbiterCorrections):
             )
         return self._settle(side, at)
 
+    @changes
     def pause(self, at: int) -> bool:
         """The arbiter stops the clocks (004 §33). False if they were not running."""
         self._check_time(at)
@@ -104,6 +107,7 @@ class GameClock(ArbiterCorrections):
         self._running = False
         return True
 
+    @changes
     def resume(self, at: int) -> bool:
         """The arbiter restarts the clock of the side whose turn it is. False if it runs
         already or was never started; :class:`ClockError` while adjourned."""
@@ -118,6 +122,7 @@ class GameClock(ArbiterCorrections):
 
     # -- adjournment (004 §34-35) ------------------------------------------------------------
 
+    @changes
     def adjourn(self, at: int, session_ns: int | None = None) -> Adjournment:
         """Adjourn: the side to move has sealed his move; the clocks stop and the times are
         recorded (004 §34). With ``session_ns`` (the time set for the session, e.g. 4 h) the
@@ -153,6 +158,7 @@ class GameClock(ArbiterCorrections):
         )
         return self._adjournment
 
+    @changes
     def resume_adjourned(self, at: int) -> ClockPress:
         """Resumption (004 §35): the arbiter has set up the position and opened the envelope;
         the sealed move is played on the clock (it counts as the sealer's move, with its

@@ -5,7 +5,7 @@ shortening a player's time."""
 from __future__ import annotations
 
 from firmware import clock_rules as rules
-from firmware.clock_ledger import ClockLedger
+from firmware.clock_ledger import ClockLedger, changes
 from firmware.clock_records import ClockError
 from firmware.rules import Side
 from firmware.timecontrol import Kind
@@ -17,6 +17,7 @@ MIN_AFTER_CORRECTION_NS = 15 * 60 * 1_000_000_000
 class ArbiterCorrections(ClockLedger):
     """What the arbiter may change on the clock besides stopping and starting it."""
 
+    @changes
     def set_remaining(self, side: Side, ns: int, at: int) -> None:
         """Set what ``side``'s face shows at ``at`` (004 §32: the arbiter corrects clock errors).
         A fallen flag is lifted when the new time is above 0."""
@@ -44,6 +45,7 @@ class ArbiterCorrections(ClockLedger):
         elif self._flags[side] is None:
             self._flags[side] = at
 
+    @changes
     def set_moves(self, side: Side, moves: int) -> None:
         """Set how many moves ``side`` has made (the arbiter's count from the scoresheets,
         004 §33). Only the count changes: the time stays; the next control follows the count."""
@@ -51,6 +53,7 @@ class ArbiterCorrections(ClockLedger):
             raise ClockError(f"a move count must be 0 or more: {moves!r}")
         self._moves[side] = moves
 
+    @changes
     def correct_moves(self, side: Side, moves: int, at: int) -> int:
         """The arbiter corrects ``side``'s move count (004 §32-33) and the clock follows: each
         control passed on the way up adds its period's time, each passed on the way back

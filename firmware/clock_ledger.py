@@ -6,7 +6,9 @@ here (``firmware.clock`` has the module docstring on the accounting; the turn's 
 from __future__ import annotations
 
 import copy as _copy
-from typing import Self
+import functools
+from collections.abc import Callable
+from typing import Concatenate, ParamSpec, Self, TypeVar
 
 from firmware import clock_rules as rules
 from firmware.clock_records import Adjournment, ClockError, Flag
@@ -14,6 +16,24 @@ from firmware.rules import Side
 from firmware.timecontrol import Bonus, Kind, Stage, TimeControl
 
 SIDES = (Side.WHITE, Side.BLACK)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_L = TypeVar("_L", bound="ClockLedger")
+
+
+def changes(method: Callable[Concatenate[_L, _P], _R]) -> Callable[Concatenate[_L, _P], _R]:
+    """Marks a method that changes the clock: it bumps :attr:`ClockLedger.generation`
+    (even when it raises half-way), so that a reader can tell that a copy is out of date."""
+
+    @functools.wraps(method)
+    def changed(self: _L, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.generation += 1
+
+    return changed
 
 
 class ClockLedger:
@@ -37,6 +57,9 @@ class ClockLedger:
         self._last_at: int | None = None
         self._adjournment: Adjournment | None = None
         self._stages: dict[int, Stage] = {}  # stage_after(moves), asked on every face read
+        #: Bumped by every method that changes the clock (:func:`changes`): while it stays
+        #: the same, a copy reads as the clock does (the display copies only when it moved).
+        self.generation = 0
 
     def copy(self) -> Self:
         """An independent copy, of the same class: what the display thread reads while the

@@ -208,3 +208,55 @@ def test_a_copy_reads_as_the_clock_did_when_copied(
         assert type(mine) is GameClock
         for later in (at, at + 7 * S, now + 3 * S):
             assert _faces(mine, later) == _faces(deep, later)
+
+
+_act = st.tuples(
+    st.sampled_from(["press", "wrong", "pause", "resume", "set", "moves", "correct", "read"]),
+    st.integers(0, 90 * S),
+    st.integers(0, 40),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(CONTROLS), st.lists(_act, max_size=40))
+def test_a_copy_is_current_while_the_generation_stands(
+    text: str, acts: list[tuple[str, int, int]]
+) -> None:
+    """The service copies the clock for the display only when ``generation`` moved
+    (boardctl.service_base._publish_clock). So every change, the arbiter's corrections and a
+    refused call included, must move it: after any call that leaves it where it was, the last
+    copy still reads exactly as the clock does, now and later."""
+    from firmware.errors import BoardError
+
+    clock = GameClock(TimeControl.parse(text))
+    clock.start(0)
+    now = 0
+    copy, seen = clock.copy(), clock.generation
+    for action, dt, n in acts:
+        now += dt
+        side = clock.turn or Side.WHITE
+        try:
+            if action == "press":
+                clock.press(side, now)
+            elif action == "wrong":
+                clock.press(side.other, now)
+            elif action == "pause":
+                clock.pause(now)
+            elif action == "resume":
+                clock.resume(now)
+            elif action == "set":
+                clock.set_remaining(side.other, n * 20 * S, now)
+            elif action == "moves":
+                clock.set_moves(side, n)
+            elif action == "correct":
+                clock.correct_moves(side.other, n, now)
+            else:
+                clock.flags(now)
+                clock.remaining(side, now)
+        except BoardError:
+            pass  # refused: whatever it changed before refusing still counts
+        if clock.generation == seen:
+            for later in (now, now + 5 * S, now + 600 * S):
+                assert _faces(copy, later) == _faces(clock, later), action
+        else:
+            copy, seen = clock.copy(), clock.generation

@@ -205,6 +205,12 @@ class Referee(Release):
         self.judged = True
         return out
 
+    def prepare(self) -> None:
+        """Work out now what the turn's first lift needs (the position's move table, built
+        once per position), so that the event finds it ready: the service calls this when no
+        event is waiting. Decisions are the same with or without it."""
+        _ = self.table
+
     def leds(self) -> dict[str, str]:
         """The LED picture: algebraic square -> meaning."""
         picture: dict[str, str] = {}

@@ -1,0 +1,86 @@
+"""What the referee's thread does between events rather than on them (issue 10): the display's
+copy of the clock only when the clock changed, and the next turn's move table built while no
+event waits. Neither may change what the faces show or what the referee decides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from service_helpers import S, game_log, replayed, sim_service
+
+from boardctl.outputs import Display
+from firmware.handling import NOISY, handle_game
+from firmware.pdn import read_games
+from firmware.rules import Side
+from firmware.session import BoardSession
+
+
+def _faces(clock, at: int) -> tuple[object, ...]:  # type: ignore[no-untyped-def]
+    sides = (Side.WHITE, Side.BLACK)
+    return (clock.running, tuple(clock.remaining(s, at) for s in sides),
+            tuple(clock.moves_made(s) for s in sides), tuple(clock.flags(at)))
+
+
+def test_the_display_copies_the_clock_only_when_it_changed(tmp_path: Path) -> None:
+    """After every turn of the referee the display's copy reads as the game's clock does (now
+    and later), yet it is copied about once per press, not once per lift and place."""
+    events = game_log(12, seed=3)
+    service, clock = sim_service(tmp_path, events)
+    display = Display(service.hw, service.faces_ns, service.clock)  # posted to, not run
+    service.display = display
+    copies = 0
+    publish = display.publish
+
+    def counted(game_clock, origin):  # type: ignore[no-untyped-def]
+        nonlocal copies
+        copies += 1
+        publish(game_clock, origin)
+
+    display.publish = counted  # type: ignore[method-assign]
+    service.boot()
+    period = service.hw.scanner.period_ns
+    checked = 0
+    while service.game_time(clock.now) < events[-1].at + 2 * S:
+        clock.now += period
+        service.step(clock.now)
+        game_clock = service.session.clock
+        if game_clock is not None and game_clock.started:
+            assert display._game_clock is not game_clock  # a copy, never the referee's own
+            for later in (clock.now, clock.now + 3 * S):
+                assert _faces(display._game_clock, later) == _faces(game_clock, later)
+            checked += 1
+    presses = sum(1 for e in events if e.type == "press")
+    assert checked > 1000
+    assert presses <= copies <= presses + 3  # the start, the presses (a flag would add one)
+    assert copies < len(events) // 2
+    assert [m["move"] for m in service.session.moves] == [m["move"] for m in
+                                                           replayed(events).moves]
+    service.close()
+
+
+@pytest.mark.parametrize("clocked", [True, False])
+def test_preparing_the_move_table_between_events_changes_no_decision(clocked: bool) -> None:
+    """Referee.prepare() (the service calls it when no event waits) builds what the next lift
+    needs; a session prepared after every event decides exactly as one never prepared."""
+    data = Path(__file__).resolve().parent.parent / "boardctl" / "data" / "wk2003.pdn"
+    game = next(read_games(data.read_text(), "wk2003.pdn")).replay()
+    for seed in (1, 2):
+        events = handle_game(game.start, game.moves[:40], seed=seed, clocked=clocked,
+                             style=NOISY)
+        tc = "300+5" if clocked else None
+        plain = BoardSession("international", tc)
+        prepared = BoardSession("international", tc)
+        built = 0
+        for e in events:
+            want = plain.handle(e)
+            had = prepared.referee._table is not None
+            prepared.referee.prepare()
+            built += not had and prepared.referee._table is not None
+            assert prepared.handle(e) == want
+        assert prepared.finish() == plain.finish()
+        assert prepared.moves == plain.moves and len(plain.moves) == 40
+        if clocked:  # a press commits: the next table waits for the next lift, or prepare()
+            assert built == len(plain.moves) - 1  # every one built ahead (not the last's)
+        else:  # the opponent's lift commits the move and reads the new table at once
+            assert built == 0
