@@ -272,48 +272,51 @@ def _cpu_ns(task: Path) -> int:
         return (int(fields[11]) + int(fields[12])) * 10**9 // CLK_TCK
 
 
-def _usage(pid: int, seconds: float) -> tuple[float, dict[str, float]]:
-    """CPU share of process ``pid`` over ``seconds``, in all and by thread name."""
-    def threads() -> dict[str, int]:
-        out: dict[str, int] = {}
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            try:
-                name = (task / "comm").read_text().strip()
-                out[name] = out.get(name, 0) + _cpu_ns(task)
-            except OSError:  # a thread that ended meanwhile
-                pass
-        return out
+def _threads(pid: int) -> dict[str, int]:
+    """CPU ns so far of process ``pid``, by thread name."""
+    out: dict[str, int] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            out[name] = out.get(name, 0) + _cpu_ns(task)
+        except OSError:  # a thread that ended meanwhile
+            pass
+    return out
 
-    th0, t0 = threads(), time.perf_counter()
+
+def _usage(pids: list[int], seconds: float) -> list[tuple[float, dict[str, float]]]:
+    """CPU share of each process in ``pids`` over the same ``seconds``, in all and by thread
+    name (measured side by side, so that a virtual machine's drift touches all alike)."""
+    th0, t0 = [_threads(pid) for pid in pids], time.perf_counter()
     time.sleep(seconds)
-    th1, t1 = threads(), time.perf_counter()
-    per = {name: (th1[name] - th0.get(name, 0)) / 1e9 / (t1 - t0) * 100 for name in th1}
-    return sum(per.values()), per
+    th1, t1 = [_threads(pid) for pid in pids], time.perf_counter()
+    out = []
+    for before, after in zip(th0, th1, strict=True):
+        per = {name: (after[name] - before.get(name, 0)) / 1e9 / (t1 - t0) * 100
+               for name in after}
+        out.append((sum(per.values()), per))
+    return out
 
 
 def idle_200hz(seconds: float = 10.0) -> tuple[float, float, dict[str, float], float]:
     """Idle service at 200 Hz: CPU share, RSS, the share by thread, and the floor (a bare
-    thread waking as often, in a process of its own)."""
+    thread waking as often, in a process of its own, measured over the same seconds)."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-idle-"))
     config = tmp / "board.toml"
     example = (HERE.parent / "hw" / "config.example.toml").read_text()
     config.write_text(re.sub(r"(?m)^scan_hz = \d+", "scan_hz = 200", example))
     proc = start_service(tmp / "state", "--config", str(config))
+    bare = subprocess.Popen([sys.executable, "-c", WAKE_FLOOR])
     try:
         wait_status(tmp / "state" / "control.sock")
         time.sleep(1.0)
-        cpu, per = _usage(proc.pid, seconds)
+        (cpu, per), (floor, _) = _usage([proc.pid, bare.pid], seconds)
         rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * PAGE / 2**20
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
-    bare = subprocess.Popen([sys.executable, "-c", WAKE_FLOOR])
-    try:
-        time.sleep(1.0)
-        floor, _ = _usage(bare.pid, seconds)
     finally:
         bare.kill()
         bare.wait()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
     return cpu, rss, per, floor
 
 

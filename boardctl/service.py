@@ -25,6 +25,7 @@ clock onto it); events, the journal and the clock all use game time.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -163,6 +164,10 @@ class Service(RefereeLoop):
             if self.control is not None:
                 self.control.handler = self._via_referee
                 self.control.start()
+            # What boot made (modules, tables, the recovered game) lives as long as the
+            # service: out of the collector's sight, a collection on any thread (the GIL
+            # stops the others meanwhile) has only the game's young objects to walk.
+            gc.freeze()
             self.sensing.start()
             while not stop.is_set():
                 self.merge.wait(self._idle_wait(self.clock()))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from service_helpers import S, game_log, replayed, sim_service
+from service_helpers import S, VirtualClock, game_log, replayed, sim_service
 
 from boardctl.outputs import Display
 from firmware.handling import NOISY, handle_game
@@ -84,3 +84,37 @@ def test_preparing_the_move_table_between_events_changes_no_decision(clocked: bo
             assert built == len(plain.moves) - 1  # every one built ahead (not the last's)
         else:  # the opponent's lift commits the move and reads the new table at once
             assert built == 0
+
+
+def test_the_running_service_keeps_what_boot_made_out_of_the_collectors_sight(
+    tmp_path: Path,
+) -> None:
+    """Service.run freezes the objects boot made (gc.freeze): a collection then walks only the
+    game's young objects, and the GIL stops the sensing thread for less."""
+    import gc
+    import threading
+    import time
+
+    class RealClock(VirtualClock):  # run() is the real-time path
+        def __call__(self) -> int:
+            return time.monotonic_ns()
+
+    service, _ = sim_service(tmp_path, None, clock=RealClock())
+    stop = threading.Event()
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+    thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        frozen = 0
+        for _ in range(3000):  # up to 30 s on a loaded machine; usually the first few
+            frozen = gc.get_freeze_count()
+            if frozen or not thread.is_alive():
+                break
+            threading.Event().wait(0.01)
+        assert frozen > 1000  # modules, tables, the game: far more than a handful
+    finally:
+        stop.set()
+        thread.join(10)
+        gc.unfreeze()
+    assert not thread.is_alive()
