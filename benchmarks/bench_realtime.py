@@ -42,10 +42,13 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 S = 1_000_000_000
 
 
-def play_on_virtual_clock(service: Any, now: list[int], events: list) -> None:
-    """Boot the service, step it every 5 ms of the virtual clock ``now[0]`` until 2 s after
-    the log's last event, close it."""
+def play_on_virtual_clock(service: Any, now: list[int], events: list,
+                          booted: Any = None) -> None:
+    """Boot the service (then call ``booted(service)`` if given), step it every 5 ms of the
+    virtual clock ``now[0]`` until 2 s after the log's last event, close it."""
     service.boot()
+    if booted is not None:
+        booted(service)
     end = service.origin + events[-1].at + 2 * S
     while now[0] < end:
         now[0] += 5_000_000
@@ -323,18 +326,34 @@ def idle_200hz(seconds: float = 10.0) -> tuple[float, float, dict[str, float], f
 # -- 5 -------------------------------------------------------------------------------------
 
 
-def referee_latency(plies: int = 80, seeds: int = 3) -> list[float]:
-    """The time ``Service._handle`` takes per event (the referee's thread: session, journal
-    hand-off, feed line, the display's copy of the clock), over ``seeds`` games of ``plies``
-    plies on the virtual clock, the simulated board scanned between events as in the
-    service (so the caches are as cold as on a board)."""
+def referee_latency(plies: int = 80, seeds: int = 3) -> tuple[list[float], list[float]]:
+    """Per event, over ``seeds`` games of ``plies`` plies on the virtual clock (the simulated
+    board scanned between events as in the service, the journal on the real disk, the
+    collector frozen after boot as ``Service.run`` does): the referee's own decision
+    (``Referee.lift``/``place``/``press``: what the board shows, touch-move, the commit) and
+    the referee thread's whole path (``Service._handle``: the referee, the clock, the game
+    record and its feed and journal records handed to the writer)."""
+    import gc
     import shutil
 
     from boardctl.hardware import EventScript, sim_hardware
     from boardctl.outputs import Display
     from boardctl.service import GameSetup, Service
+    from firmware.referee.referee import Referee
 
-    times: list[float] = []
+    decide: list[float] = []
+    handle: list[float] = []
+
+    def timing(method: Any, times: list[float]) -> Any:
+        def timed(*args: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return method(*args)
+            finally:
+                times.append(time.perf_counter() - t0)
+
+        return timed
+
     for seed in range(5, 5 + seeds):
         events = game_events(plies, seed=seed)
         now = [7 * 10**12]
@@ -347,19 +366,19 @@ def referee_latency(plies: int = 80, seeds: int = 3) -> list[float]:
         service = Service(state, GameSetup("international", "300+5"), hw,
                           clock=clock, script=EventScript(events))
         service.display = Display(hw, service.faces_ns, service.clock)  # posted to, not run
-        inner = service._handle
+        service._handle = timing(service._handle, handle)  # type: ignore[method-assign]
 
-        def timed(event, inner=inner):  # type: ignore[no-untyped-def]
-            t0 = time.perf_counter()
-            try:
-                return inner(event)
-            finally:
-                times.append(time.perf_counter() - t0)
+        def booted(service: Any) -> None:
+            referee = service.session.referee
+            assert isinstance(referee, Referee)
+            for name in ("lift", "place", "press"):
+                setattr(referee, name, timing(getattr(referee, name), decide))
+            gc.freeze()
 
-        service._handle = timed  # type: ignore[method-assign]
-        play_on_virtual_clock(service, now, events)
+        play_on_virtual_clock(service, now, events, booted)
+        gc.unfreeze()
         shutil.rmtree(state)
-    return times
+    return decide, handle
 
 
 # -- 6 -------------------------------------------------------------------------------------
@@ -420,10 +439,14 @@ def main() -> None:
     print(f"idle boardctl run --sim at 200 Hz: CPU {cpu:.2f}% of one core, RSS {rss:.1f} MiB"
           f" (by thread: {', '.join(f'{k} {v:.2f}%' for k, v in sorted(per.items()) if v)});"
           f" a bare thread waking at 200 Hz: {floor:.2f}%")
-    ref = referee_latency()
-    print(f"referee latency (one event through Service._handle, journal on disk): "
-          f"p50 {statistics.median(ref) * 1e6:.0f} us, p99 {pct(ref, 0.99) * 1e6:.0f} us, "
-          f"max {max(ref) * 1e3:.1f} ms over {len(ref)} events")
+    decide, handle = referee_latency()
+    print(f"referee latency, its decision (Referee.lift/place/press): "
+          f"p50 {statistics.median(decide) * 1e6:.0f} us, p99 {pct(decide, 0.99) * 1e6:.0f} us, "
+          f"max {max(decide) * 1e6:.0f} us over {len(decide)} events")
+    print(f"referee thread, one event's whole path (Service._handle: referee, clock, record, "
+          f"journal and feed hand-off): p50 {statistics.median(handle) * 1e6:.0f} us, "
+          f"p99 {pct(handle, 0.99) * 1e6:.0f} us, max {max(handle) * 1e3:.1f} ms "
+          f"over {len(handle)} events")
     same, total = fast_press_game()
     print(f"presses 4-30 ms after the set-down (boardctl run --sim --events): "
           f"{same} of {total} plies as boardctl replay plays them")
