@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boardctl.doorbell import Doorbell
 from firmware.errors import BoardError
 from firmware.limits import loads
 
@@ -218,7 +219,7 @@ class ControlServer:
         self._sel.register(self._sock, selectors.EVENT_READ, None)
         #: Rung by close(): the serving thread sleeps in select() until something happens,
         #: not on a timer (an idle board's control thread never wakes).
-        self._bell = _Bell()
+        self._bell = Doorbell()
         self._sel.register(self._bell.fileno(), selectors.EVENT_READ, self._bell)
 
     def fileno(self) -> int:
@@ -438,38 +439,6 @@ class ControlServer:
             self.path.unlink()
         except FileNotFoundError:
             pass
-
-
-class _Bell:
-    """A pipe a select() loop watches, to be woken from another thread."""
-
-    def __init__(self) -> None:
-        self._read, self._write = os.pipe()
-        os.set_blocking(self._read, False)
-        os.set_blocking(self._write, False)
-        self.closed = False
-
-    def fileno(self) -> int:
-        return self._read
-
-    def ring(self) -> None:
-        try:
-            os.write(self._write, b"\0")
-        except OSError:  # full: it rang already
-            pass
-
-    def drain(self) -> None:
-        try:
-            while os.read(self._read, 512):
-                pass
-        except OSError:  # empty
-            pass
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            os.close(self._read)
-            os.close(self._write)
 
 
 def _listen(path: Path, group: str | None) -> socket.socket:

@@ -18,13 +18,12 @@ the log, however late the debouncer confirms the set-down and however busy the r
 from __future__ import annotations
 
 import heapq
-import os
-import select
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from boardctl.doorbell import Doorbell
 from boardctl.threadname import name_thread
 from firmware.events import Event, Press
 
@@ -106,62 +105,6 @@ class EventMerge:
             if not self._woken:
                 self._cond.wait(timeout)
             self._woken = False
-
-
-class Doorbell:
-    """What the sensing thread sleeps on between scans: ``wait`` returns early (True) when
-    another thread rang. It is a poll(2) on a pipe, one system call a wait: at 200 waits a
-    second ``threading.Event.wait(timeout)``, which builds and drops a lock each time, cost
-    about half as much again (benchmarks/bench_service.py). Where poll(2) is missing, an
-    Event does the same."""
-
-    def __init__(self) -> None:
-        self._event: threading.Event | None = None
-        self._lock = threading.Lock()  # ring() never writes to a closed (reused) descriptor
-        self._closed = False
-        if not hasattr(select, "poll"):
-            self._event = threading.Event()
-            return
-        self._read, self._write = os.pipe()
-        os.set_blocking(self._read, False)
-        os.set_blocking(self._write, False)
-        self._poll = select.poll()
-        self._poll.register(self._read, select.POLLIN)
-
-    def ring(self) -> None:
-        if self._event is not None:
-            self._event.set()
-            return
-        with self._lock:
-            if self._closed:
-                return
-            try:
-                os.write(self._write, b"\0")
-            except OSError:  # full: it rang already
-                pass
-
-    def wait(self, timeout_ns: int) -> bool:
-        """Sleep up to ``timeout_ns`` (to the next whole ms at most later); True if rung
-        (and the bell is quiet again)."""
-        if self._event is not None:
-            rung = self._event.wait(timeout_ns / 1e9)
-            self._event.clear()
-            return rung
-        if self._closed or not self._poll.poll(timeout_ns / 1e6):
-            return False
-        try:
-            while os.read(self._read, 512):
-                pass
-        except (BlockingIOError, OSError):
-            pass
-        return True
-
-    def close(self) -> None:
-        with self._lock:
-            if self._event is None and not self._closed:
-                os.close(self._read)
-                os.close(self._write)
-            self._closed = True
 
 
 class Sensing:

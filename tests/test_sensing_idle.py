@@ -10,7 +10,7 @@ from pathlib import Path
 from gpiozero.pins.mock import MockFactory
 from service_helpers import sim_service
 
-from boardctl.sensing import Doorbell
+from boardctl.doorbell import Doorbell
 from boardctl.service import HOUSEKEEPING_S, IDLE_S
 from hw.config import MatrixConfig
 from hw.matrix import MatrixLayout, ReedMatrix
