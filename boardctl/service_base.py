@@ -172,15 +172,16 @@ class ServiceBase:
                         "running": status["running"]})
         return records
 
-    def _publish_clock(self, changed: bool = False) -> None:
-        """Hand the display a copy of the clock when it ``changed`` (a flag fell), is another
-        game's, or one of its own changes moved its generation (a press, a pause, the
-        arbiter's correction); a turn of lifts and places costs no copy."""
+    def _publish_clock(self) -> None:
+        """Hand the display a copy of the clock when it is another game's or one of its own
+        changes moved its generation (a press, a pause, the arbiter's correction); a turn of
+        lifts and places costs no copy. A flag falling needs none: the copy works it out
+        from the time as the clock does (tests/test_clock_properties.py)."""
         clock = self._session.clock
         if self.display is None or clock is None:
             return
         shown = self._clock_shown
-        if changed or shown is None or shown[0] is not clock or shown[1] != clock.generation:
+        if shown is None or shown[0] is not clock or shown[1] != clock.generation:
             self.display.publish(clock, self.origin)
             self._clock_shown = (clock, clock.generation)
 

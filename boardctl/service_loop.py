@@ -145,7 +145,6 @@ class RefereeLoop(GameLife):
                 out.record(decision_record(rec, at / NS), durable=durable)
             for rec in records:
                 self._emit(rec)
-            self._publish_clock(changed=True)
         clock = self._session.clock
         if clock is not None and clock.running is not None and at >= self._next_heartbeat:
             # Where the clocks stood, for a recovery after kill -9 (no fsync: a power cut may

@@ -406,7 +406,8 @@ class Game:
     def push(self, move: Move, after: Position | None = None) -> Position:
         """Play a legal move; IllegalMoveError if it is not legal now. Returns the new position.
         ``after``: the position after ``move``, when the caller played it already from this
-        game's position object (the referee did): used rather than played again."""
+        game's position object (the referee did): used rather than played again, and so not
+        checked for legality a second time."""
         before = self.position
         if after is None:
             after = before.play(move)  # IllegalMoveError if not legal here

@@ -22,11 +22,17 @@ def _faces(clock, at: int) -> tuple[object, ...]:  # type: ignore[no-untyped-def
             tuple(clock.moves_made(s) for s in sides), tuple(clock.flags(at)))
 
 
-def test_the_display_copies_the_clock_only_when_it_changed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tc, after_s", [(None, 2), ("20", 30)])
+def test_the_display_copies_the_clock_only_when_it_changed(
+    tmp_path: Path, tc: str | None, after_s: int
+) -> None:
     """After every turn of the referee the display's copy reads as the game's clock does (now
-    and later), yet it is copied about once per press, not once per lift and place."""
+    and later), yet it is copied about once per press, not once per lift and place; on a
+    20-second clock a flag falls, and the copy shows it with no copy of its own."""
     events = game_log(12, seed=3)
-    service, clock = sim_service(tmp_path, events)
+    service, clock = sim_service(tmp_path, events, **({"tc": tc} if tc else {}))
+    lines: list[str] = []
+    service.on_line = lines.append
     display = Display(service.hw, service.faces_ns, service.clock)  # posted to, not run
     service.display = display
     copies = 0
@@ -41,7 +47,7 @@ def test_the_display_copies_the_clock_only_when_it_changed(tmp_path: Path) -> No
     service.boot()
     period = service.hw.scanner.period_ns
     checked = 0
-    while service.game_time(clock.now) < events[-1].at + 2 * S:
+    while service.game_time(clock.now) < events[-1].at + after_s * S:
         clock.now += period
         service.step(clock.now)
         game_clock = service.session.clock
@@ -54,8 +60,12 @@ def test_the_display_copies_the_clock_only_when_it_changed(tmp_path: Path) -> No
     assert checked > 1000
     assert presses <= copies <= presses + 3  # the start, the presses (a flag would add one)
     assert copies < len(events) // 2
-    assert [m["move"] for m in service.session.moves] == [m["move"] for m in
-                                                           replayed(events).moves]
+    if tc is None:
+        assert [m["move"] for m in service.session.moves] == [m["move"] for m in
+                                                               replayed(events).moves]
+    else:  # the flag fell, on the feed and on the copy
+        assert any('"time forfeit"' in line for line in lines)
+        assert display._game_clock.flags(clock.now)
     service.close()
 
 
