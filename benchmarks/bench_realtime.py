@@ -8,7 +8,8 @@ after numbers come from one script:
 3. journal tamper detection: random single edits that keep every line valid JSON (a digit,
    a time, a deleted, swapped or repeated line), counted as named / silently a different game
    / harmless; false alarms on the intact journal and on torn last records;
-4. idle ``boardctl run --sim`` with the matrix scanned at 200 Hz: CPU share and RSS;
+4. idle ``boardctl run --sim`` with the matrix scanned at 200 Hz: CPU share and RSS (the
+   median of alternating windows), against a bare thread waking as often;
 5. referee latency: the time the referee spends on one event (``Service._handle``), p50/p99,
    over a real game on the simulated board with the journal on the real disk;
 6. fast presses (4-30 ms after the set-down) on ``boardctl run --sim --events``: plies the
@@ -301,26 +302,47 @@ def _usage(pids: list[int], seconds: float) -> list[tuple[float, dict[str, float
     return out
 
 
-def idle_200hz(seconds: float = 10.0) -> tuple[float, float, dict[str, float], float]:
+def idle_200hz(rounds: int = 5, seconds: float = 6.0) -> tuple[float, float, dict[str, float],
+                                                              float, list[float], list[float]]:
     """Idle service at 200 Hz: CPU share, RSS, the share by thread, and the floor (a bare
-    thread waking as often, in a process of its own, measured over the same seconds)."""
+    thread waking as often, in a process of its own), each the median of ``rounds`` windows
+    of ``seconds``; the service's and the floor's windows alternate (one at a time: two
+    processes waking 200 times a second on two cores disturb each other), so that a virtual
+    machine's drift touches both alike. Also every window's figure, service then floor."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-idle-"))
     config = tmp / "board.toml"
     example = (HERE.parent / "hw" / "config.example.toml").read_text()
     config.write_text(re.sub(r"(?m)^scan_hz = \d+", "scan_hz = 200", example))
     proc = start_service(tmp / "state", "--config", str(config))
-    bare = subprocess.Popen([sys.executable, "-c", WAKE_FLOOR])
+    cpus: list[float] = []
+    floors: list[float] = []
+    threads: dict[str, list[float]] = {}
     try:
         wait_status(tmp / "state" / "control.sock")
         time.sleep(1.0)
-        (cpu, per), (floor, _) = _usage([proc.pid, bare.pid], seconds)
+        for _ in range(rounds):
+            proc.send_signal(signal.SIGSTOP)  # the floor alone
+            bare = subprocess.Popen([sys.executable, "-c", WAKE_FLOOR])
+            try:
+                time.sleep(1.0)
+                ((floor, _),) = _usage([bare.pid], seconds)
+            finally:
+                bare.kill()
+                bare.wait()
+                proc.send_signal(signal.SIGCONT)
+            time.sleep(1.0)
+            ((cpu, per),) = _usage([proc.pid], seconds)
+            cpus.append(cpu)
+            floors.append(floor)
+            for name, share in per.items():
+                threads.setdefault(name, []).append(share)
         rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * PAGE / 2**20
     finally:
-        bare.kill()
-        bare.wait()
+        proc.send_signal(signal.SIGCONT)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
-    return cpu, rss, per, floor
+    per_thread = {name: statistics.median(v) for name, v in threads.items()}
+    return (statistics.median(cpus), rss, per_thread, statistics.median(floors), cpus, floors)
 
 
 # -- 5 -------------------------------------------------------------------------------------
@@ -435,10 +457,12 @@ def main() -> None:
     print(f"journal tamper: {t['edits']} random semantic edits: {t['named']} named, "
           f"{t['silent']} silently a different game, {t['harmless']} harmless; "
           f"{t['false_alarms']} false alarms ({t['torn_tails']} torn tails recovered)")
-    cpu, rss, per, floor = idle_200hz()
-    print(f"idle boardctl run --sim at 200 Hz: CPU {cpu:.2f}% of one core, RSS {rss:.1f} MiB"
-          f" (by thread: {', '.join(f'{k} {v:.2f}%' for k, v in sorted(per.items()) if v)});"
-          f" a bare thread waking at 200 Hz: {floor:.2f}%")
+    cpu, rss, per, floor, cpus, floors = idle_200hz()
+    print(f"idle boardctl run --sim at 200 Hz: CPU {cpu:.2f}% of one core (median of "
+          f"{len(cpus)} windows: {', '.join(f'{c:.2f}' for c in cpus)}), RSS {rss:.1f} MiB"
+          f" (by thread: {', '.join(f'{k} {v:.3f}%' for k, v in sorted(per.items()) if v)});"
+          f" a bare thread waking at 200 Hz, alone: {floor:.2f}% "
+          f"({', '.join(f'{c:.2f}' for c in floors)})")
     decide, handle = referee_latency()
     print(f"referee latency, its decision (Referee.lift/place/press): "
           f"p50 {statistics.median(decide) * 1e6:.0f} us, p99 {pct(decide, 0.99) * 1e6:.0f} us, "

@@ -133,22 +133,26 @@ def sim_hardware(
     on_connect: Callable[[], Iterable[str] | None] | None = None,
 ) -> Hardware:
     """The whole board on simulated parts: the diode matrix and the buttons on gpiozero's
-    MockFactory, the recording LED strip and faces; the real scanner, debouncer and drivers."""
+    MockFactory, the recording LED strip and faces; the real scanner (the one the config's
+    GPIO backend scans with on a Pi), debouncer and drivers."""
     from gpiozero.pins.mock import MockFactory
 
     from hw.assemble import open_strip
     from hw.buttons import ClockButtons
     from hw.config import default_config
     from hw.debounce import Debouncer
+    from hw.gpio import backend_order
     from hw.matrix import Scanner
     from hw.mock.faces import simulated_faces
-    from hw.mock.matrix import SimulatedBoard
+    from hw.mock.matrix import simulated_matrix
     from hw.serialport import FeedPort
 
     config = config or default_config(size)
     factory = MockFactory()
-    board = SimulatedBoard.from_config(size, config.matrix, factory)
-    matrix = board.scanner()
+    # The scanner a Pi with this config runs (hw.assemble.open_matrix): lgpio's group scan
+    # unless RPi.GPIO is asked for.
+    matrix, board = simulated_matrix(size, config.matrix, factory,
+                                     groups=backend_order(config.gpio)[0] == "lgpio")
     samples = config.matrix.debounce_samples
     debouncer = Debouncer(matrix.layout.squares, samples, initial=0)
     scanner = Scanner(matrix, debouncer, lambda events: None, hz=config.matrix.scan_hz,

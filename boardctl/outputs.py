@@ -95,6 +95,10 @@ class _JournalWriting:
         self._idle = threading.Condition()
         self._busy = 0
         self._next_watch = 0.0
+        #: The ``current`` pointer, its (inode, size, mtime) when last read, what it named.
+        self._pointer = str(state_dir / CURRENT)
+        self._pointer_stamp: tuple[int, int, int] | None = None
+        self._pointer_named = ""
         self._tickets = 0  # batches handed on (the referee's count)
         self._done = 0  # the last batch written (the writer's)
         self._next_retry = 0.0
@@ -219,11 +223,18 @@ class _JournalWriting:
             return
         self._next_watch = now + WATCH_S
         writer = self.writer
-        pointer = self.state_dir / CURRENT
-        try:
-            named = pointer.read_text(encoding="ascii").strip()
+        pointer = self._pointer
+        try:  # the pointer is read again only when its file changed (a stat twice a second)
+            seen = os.stat(pointer)
+            stamp = (seen.st_ino, seen.st_size, seen.st_mtime_ns)
+            if stamp != self._pointer_stamp:
+                with open(pointer, encoding="ascii") as f:
+                    self._pointer_named = f.read().strip()
+                self._pointer_stamp = stamp
+            named = self._pointer_named
         except (OSError, UnicodeDecodeError):
             named = ""
+            self._pointer_stamp = None
         if named == writer.path.name and not writer.unlinked():
             return
         self._raise(f"journal {writer.path}: deleted (state directory {self.state_dir}); "

@@ -40,7 +40,7 @@ logger = logging.getLogger("boardctl.service")
 HOUSEKEEPING_S = 0.02
 #: Longest sleep with nothing pending at all (an idle board before or between games): every
 #: event, control request, alarm and reconnection wakes the thread at once anyway.
-IDLE_S = 0.25
+IDLE_S = 1.0
 
 class RefereeLoop(GameLife):
     """The referee's turn (a layer of the service)."""

@@ -22,12 +22,15 @@ def open_matrix(config: BoardConfig, *, sim: bool = False,
     the backend comes from ``[gpio]`` (hw/gpio.py :func:`open_backend`, or ``backend``):
     lgpio scans with group calls (:class:`hw.lgmatrix.GroupMatrix`), RPi.GPIO through gpiozero
     (:class:`ReedMatrix`). The matrix's ``backend`` attribute names it (hwtest and the
-    buttons follow it)."""
+    buttons follow it). Simulated, the scanner is the one the backend order starts with
+    (lgpio's group scan for ``auto``, the gpiozero pin scan for ``rpigpio``), over the
+    simulated matrix on gpiozero's MockFactory."""
     if sim:
-        from hw.gpio import mock_backend
+        from hw.gpio import backend_order, mock_backend
         from hw.mock.matrix import simulated_matrix
 
-        matrix, board = simulated_matrix(config.size, config.matrix)
+        groups = backend_order(config.gpio)[0] == "lgpio"
+        matrix, board = simulated_matrix(config.size, config.matrix, groups=groups)
         matrix.backend = mock_backend(matrix.pin_factory)
         return matrix, board
     from hw.gpio import open_backend

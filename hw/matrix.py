@@ -25,11 +25,14 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.errors import HardwareError
 from hw.config import MatrixConfig
 from hw.debounce import Debouncer, SquareEvent
+
+if TYPE_CHECKING:
+    from hw.parts import Matrix
 
 NO_GPIO = "no GPIO backend (hw/gpio.py chooses one); --sim runs on the simulated board"
 
@@ -231,7 +234,7 @@ class Scanner:
 
     def __init__(
         self,
-        matrix: ReedMatrix,
+        matrix: Matrix,
         debouncer: Debouncer,
         on_events: Callable[[list[SquareEvent]], None],
         *,

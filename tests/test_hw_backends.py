@@ -22,6 +22,7 @@ from hw.buttons import ClockButtons, PolledButtons, StampedButton, kernel_time, 
 from hw.config import ButtonsConfig, GpioConfig, MatrixConfig, default_config
 from hw.gpio import GpioBackend, backend_order, import_lgpio, open_backend
 from hw.lgmatrix import GroupMatrix
+from hw.matrix import ReedMatrix
 from hw.mock.matrix import SimulatedBoard, SimulatedChip
 
 PI4 = "Raspberry Pi 4 Model B Rev 1.4"
@@ -259,6 +260,67 @@ def test_group_scan_reads_what_the_pin_scan_reads(size: int, wiring: str) -> Non
     assert chip._handles == {} and chip._claimed == set()
 
 
+@pytest.mark.parametrize("diodes", [True, False], ids=["diodes", "no-diodes"])
+def test_group_scan_follows_the_pin_scan_through_faults_and_bounce(diodes: bool) -> None:
+    """Two boards handled alike, one scanned pin by pin, one by lgpio's groups over the
+    simulated chip (its cached answers): every scan reads the same, through pieces moved,
+    switches stuck and repaired, columns shorted and contacts bouncing reading by reading."""
+    config = default_config(10).matrix
+    by_pins = SimulatedBoard.from_config(10, config, diodes=diodes)
+    by_groups = SimulatedBoard.from_config(10, config, diodes=diodes)
+    pins = by_pins.scanner()
+    chip = SimulatedChip(by_groups)
+    group = GroupMatrix.from_config(10, config, lgpio=chip)
+    squares = [sq for sq in group.layout.squares if sq is not None]
+    rng = random.Random(7)
+    changes = 0
+    for step in range(400):
+        op = rng.randrange(6)
+        sq = rng.choice(squares)
+        for board in (by_pins, by_groups):
+            if op == 0:
+                board.place(sq)
+            elif op == 1:
+                board.lift(sq)
+            elif op == 2:
+                board.stick(sq, [True, False, None][step % 3])
+            elif op == 3:
+                board.short_column(step % 5, step % 2 == 0)
+            elif op == 4:
+                board.bounce(sq, [bool(step >> k & 1) for k in range(step % 4 + 1)])
+        for _ in range(rng.randrange(1, 4)):
+            expected = pins.scan()
+            assert group.scan() == expected, f"step {step}"
+        changes += expected != 0
+    assert changes > 100  # the boards were not empty all along
+    pins.close()
+    group.close()
+    # Freed, the row pins hold the levels last written: every row released (high).
+    assert all(pin.state for pin in by_groups._rows)
+    assert by_groups._driven_mask == 0
+
+
+def test_a_group_of_some_rows_goes_pin_by_pin() -> None:
+    """Only the group of all the board's rows is written as the board's driven rows; any
+    other group (here the first five rows alone) sets its pins one by one and still reads
+    right."""
+    config = default_config(10).matrix
+    board = SimulatedBoard.from_config(10, config)
+    chip = SimulatedChip(board)
+    handle = chip.gpiochip_open(0)
+    rows, cols = list(config.rows), list(config.columns)
+    chip.group_claim_output(handle, rows[:5], [1] * 5)
+    chip.group_claim_output(handle, rows[5:], [1] * 5)
+    chip.group_claim_input(handle, cols, chip.SET_PULL_UP)
+    board.place("c1")  # row 0, column 1
+    assert chip.group_read(handle, cols[0]) == [5, 0b11111]  # no row driven
+    chip.group_write(handle, rows[0], 0b11110, 0b11111)  # row 0 driven low
+    assert board._rows[0].state is False and board._driven_mask == 1
+    assert chip.group_read(handle, cols[0]) == [5, 0b11101]
+    chip.group_write(handle, rows[0], 0b11111, 0b11111)
+    assert chip.group_read(handle, cols[0]) == [5, 0b11111]
+
+
 def test_group_matrix_faults_and_claim_errors() -> None:
     from hw.diagnose import find_faults
 
@@ -353,3 +415,30 @@ def test_open_buttons_follows_the_backend(mock_factory: MockFactory) -> None:
     assert isinstance(edged, ClockButtons)
     assert all(b._kernel_stamps for b in edged.buttons.values())
     edged.close()
+
+
+@pytest.mark.parametrize(("backend", "scanner"), [("auto", GroupMatrix), ("lgpio", GroupMatrix),
+                                                  ("rpigpio", ReedMatrix)])
+def test_the_simulated_board_scans_as_the_configured_pi_would(backend: str,
+                                                               scanner: type) -> None:
+    """``--sim`` runs the scanner the config's backend order starts with: lgpio's group scan
+    (a Pi's default) or the gpiozero pin scan (RPi.GPIO); both read the simulated board."""
+    import dataclasses
+
+    from boardctl.hardware import sim_hardware
+    from hw.assemble import open_matrix
+
+    config = default_config(10)
+    config = dataclasses.replace(config, gpio=dataclasses.replace(config.gpio, backend=backend))
+    hw = sim_hardware(10, config)
+    try:
+        assert isinstance(hw.scanner.matrix, scanner)
+        hw.sim.place("e5")
+        assert hw.scanner.matrix.layout.occupied(hw.scanner.matrix.scan()) == {"e5"}
+    finally:
+        hw.close()
+    matrix, board = open_matrix(config, sim=True)
+    assert isinstance(matrix, scanner) and matrix.backend.name == "mock"
+    board.place("a1")
+    assert matrix.layout.occupied(matrix.scan()) == {"a1"}
+    matrix.close()

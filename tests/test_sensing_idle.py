@@ -7,30 +7,39 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
 from gpiozero.pins.mock import MockFactory
 from service_helpers import sim_service
 
 from boardctl.doorbell import Doorbell
 from boardctl.service import HOUSEKEEPING_S, IDLE_S
 from hw.config import MatrixConfig
+from hw.lgmatrix import GroupMatrix
 from hw.matrix import MatrixLayout, ReedMatrix
-from hw.mock.matrix import SimulatedBoard
+from hw.mock.matrix import SimulatedBoard, simulated_matrix
+from hw.parts import Matrix
 
 S = 10**9
 
 
-def _board() -> tuple[SimulatedBoard, ReedMatrix]:
-    config = MatrixConfig()
-    board = SimulatedBoard.from_config(10, config, MockFactory())
-    return board, board.scanner()
+def _board(groups: bool) -> tuple[SimulatedBoard, Matrix]:
+    """The simulated board and the scanner a Pi would run: the gpiozero pin scan
+    (RPi.GPIO) or lgpio's group scan over the simulated chip (lgpio, the default)."""
+    matrix, board = simulated_matrix(10, MatrixConfig(), MockFactory(), groups=groups)
+    assert isinstance(matrix, GroupMatrix if groups else ReedMatrix)
+    return board, matrix
+
+
+SCANNERS = pytest.mark.parametrize("groups", [False, True], ids=["pins", "groups"])
 
 
 def _squares(layout: MatrixLayout, mask: int) -> set[str]:
     return {sq for bit, sq in enumerate(layout.squares) if sq is not None and mask >> bit & 1}
 
 
-def test_cached_levels_follow_every_change_at_the_next_scan() -> None:
-    board, scanner = _board()
+@SCANNERS
+def test_cached_levels_follow_every_change_at_the_next_scan(groups: bool) -> None:
+    board, scanner = _board(groups)
     layout = board.layout
     dark = [sq for sq in layout.squares if sq is not None]
     a, b = dark[0], dark[7]
@@ -60,8 +69,9 @@ def test_cached_levels_follow_every_change_at_the_next_scan() -> None:
     assert _squares(layout, scanner.scan()) == {b}
 
 
-def test_a_piece_moved_on_another_thread_is_seen() -> None:
-    board, scanner = _board()
+@SCANNERS
+def test_a_piece_moved_on_another_thread_is_seen(groups: bool) -> None:
+    board, scanner = _board(groups)
     dark = [sq for sq in board.layout.squares if sq is not None]
     done = threading.Event()
 

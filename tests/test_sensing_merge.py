@@ -34,3 +34,30 @@ def test_same_instant_sensor_events_before_presses_and_marks_only_rise() -> None
     assert merge.take() == []  # the buttons have not spoken past 20 yet
     merge.put(BUTTONS, [], 21)
     assert merge.take() == [Lift(20, "c3")]
+
+
+def test_advance_raises_marks_never_lowers_them_and_wakes_only_for_a_release() -> None:
+    import threading
+
+    class Counted(threading.Condition):
+        notified = 0
+
+        def notify_all(self) -> None:
+            Counted.notified += 1
+            super().notify_all()
+
+    merge = EventMerge([SENSORS, BUTTONS])
+    merge._cond = Counted()
+    merge.advance(SENSORS, 40, BUTTONS, 30)
+    assert merge.frontier() == 30
+    merge.advance(SENSORS, 10, BUTTONS, 5)  # older marks: nothing moves back
+    assert merge.frontier() == 30
+    assert Counted.notified == 0  # nothing waits in the heap: nobody to wake
+    merge.put(SENSORS, [Lift(50, "a1")], 60)
+    assert merge.take() == []  # the buttons are still at 30
+    merge.advance(BUTTONS, 45)  # still below the lift: no reason to wake the referee
+    assert Counted.notified == 0
+    merge.advance(BUTTONS, 51)  # the lift can go now: the referee is woken
+    assert Counted.notified == 1
+    assert merge.take() == [Lift(50, "a1")]
+    assert merge.frontier() == 51

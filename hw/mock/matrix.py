@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from gpiozero.pins.mock import MockFactory, MockPin
 
 from hw.config import MatrixConfig
+from hw.lgmatrix import GroupMatrix
 from hw.matrix import MatrixLayout, ReedMatrix
 
 
@@ -37,9 +38,9 @@ class MatrixPin(MockPin):
     def _get_state(self) -> bool:
         board = self.board
         if board is not None and self.column >= 0 and self._function == "input":
-            levels = board._levels
-            if levels is not None:  # the board's answer for the rows driven now, cached
-                return levels[self.column]
+            answer = board._answer
+            if answer is not None:  # the board's answer for the rows driven now, cached
+                return answer[0][self.column]
             return board._column_level(self.column)
         return bool(self._state)
 
@@ -92,13 +93,14 @@ class SimulatedBoard:
         self._rows: list[MatrixPin] = []
         #: Bit r set = row r driven low (an output at level 0), kept by the row pins.
         self._driven_mask = 0
-        #: Column levels for each driven-rows mask seen since the switches last changed, and
-        #: the entry for the rows driven now (None: reckon, or bouncing contacts pending).
-        #: A scan selects one row after another over the same switches: after the first scan
-        #: each column read is a list index, which keeps the idle service's simulated matrix
-        #: cheap (benchmarks/bench_service.py).
-        self._level_cache: dict[int, list[bool]] = {}
-        self._levels: list[bool] | None = None
+        #: The columns' answer for each driven-rows mask seen since the switches last
+        #: changed: their levels, and the same as bits (bit c: column c high), and the entry
+        #: for the rows driven now (None: reckon, or bouncing contacts pending). A scan
+        #: selects one row after another over the same switches: after the first scan each
+        #: column read is an index (a group read the bits), which keeps the idle service's
+        #: simulated matrix cheap (benchmarks/bench_realtime.py).
+        self._level_cache: dict[int, tuple[list[bool], int]] = {}
+        self._answer: tuple[list[bool], int] | None = None
         self._cols: list[MatrixPin] = []
         #: closed[row][col]: the switch state the pins see (pieces and stuck switches).
         self._closed = [[False] * layout.columns for _ in range(layout.rows)]
@@ -107,10 +109,12 @@ class SimulatedBoard:
             pin.row = r
             self._rows.append(pin)
             self._row_changed(pin)
+            pin._set_state = self._row_writer(pin)  # type: ignore[method-assign,assignment]
         for c, number in enumerate(column_pins):
             pin = self._wire(factory, number)
             pin.column = c
             self._cols.append(pin)
+            pin._get_state = self._column_reader(pin)  # type: ignore[method-assign]
 
     def _wire(self, factory: MockFactory, number: int) -> MatrixPin:
         """The mock pin GPIO``number``, wired into this board."""
@@ -119,6 +123,43 @@ class SimulatedBoard:
             raise ValueError(f"GPIO{number} was already made as a plain mock pin")
         pin.board = self
         return pin
+
+    # The scan's own path. A scan selects and releases every row and reads every column
+    # (70 pin calls on a 100-square board, 200 scans a second on an idle service): each row
+    # pin's ``_set_state`` and each column pin's ``_get_state`` is a closure over the board,
+    # its bit and its column, which halves the simulated scan's cost against the MatrixPin
+    # methods (benchmarks/bench_scan.py). A pin in any other role (a row read back, a column
+    # made an output) takes the MatrixPin method, so the model stays the same. The row writer
+    # takes no lock: a piece moved on another thread during one row's selection is seen at
+    # that row's release, as if it had moved a few microseconds later.
+
+    def _row_writer(self, pin: MatrixPin) -> Callable[[bool], None]:
+        board, bit, slow = self, 1 << pin.row, pin._set_state
+
+        def write(value: bool) -> None:
+            if pin._function != "output":
+                slow(value)
+                return
+            level = bool(value)
+            if pin._state == level:
+                return
+            pin._state = level
+            mask = board._driven_mask & ~bit if level else board._driven_mask | bit
+            board._driven_mask = mask
+            board._answer = board._level_cache.get(mask)
+
+        return write
+
+    def _column_reader(self, pin: MatrixPin) -> Callable[[], bool]:
+        board, column, slow = self, pin.column, pin._get_state
+
+        def read() -> bool:
+            answer = board._answer
+            if answer is not None and pin._function == "input":
+                return answer[0][column]
+            return slow()
+
+        return read
 
     @classmethod
     def from_config(cls, size: int, config: MatrixConfig, factory: MockFactory | None = None,
@@ -204,7 +245,7 @@ class SimulatedBoard:
     def _switches_changed(self) -> None:
         """Pieces, stuck switches, shorts or bounce changed: every cached level is stale."""
         self._level_cache = {}
-        self._levels = None
+        self._answer = None
 
     def _row_changed(self, pin: MatrixPin) -> None:
         bit = 1 << pin.row
@@ -213,7 +254,7 @@ class SimulatedBoard:
                 self._driven_mask |= bit
             else:
                 self._driven_mask &= ~bit
-            self._levels = self._level_cache.get(self._driven_mask)
+            self._answer = self._level_cache.get(self._driven_mask)
 
     def _driven_rows(self) -> list[int]:
         mask = self._driven_mask
@@ -225,9 +266,10 @@ class SimulatedBoard:
             if not any(self._bounce.values()):  # no bounce due: reckon every column once
                 mask = self._driven_mask
                 levels = [self._level(c) for c in range(self.layout.columns)]
-                self._level_cache[mask] = levels
+                answer = (levels, sum(1 << c for c, high in enumerate(levels) if high))
+                self._level_cache[mask] = answer
                 if mask == self._driven_mask:
-                    self._levels = levels
+                    self._answer = answer
                 return levels[column]
             return self._level(column)
 
@@ -274,7 +316,14 @@ class SimulatedBoard:
 class SimulatedChip:
     """lgpio's module interface (the part :class:`hw.lgmatrix.GroupMatrix` calls) over a
     :class:`SimulatedBoard`'s pins: the lgpio group path is tested and measured on the same
-    simulated diode matrix as the gpiozero path. ``calls`` counts the calls into "lgpio"."""
+    simulated diode matrix as the gpiozero path, and ``boardctl run --sim`` scans through it
+    as the Pi's default backend does. ``calls`` counts the calls into "lgpio".
+
+    The group of all the board's rows, in order, is written as the board's driven rows (the
+    row pins' own levels follow when the group is freed); the group of all its columns, in
+    order, is read as the bits of the board's cached answer for those rows. Anything else
+    (no answer cached, bouncing contacts pending, a group of other pins) goes pin by pin
+    through the MatrixPin model, so both ways read the same (tests/test_hw_backends.py)."""
 
     SET_PULL_UP = 32  # lgpio.SET_PULL_UP
 
@@ -287,6 +336,12 @@ class SimulatedChip:
         self.calls = 0
         self._pins = {int(p.info.name[4:]): p for p in (*board._rows, *board._cols)}
         self._groups: dict[tuple[int, int], list[MatrixPin]] = {}
+        #: The group of all the board's rows in order, by leader (the scan's path; while
+        #: it is claimed, the row pins' own levels stand still until group_free).
+        self._row_groups: dict[int, _RowGroup] = {}
+        #: The group of all the board's columns in order (the scan's path), if claimed.
+        self._column_leader = self._column_handle = -1
+        self._columns = len(board._cols)
         self._claimed: set[int] = set()
         self._handles: dict[int, int] = {}
 
@@ -319,39 +374,79 @@ class SimulatedChip:
 
     def group_claim_output(self, handle: int, gpios: Sequence[int],
                            levels: Sequence[int] = (0,), lFlags: int = 0) -> int:  # noqa: N803
-        for pin, level in zip(self._claim(handle, gpios, "output"), levels, strict=False):
+        pins = self._claim(handle, gpios, "output")
+        for pin, level in zip(pins, levels, strict=False):
             pin.state = bool(level)
+        if pins == self.board._rows:
+            self._row_groups[gpios[0]] = _RowGroup(handle, pins)
         return 0
 
     def group_claim_input(self, handle: int, gpios: Sequence[int],
                           lFlags: int = 0) -> int:  # noqa: N803
-        self._claim(handle, gpios, "input")
+        pins = self._claim(handle, gpios, "input")
+        if pins == self.board._cols:
+            self._column_leader, self._column_handle = gpios[0], handle
         return 0
 
     def group_write(self, handle: int, leader: int, bits: int, mask: int = -1) -> int:
         self.calls += 1
-        for k, pin in enumerate(self._groups[handle, leader]):
-            if mask >> k & 1:
-                pin.state = bool(bits >> k & 1)
+        rows = self._row_groups.get(leader)
+        if rows is None or rows.handle != handle:
+            for k, pin in enumerate(self._groups[handle, leader]):
+                if mask >> k & 1:
+                    pin.state = bool(bits >> k & 1)
+            return 0
+        every = rows.every
+        levels = (rows.written & ~mask | bits & mask) & every
+        rows.written = levels
+        board = self.board
+        driven = board._driven_mask = ~levels & every  # a low row is driven
+        board._answer = board._level_cache.get(driven)  # no lock: see the row writer
         return 0
 
     def group_read(self, handle: int, leader: int) -> list[int]:
         self.calls += 1
-        pins = self._groups[handle, leader]
-        return [len(pins), sum(1 << k for k, pin in enumerate(pins) if pin.state)]
+        answer = self.board._answer
+        if answer is None or leader != self._column_leader or handle != self._column_handle:
+            pins = self._groups[handle, leader]
+            return [len(pins), sum(1 << k for k, pin in enumerate(pins) if pin.state)]
+        return [self._columns, answer[1]]
 
     def group_free(self, handle: int, leader: int) -> int:
         self.calls += 1
         pins = self._groups.pop((handle, leader))
+        rows = self._row_groups.pop(leader, None)
+        if rows is not None:  # the row pins take the levels last written
+            for k, pin in enumerate(pins):
+                pin._state = bool(rows.written >> k & 1)
+        if leader == self._column_leader:
+            self._column_leader = self._column_handle = -1
         for pin in pins:
             self._claimed.discard(int(pin.info.name[4:]))
             pin.function = "input"
         return 0
 
 
-def simulated_matrix(size: int, config: MatrixConfig, factory: MockFactory | None = None,
-                     *, diodes: bool = True) -> tuple[ReedMatrix, SimulatedBoard]:
-    """A simulated board and the real scanner reading it, on one MockFactory."""
-    board = SimulatedBoard.from_config(size, config, factory, diodes=diodes)
-    return board.scanner(config.settle_us * 1000), board
+class _RowGroup:
+    """A claimed output group of all the board's row pins: the levels last written."""
 
+    __slots__ = ("handle", "every", "written")
+
+    def __init__(self, handle: int, pins: list[MatrixPin]) -> None:
+        self.handle = handle
+        self.every = (1 << len(pins)) - 1
+        self.written = sum(1 << k for k, pin in enumerate(pins) if pin._state)
+
+
+def simulated_matrix(size: int, config: MatrixConfig, factory: MockFactory | None = None,
+                     *, diodes: bool = True,
+                     groups: bool = False) -> tuple[ReedMatrix | GroupMatrix, SimulatedBoard]:
+    """A simulated board and the real scanner reading it, on one MockFactory: the gpiozero
+    pin scanner (:class:`ReedMatrix`), or with ``groups`` lgpio's group scanner
+    (:class:`GroupMatrix`) over a :class:`SimulatedChip`."""
+    board = SimulatedBoard.from_config(size, config, factory, diodes=diodes)
+    if not groups:
+        return board.scanner(config.settle_us * 1000), board
+    matrix = GroupMatrix.from_config(size, config, pin_factory=board.factory,
+                                     lgpio=SimulatedChip(board))  # type: ignore[arg-type]
+    return matrix, board
