@@ -302,7 +302,7 @@ def _usage(pids: list[int], seconds: float) -> list[tuple[float, dict[str, float
     return out
 
 
-def idle_200hz(rounds: int = 5, seconds: float = 6.0) -> tuple[float, float, dict[str, float],
+def idle_200hz(rounds: int = 9, seconds: float = 6.0) -> tuple[float, float, dict[str, float],
                                                               float, list[float], list[float]]:
     """Idle service at 200 Hz: CPU share, RSS, the share by thread, and the floor (a bare
     thread waking as often, in a process of its own), each the median of ``rounds`` windows
