@@ -141,7 +141,7 @@ def sim_hardware(
     from hw.buttons import ClockButtons
     from hw.config import default_config
     from hw.debounce import Debouncer
-    from hw.gpio import backend_order
+    from hw.gpio import scans_by_groups
     from hw.matrix import Scanner
     from hw.mock.faces import simulated_faces
     from hw.mock.matrix import simulated_matrix
@@ -149,10 +149,8 @@ def sim_hardware(
 
     config = config or default_config(size)
     factory = MockFactory()
-    # The scanner a Pi with this config runs (hw.assemble.open_matrix): lgpio's group scan
-    # unless RPi.GPIO is asked for.
     matrix, board = simulated_matrix(size, config.matrix, factory,
-                                     groups=backend_order(config.gpio)[0] == "lgpio")
+                                     groups=scans_by_groups(config.gpio))
     samples = config.matrix.debounce_samples
     debouncer = Debouncer(matrix.layout.squares, samples, initial=0)
     scanner = Scanner(matrix, debouncer, lambda events: None, hz=config.matrix.scan_hz,

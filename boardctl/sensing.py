@@ -180,7 +180,7 @@ class Sensing:
                 if buttons is None:
                     merge.put_all((sensed,))
                 else:
-                    merge.put_all((sensed, (BUTTONS, [Press(p.at, p.name) for p in presses or ()],
+                    merge.put_all((sensed, (BUTTONS, self._presses(presses or ()),
                                             now - BUTTON_GRACE_NS)))
             elif buttons is None:  # the common turn: nothing new, the watermarks move on
                 merge.advance(SENSORS, since)
@@ -192,11 +192,12 @@ class Sensing:
         this at once: :meth:`_pressed`)."""
         buttons = self.hw.buttons
         if buttons is not None:
-            self.merge.put(BUTTONS, self._presses(buttons), now - BUTTON_GRACE_NS)
+            self.merge.put(BUTTONS, self._presses(buttons.poll()), now - BUTTON_GRACE_NS)
 
     @staticmethod
-    def _presses(buttons: Any) -> list[Event]:
-        return [Press(p.at, p.name) for p in buttons.poll()]
+    def _presses(presses: Iterable[Any]) -> list[Event]:
+        """The buttons' presses (hw.buttons.ButtonPress) as the referee's events."""
+        return [Press(p.at, p.name) for p in presses]
 
     def _pressed(self) -> None:
         """A button's edge callback queued a press (on the pin backend's thread)."""

@@ -26,11 +26,11 @@ def open_matrix(config: BoardConfig, *, sim: bool = False,
     (lgpio's group scan for ``auto``, the gpiozero pin scan for ``rpigpio``), over the
     simulated matrix on gpiozero's MockFactory."""
     if sim:
-        from hw.gpio import backend_order, mock_backend
+        from hw.gpio import mock_backend, scans_by_groups
         from hw.mock.matrix import simulated_matrix
 
-        groups = backend_order(config.gpio)[0] == "lgpio"
-        matrix, board = simulated_matrix(config.size, config.matrix, groups=groups)
+        matrix, board = simulated_matrix(config.size, config.matrix,
+                                         groups=scans_by_groups(config.gpio))
         matrix.backend = mock_backend(matrix.pin_factory)
         return matrix, board
     from hw.gpio import open_backend

@@ -159,6 +159,12 @@ def backend_order(config: GpioConfig) -> tuple[str, ...]:
     return (config.backend,)
 
 
+def scans_by_groups(config: GpioConfig) -> bool:
+    """Whether a Pi with this config scans the matrix with lgpio's group calls (the backend
+    order starts with lgpio), which the simulated board then does too."""
+    return backend_order(config)[0] == "lgpio"
+
+
 def open_backend(config: GpioConfig, model: str | None = None) -> GpioBackend:
     """The first available backend of :func:`backend_order`, or a HardwareError naming why
     each one is unavailable."""
