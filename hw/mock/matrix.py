@@ -336,9 +336,9 @@ class SimulatedChip:
         self.calls = 0
         self._pins = {int(p.info.name[4:]): p for p in (*board._rows, *board._cols)}
         self._groups: dict[tuple[int, int], list[MatrixPin]] = {}
-        #: The group of all the board's rows in order, by leader (the scan's path; while
-        #: it is claimed, the row pins' own levels stand still until group_free).
-        self._row_groups: dict[int, _RowGroup] = {}
+        #: The group of all the board's rows in order, if claimed (the scan's path; while it
+        #: is claimed, the row pins' own levels stand still until group_free).
+        self._row_group: _RowGroup | None = None
         #: The group of all the board's columns in order (the scan's path), if claimed.
         self._column_leader = self._column_handle = -1
         self._columns = len(board._cols)
@@ -378,7 +378,7 @@ class SimulatedChip:
         for pin, level in zip(pins, levels, strict=False):
             pin.state = bool(level)
         if pins == self.board._rows:
-            self._row_groups[gpios[0]] = _RowGroup(handle, pins)
+            self._row_group = _RowGroup(handle, gpios[0], pins)
         return 0
 
     def group_claim_input(self, handle: int, gpios: Sequence[int],
@@ -390,8 +390,8 @@ class SimulatedChip:
 
     def group_write(self, handle: int, leader: int, bits: int, mask: int = -1) -> int:
         self.calls += 1
-        rows = self._row_groups.get(leader)
-        if rows is None or rows.handle != handle:
+        rows = self._row_group
+        if rows is None or leader != rows.leader or handle != rows.handle:
             for k, pin in enumerate(self._groups[handle, leader]):
                 if mask >> k & 1:
                     pin.state = bool(bits >> k & 1)
@@ -415,10 +415,11 @@ class SimulatedChip:
     def group_free(self, handle: int, leader: int) -> int:
         self.calls += 1
         pins = self._groups.pop((handle, leader))
-        rows = self._row_groups.pop(leader, None)
-        if rows is not None:  # the row pins take the levels last written
+        rows = self._row_group
+        if rows is not None and leader == rows.leader:  # the rows take the levels last written
             for k, pin in enumerate(pins):
                 pin._state = bool(rows.written >> k & 1)
+            self._row_group = None
         if leader == self._column_leader:
             self._column_leader = self._column_handle = -1
         for pin in pins:
@@ -430,10 +431,11 @@ class SimulatedChip:
 class _RowGroup:
     """A claimed output group of all the board's row pins: the levels last written."""
 
-    __slots__ = ("handle", "every", "written")
+    __slots__ = ("handle", "leader", "every", "written")
 
-    def __init__(self, handle: int, pins: list[MatrixPin]) -> None:
+    def __init__(self, handle: int, leader: int, pins: list[MatrixPin]) -> None:
         self.handle = handle
+        self.leader = leader
         self.every = (1 << len(pins)) - 1
         self.written = sum(1 << k for k, pin in enumerate(pins) if pin._state)
 
