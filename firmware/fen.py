@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from firmware.errors import FenError, SquareError
+from firmware.limits import MAX_FEN
 from firmware.rules import RuleSet, Side
 
 
@@ -32,6 +33,9 @@ def parse_fen(rules: RuleSet, text: str) -> FenPieces:
     """Read a FEN for ``rules``' board; FenError with a one-line reason when it cannot."""
     if not isinstance(text, str):
         raise FenError(f"FEN must be text, not {type(text).__name__}")
+    if len(text) > MAX_FEN:
+        raise FenError(f"FEN {_quote(text)} is {len(text)} characters long: longer than any "
+                       f"board's ({MAX_FEN} at most)")
     raw = text.strip().strip('"').strip()
     if raw.endswith("."):
         raw = raw[:-1]

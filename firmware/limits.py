@@ -14,6 +14,9 @@ from typing import IO, Any
 MAX_DEPTH = 32
 #: A line of an event log, a journal or the feed (the largest is a snapshot: a few KiB).
 MAX_LINE = 64 * 1024
+#: A FEN (a whole 10x10 board written square by square, kings marked, is about 250
+#: characters; the rest is room for blanks).
+MAX_FEN = 4096
 #: An event log or a journal (a six-hour game writes a few MiB).
 MAX_FILE = 64 * 1024 * 1024
 

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from boardctl.control import parse_request
-from firmware.errors import BoardError
+from firmware.errors import BoardError, FenError
+from firmware.fen import parse_fen
 from firmware.feed import decode_line, encode_line
-from firmware.limits import MAX_DEPTH, TooDeep, loads
+from firmware.limits import MAX_DEPTH, MAX_FEN, TooDeep, loads
+from firmware.rules import RULESETS
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]
 DEEP = "[" * 100_000
@@ -82,3 +84,13 @@ def test_control_requests_and_feed_lines() -> None:
     assert decode_line(line) is not None
     assert decode_line(DEEP) is None
     assert decode_line(line.replace("[[[[[]]]]]", "[" * 40 + "]" * 40)) is None  # CRC, too
+
+
+def test_a_fen_longer_than_any_board_is_refused_in_one_line() -> None:
+    err = one_line_error("moves", "--rules", "international", "--fen", "W:W" + "," * 100_000)
+    assert "100003 characters long" in err
+    rules = RULESETS["international"]
+    padded = "W:W31-50:B1-20" + " " * (MAX_FEN - 14)
+    assert parse_fen(rules, padded).white_men == frozenset(range(31, 51))
+    with pytest.raises(FenError, match="longer than"):
+        parse_fen(rules, padded + " ")
