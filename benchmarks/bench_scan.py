@@ -7,10 +7,12 @@ Three pin models, same scanner code:
   lgpio-py   a MockPin with the Python path of gpiozero's lgpio pin and the lgpio module
              (a C builtin in place of the ioctl): scanner plus backend, short of the kernel
 And the lgpio group scan (hw.lgmatrix.GroupMatrix: one group write and one group read per
-row), on two stand-ins for the lgpio module:
+row), on three stand-ins for the lgpio module:
   g-sim      hw.mock.matrix.SimulatedChip: lgpio's group calls over the simulated diode matrix
   g-lgpio    the Python path of lgpio's group_write/group_read wrappers (handle mask,
              status conversion, list result) with a C builtin in place of the ioctl
+  g-direct   the same module showing its C extension as ``_lgpio`` (real lgpio does): the
+             scan calls the extension's functions (the C builtins) directly, no wrappers
 Plus the debouncer on an idle board (the common case: nothing changes between scans).
 
 The target: a 10x10 scan at 100 Hz takes at most 5% of one core of a Pi Zero 2, i.e. at
@@ -80,12 +82,25 @@ def _u2i_list(status: list[int]) -> list[int]:
     return status
 
 
+class _ShapedExtension:
+    """lgpio's C extension (``lgpio._lgpio``) with a C builtin where each ioctl would be:
+    a group write answers a size (>= 0), a group read a status of 0 and some levels."""
+
+    _group_write = staticmethod(max)
+    _group_read = staticmethod(divmod)
+
+
 class LgpioShapedGroups:
-    """The lgpio module's group calls with the shape of their Python wrappers and a C builtin
-    where the ioctl would be (the columns read high: an empty board)."""
+    """The lgpio module's group calls with the shape of their Python wrappers (handle mask,
+    status conversion, list result) over :class:`_ShapedExtension`. ``direct``: the module
+    shows its extension as ``_lgpio`` (real lgpio does), so GroupMatrix calls it directly;
+    else the scan goes through the wrappers."""
 
     SET_PULL_UP = 32
-    levels = 0
+
+    def __init__(self, direct: bool) -> None:
+        if direct:
+            self._lgpio = _ShapedExtension
 
     def gpiochip_open(self, chip: int) -> int:
         return 3
@@ -98,17 +113,16 @@ class LgpioShapedGroups:
         return 0
 
     def group_claim_input(self, handle: int, gpio: list[int], lFlags: int = 0) -> int:  # noqa: N803
-        self.levels = (1 << len(gpio)) - 1
         return 0
 
     def group_free(self, handle: int, gpio: int) -> int:
         return 0
 
     def group_write(self, handle: int, gpio: int, group_bits: int, group_mask: int = -1) -> int:
-        return _u2i(min(handle & 0xFFFF, gpio, group_bits & group_mask) & 0)
+        return _u2i(_ShapedExtension._group_write(handle & 0xFFFF, gpio, group_bits, group_mask))
 
     def group_read(self, handle: int, gpio: int) -> list[int]:
-        return _u2i_list([min(handle & 0xFFFF, gpio) & 0, self.levels])
+        return _u2i_list(list(_ShapedExtension._group_read(handle & 0xFFFF, gpio)))
 
 
 class LgpioShapedPin(MockPin):  # type: ignore[misc]
@@ -194,7 +208,7 @@ def main() -> None:
     per_call(warm.scan, args.seconds)  # warm-up: caches, CPU clock, specialising interpreter
     warm.close()
     print(f"{'matrix':<13}{'pins':>5}{'calls':>6}{'sim':>8}{'nothing':>9}{'rpigpio':>9}"
-          f"{'lgpio':>8}{'g-calls':>8}{'g-sim':>8}{'g-lgpio':>8}{'debounce':>10}"
+          f"{'lgpio':>8}{'g-calls':>8}{'g-sim':>8}{'g-lgpio':>8}{'g-direct':>9}{'debounce':>10}"
           "   Pi Zero 2 estimate")
     for size, cfg in ((10, default_config(10).matrix), (8, default_config(8).matrix),
                       (10, full_config(10)), (8, full_config(8))):
@@ -216,9 +230,12 @@ def main() -> None:
         group = GroupMatrix(layout, cfg.rows, cfg.columns, lgpio=SimulatedChip(board))
         timings["g-sim"] = per_call(group.scan, args.seconds)
         group.close()
-        group = GroupMatrix(layout, cfg.rows, cfg.columns, lgpio=LgpioShapedGroups())
-        timings["g-lgpio"] = per_call(group.scan, args.seconds)
-        group.close()
+        for name, direct in (("g-lgpio", False), ("g-direct", True)):
+            group = GroupMatrix(layout, cfg.rows, cfg.columns,
+                                lgpio=LgpioShapedGroups(direct))  # type: ignore[arg-type]
+            assert group.direct is direct
+            timings[name] = per_call(group.scan, args.seconds)
+            group.close()
         deb = Debouncer(layout.squares, 3, initial=0b1011)
         idle = 0b1011
         deb_us = per_call(lambda: deb.feed(idle, 0), args.seconds)  # noqa: B023
@@ -227,7 +244,8 @@ def main() -> None:
         group_calls = 2 * layout.rows + 1
         estimates = []
         for backend, shaped, n in (("rpigpio", "rpigpio", calls), ("lgpio", "lgpio", calls),
-                                   ("lgpio-group", "g-lgpio", group_calls)):
+                                   ("lgpio-group", "g-lgpio", group_calls),
+                                   ("lgpio-direct", "g-direct", group_calls)):
             per = PER_CALL_US["lgpio" if backend.startswith("lgpio") else backend]
             zero2_us = (timings[shaped] + deb_us) * args.slowdown + n * per
             estimates.append(f"{backend} {zero2_us:4.0f} us = {zero2_us / 100:.1f}%")
@@ -235,6 +253,7 @@ def main() -> None:
         print(f"{name:<13}{len(cfg.rows) + len(cfg.columns):>5}{calls:>6}{sim_us:>8.1f}"
               f"{timings['nothing']:>9.1f}{timings['rpigpio']:>9.1f}{timings['lgpio']:>8.1f}"
               f"{group_calls:>8}{timings['g-sim']:>8.1f}{timings['g-lgpio']:>8.1f}"
+              f"{timings['g-direct']:>9.1f}"
               f"{deb_us:>10.2f}   {'; '.join(estimates)}")
     print("figures: CPU us per full scan (sim, nothing, rpigpio, lgpio pins; g-: lgpio group "
           "scan) and per idle debounce; calls: backend calls per scan; estimate: Pi Zero 2 us "

@@ -49,7 +49,7 @@ from boardctl.outputs import Display
 from boardctl.service_base import CLOCK_EVENTS, DURABLE_EVENTS, DURABLE_RECORDS
 from boardctl.service_loop import HOUSEKEEPING_S, IDLE_S, RefereeLoop
 from boardctl.threadname import name_thread
-from firmware.errors import BoardError, EventLogError
+from firmware.errors import BoardError, EventLogError, HardwareError
 from firmware.events import (
     NS,
     Pause,
@@ -172,9 +172,13 @@ class Service(RefereeLoop):
             while not stop.is_set():
                 self.merge.wait(self._idle_wait(self.clock()))
                 self.turn(self.clock())
-                if self.sensing.error is not None:
-                    logger.error(f"sensing stopped: {self.sensing.error}")
-                    raise self.sensing.error
+                error = self.sensing.error
+                if error is not None:  # one line, never a traceback: systemd restarts us
+                    logger.error(f"sensing stopped: {error}")
+                    if isinstance(error, BoardError):
+                        raise error
+                    raise HardwareError(f"sensing stopped: {type(error).__name__}: "
+                                        f"{error}") from error
         finally:
             self.close()
 

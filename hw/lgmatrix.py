@@ -11,12 +11,20 @@ the previous one in one call, ``group_read(columns)`` returns every column's lev
 
 The bitmask a scan returns, :class:`hw.matrix.MatrixLayout` and the fault checks
 (hw/diagnose.py) are the same as with :class:`ReedMatrix`.
+
+lgpio's module functions are Python wrappers (mask the handle, convert the status, raise
+``lgpio.error``) around the C functions of its extension module, ``lgpio._lgpio``. A scan makes
+21 calls, 200 times a second, and on a Pi Zero 2 the wrappers' Python is most of a scan's
+cost: the scan calls the C functions itself (2.6 times less Python per scan,
+benchmarks/bench_scan.py) when this lgpio has them and, tried once at the start, they answer
+as the wrappers do; else it calls the wrappers. Either way a failed call is a
+:class:`HardwareError` naming lgpio's error, never a wrong reading.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -64,6 +72,8 @@ class GroupMatrix:
             self.close()
             raise HardwareError(f"cannot claim the sensor matrix pins on /dev/gpiochip{chip} "
                                 f"with lgpio: {exc}") from None
+        #: The scan's two calls: lgpio's C functions (``direct``) or its module's wrappers.
+        self._write, self._read, self.direct = self._calls(lgpio, self._handle)
         ncols = layout.columns
         #: Per row: (the rows' levels selecting it, {column levels: this row's closed bits}).
         self._plan = tuple(
@@ -80,6 +90,26 @@ class GroupMatrix:
         return tuple(sum(w for bit, w in weights if not levels & bit)
                      for levels in range(1 << ncols))
 
+    def _calls(self, lg: ModuleType, handle: int) -> tuple[Callable[..., int],
+                                                           Callable[..., Sequence[int]], bool]:
+        """lgpio's C group write and read where they answer as its wrappers do (one write
+        releasing every row, one read of the columns, each made both ways), else the
+        wrappers."""
+        raw = getattr(lg, "_lgpio", None)
+        write = getattr(raw, "_group_write", None)
+        read = getattr(raw, "_group_read", None)
+        if callable(write) and callable(read):
+            rows, cols, every = self._rows[0], self._cols[0], self._all_rows
+            h = handle & 0xFFFF
+            try:
+                same = (write(h, rows, every, every) == lg.group_write(handle, rows, every, every)
+                        and list(read(h, cols)) == list(lg.group_read(handle, cols)))
+            except Exception:  # noqa: BLE001 - any surprise: the wrappers, which are lgpio's API
+                same = False
+            if same:
+                return write, read, True
+        return lg.group_write, lg.group_read, False
+
     @classmethod
     def from_config(cls, size: int, config: MatrixConfig, *, chip: int = 0,
                     pin_factory: Any = None, lgpio: ModuleType | None = None) -> GroupMatrix:
@@ -88,21 +118,40 @@ class GroupMatrix:
 
     def scan(self) -> int:
         """Read every sensor once; bit set = switch closed (a piece stands there)."""
-        lg, h = self._lg, self._handle
-        write, read = lg.group_write, lg.group_read
+        write, read = self._write, self._read
+        h = self._handle & 0xFFFF if self._handle is not None else -1
         rows, cols, every = self._rows[0], self._cols[0], self._all_rows
         levels = (1 << len(self._cols)) - 1
         settle = self.settle_ns
         mask = 0
-        for select, table in self._plan:
-            write(h, rows, select, every)
-            if settle:
-                end = time.perf_counter_ns() + settle
-                while time.perf_counter_ns() < end:
-                    pass
-            mask |= table[read(h, cols)[1] & levels]
-        write(h, rows, every, every)
+        try:
+            for select, table in self._plan:
+                status = write(h, rows, select, every)
+                if status < 0:
+                    raise self._failed("select a row", status)
+                if settle:
+                    end = time.perf_counter_ns() + settle
+                    while time.perf_counter_ns() < end:
+                        pass
+                status, bits = read(h, cols)
+                if status < 0:
+                    raise self._failed("read the columns", status)
+                mask |= table[bits & levels]
+            status = write(h, rows, every, every)
+            if status < 0:
+                raise self._failed("release the rows", status)
+        except HardwareError:
+            raise
+        except Exception as exc:  # lgpio.error from its wrappers
+            raise HardwareError(f"the sensor matrix on /dev/gpiochip{self.chip}: lgpio: "
+                                f"{exc}") from None
         return mask
+
+    def _failed(self, what: str, status: int) -> HardwareError:
+        text = getattr(self._lg, "error_text", None)
+        reason = text(status) if callable(text) else "error"
+        return HardwareError(f"the sensor matrix on /dev/gpiochip{self.chip}: lgpio cannot "
+                             f"{what}: {reason} ({status})")
 
     def column_gpio(self, column: int) -> str:
         return f"GPIO{self._cols[column]}"
@@ -125,7 +174,10 @@ class GroupMatrix:
                 self._lg.group_free(handle, leader)
             except Exception:  # noqa: S110 - not claimed (a failed open): nothing to free
                 pass
-        self._lg.gpiochip_close(handle)
+        try:
+            self._lg.gpiochip_close(handle)
+        except Exception:  # noqa: S110 - closed already (the chip went away): nothing to do
+            pass
 
     def __enter__(self) -> GroupMatrix:
         return self

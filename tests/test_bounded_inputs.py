@@ -12,8 +12,8 @@ import pytest
 
 from boardctl.control import parse_request
 from firmware.errors import BoardError, FenError
-from firmware.fen import parse_fen
 from firmware.feed import decode_line, encode_line
+from firmware.fen import parse_fen
 from firmware.limits import MAX_DEPTH, MAX_FEN, TooDeep, loads
 from firmware.rules import RULESETS
 

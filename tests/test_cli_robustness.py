@@ -212,7 +212,11 @@ def test_fen_items_that_are_not_squares(fen: str, capsys: pytest.CaptureFixture[
 
 def test_a_huge_fen_is_not_echoed_whole(capsys: pytest.CaptureFixture[str]) -> None:
     fen = "W:W" + ",".join(["31"] * 20_000) + ":B1"
-    assert "given twice" in fails(["moves", "--rules", "international", "--fen", fen], capsys)
+    line = fails(["moves", "--rules", "international", "--fen", fen], capsys)
+    assert "longer than any board's" in line and len(line) < 300
+    fen = "W:W" + ",".join(["31"] * 1_000) + ":B1"  # within the bound, still one short line
+    line = fails(["moves", "--rules", "international", "--fen", fen], capsys)
+    assert "given twice" in line and len(line) < 300
 
 
 def test_ranges_and_kings_still_read(capsys: pytest.CaptureFixture[str]) -> None:

@@ -341,6 +341,78 @@ def test_group_matrix_faults_and_claim_errors() -> None:
     assert chip._handles == {}
 
 
+def _raising(*args: object) -> None:
+    raise AssertionError("the scan called lgpio's wrappers")
+
+
+def test_the_scan_calls_lgpios_extension_when_it_answers_as_the_wrappers() -> None:
+    """lgpio's module functions wrap the C functions of ``lgpio._lgpio``: the scan calls these
+    itself (a third of the Python per scan), having tried that they answer as the wrappers
+    do; any other extension (missing, answering otherwise, raising) leaves it the wrappers."""
+    config = default_config(10).matrix
+    for variant in ("c", "none", "different", "raising"):
+        board = SimulatedBoard.from_config(10, config)
+        chip = SimulatedChip(board)
+        if variant == "none":
+            del chip._lgpio
+        elif variant == "different":  # a status other than the group's size
+            chip._lgpio._group_write = lambda *a: 0
+        elif variant == "raising":
+            chip._lgpio._group_read = _raising
+        group = GroupMatrix.from_config(10, config, lgpio=chip)
+        assert group.direct is (variant == "c"), variant
+        if variant == "c":
+            chip.group_write = chip.group_read = _raising  # type: ignore[method-assign]
+        board.set_pieces(["a1", "e5", "j10"])
+        before = chip.calls
+        assert group.layout.occupied(group.scan()) == {"a1", "e5", "j10"}, variant
+        assert chip.calls - before == 21 or variant == "different"
+        group.close()
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["extension", "wrappers"])
+def test_a_failing_lgpio_call_is_a_hardware_error_naming_it(direct: bool) -> None:
+    """A call failing mid-scan (a status from the extension, lgpio.error from a wrapper) is a
+    HardwareError with lgpio's reason, never a reading."""
+    config = default_config(10).matrix
+    board = SimulatedBoard.from_config(10, config)
+    chip = SimulatedChip(board)
+    if not direct:
+        del chip._lgpio
+    group = GroupMatrix.from_config(10, config, lgpio=chip)
+    assert group.direct is direct
+    chip.gpiochip_close(group._handle)  # closed behind the scanner's back
+    with pytest.raises(HardwareError) as err:
+        group.scan()
+    message = str(err.value)
+    assert "sensor matrix on /dev/gpiochip0" in message and "unknown handle" in message
+    if direct:
+        assert "lgpio cannot select a row: unknown handle (-5)" in message
+
+
+def test_the_real_lgpio_extension_answers_with_statuses() -> None:
+    """What the scan's direct calls rely on, asked of the real lgpio (its wheel, no chip
+    needed): ``lgpio._lgpio`` has the group write and read, a failure is a negative status
+    (the read's first item), never an exception, and ``error_text`` names it."""
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("lgpio") is None:
+        pytest.skip("lgpio is not installed (pip install -e '.[test]' installs it)")
+    root = Path(__file__).resolve().parents[1]
+    code = ("from hw.gpio import import_lgpio\n"
+            "lg = import_lgpio()\n"
+            "c = lg._lgpio\n"
+            "w = c._group_write(0xFFFF, 4, 0, 1)\n"
+            "r = c._group_read(0xFFFF, 4)\n"
+            "print(w, type(r).__name__, len(r), r[0], lg.error_text(w))\n")
+    env = dict(os.environ, PYTHONPATH=str(root), RUNTIME_DIRECTORY=str(root / ".pytest_cache"))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=60, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split(maxsplit=5) == ["-5", "list", "2", "-5", "unknown", "handle\n"]
+
+
 def test_open_matrix_on_lgpio_scans_by_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     from hw.assemble import open_matrix
 

@@ -175,3 +175,75 @@ def test_present_faces_name_a_missing_strip_then_show_the_clock(
         assert bus.history[0x71][-1] != " oFF"
     finally:
         service.close()
+
+
+def _run_until_it_stops(service: Service) -> BaseException | None:
+    """Service.run on real time in a thread (the sensing thread's error ends it); what it
+    raised."""
+    import threading
+
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            service.run(threading.Event())
+        except BaseException as exc:  # noqa: BLE001 - the test looks at it
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive()
+    return raised[0] if raised else None
+
+
+class _RealClock(VirtualClock):
+    def __call__(self) -> int:
+        import time
+
+        return time.monotonic_ns()
+
+
+def test_the_chip_failing_mid_game_stops_the_service_in_one_line(
+        lgpio_board: tuple[SimulatedBoard, GpioBackend], tmp_path: Path) -> None:
+    """The gpiochip's handle gone mid-game (lgpio answers 'unknown handle'): the sensing
+    thread stops with a HardwareError naming lgpio's reason, the service closes with the
+    journal whole (what was played exports)."""
+    board, backend = lgpio_board
+    hw = pi_hardware(default_config(10), clock=_RealClock(), feed_url=str(tmp_path / "feed"),
+                     backend=backend)
+    chip = sys.modules["lgpio"]
+    assert hw.scanner.matrix.direct  # type: ignore[union-attr]
+    service = Service(tmp_path / "state", GameSetup("international", "300+5"), hw,
+                      clock=_RealClock())
+    scans = hw.scanner.matrix.scan  # type: ignore[union-attr]
+
+    def scan() -> int:
+        if hw.scanner.scans == 20:
+            chip.gpiochip_close(hw.scanner.matrix._handle)  # type: ignore[attr-defined,union-attr]
+        return scans()
+
+    hw.scanner.matrix.scan = scan  # type: ignore[method-assign,union-attr]
+    error = _run_until_it_stops(service)
+    assert isinstance(error, HardwareError)
+    assert "lgpio cannot select a row: unknown handle (-5)" in str(error)
+    proc = subprocess.run([sys.executable, "-m", "boardctl", "export", "--state-dir",
+                           str(tmp_path / "state")], capture_output=True, text=True, timeout=60,
+                          cwd=ROOT)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_any_sensing_failure_is_a_hardware_error(tmp_path: Path) -> None:
+    """A scanner failing with anything (a pin library's own exception) ends the service with
+    a HardwareError saying what, which the command line prints in one line."""
+    from service_helpers import sim_service
+
+    service, _ = sim_service(tmp_path / "state", None, clock=_RealClock())
+
+    def broken() -> int:
+        raise RuntimeError("pin 17 went away")
+
+    service.hw.scanner.matrix.scan = broken  # type: ignore[method-assign]
+    error = _run_until_it_stops(service)
+    assert isinstance(error, HardwareError)
+    assert str(error) == "sensing stopped: RuntimeError: pin 17 went away"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from types import SimpleNamespace
 
 from gpiozero.pins.mock import MockFactory, MockPin
 
@@ -313,6 +314,12 @@ class SimulatedBoard:
         return False
 
 
+#: lgpio's status numbers (lgpio.h) the simulated chip answers with, and their texts.
+LG_BAD_HANDLE = -5
+LG_NOT_GROUP_LEADER = -87
+LG_ERRORS = {LG_BAD_HANDLE: "unknown handle", LG_NOT_GROUP_LEADER: "GPIO not the group leader"}
+
+
 class SimulatedChip:
     """lgpio's module interface (the part :class:`hw.lgmatrix.GroupMatrix` calls) over a
     :class:`SimulatedBoard`'s pins: the lgpio group path is tested and measured on the same
@@ -344,6 +351,10 @@ class SimulatedChip:
         self._columns = len(board._cols)
         self._claimed: set[int] = set()
         self._handles: dict[int, int] = {}
+        #: lgpio's C extension as the module holds it (``lgpio._lgpio``): GroupMatrix's scan
+        #: calls its group functions directly when they answer as the module's do.
+        self._lgpio = SimpleNamespace(_group_write=self._c_group_write,
+                                      _group_read=self._c_group_read)
 
     def gpiochip_open(self, chip: int) -> int:
         self.calls += 1
@@ -354,7 +365,12 @@ class SimulatedChip:
         return handle
 
     def gpiochip_close(self, handle: int) -> int:
+        """Close the handle; the groups it claimed are freed (their lines released)."""
         self.calls += 1
+        if handle not in self._handles:
+            raise self.error(LG_ERRORS[LG_BAD_HANDLE])
+        for h, leader in [key for key in self._groups if key[0] == handle]:
+            self.group_free(h, leader)
         self._handles.pop(handle)
         return 0
 
@@ -388,29 +404,60 @@ class SimulatedChip:
             self._column_leader, self._column_handle = gpios[0], handle
         return 0
 
+    # lgpio's module functions are Python wrappers around its C extension (``lgpio._lgpio``):
+    # they mask the handle, turn a negative status into ``lgpio.error`` and return the rest.
+
     def group_write(self, handle: int, leader: int, bits: int, mask: int = -1) -> int:
+        return self._checked(self._c_group_write(handle & 0xFFFF, leader, bits, mask))
+
+    def group_read(self, handle: int, leader: int) -> list[int]:
+        answer = self._c_group_read(handle & 0xFFFF, leader)
+        self._checked(answer[0])
+        return answer
+
+    def error_text(self, status: int) -> str:
+        return LG_ERRORS.get(status, f"unknown error {status}")
+
+    def _checked(self, status: int) -> int:
+        if status < 0:
+            raise self.error(self.error_text(status))
+        return status
+
+    # -- the C extension: lgGroupWrite and lgGroupRead answer with status numbers, no exceptions
+
+    def _c_group_write(self, handle: int, leader: int, bits: int, mask: int) -> int:
+        """The group's size, or a negative lgpio status."""
         self.calls += 1
         rows = self._row_group
         if rows is None or leader != rows.leader or handle != rows.handle:
-            for k, pin in enumerate(self._groups[handle, leader]):
+            pins = self._groups.get((handle, leader))
+            if pins is None:
+                return self._missing(handle)
+            for k, pin in enumerate(pins):
                 if mask >> k & 1:
                     pin.state = bool(bits >> k & 1)
-            return 0
+            return len(pins)
         every = rows.every
         levels = (rows.written & ~mask | bits & mask) & every
         rows.written = levels
         board = self.board
         driven = board._driven_mask = ~levels & every  # a low row is driven
         board._answer = board._level_cache.get(driven)  # no lock: see the row writer
-        return 0
+        return rows.size
 
-    def group_read(self, handle: int, leader: int) -> list[int]:
+    def _c_group_read(self, handle: int, leader: int) -> list[int]:
+        """[the group's size, its levels], or [a negative lgpio status, 0]."""
         self.calls += 1
         answer = self.board._answer
         if answer is None or leader != self._column_leader or handle != self._column_handle:
-            pins = self._groups[handle, leader]
+            pins = self._groups.get((handle, leader))
+            if pins is None:
+                return [self._missing(handle), 0]
             return [len(pins), sum(1 << k for k, pin in enumerate(pins) if pin.state)]
         return [self._columns, answer[1]]
+
+    def _missing(self, handle: int) -> int:
+        return LG_NOT_GROUP_LEADER if handle in self._handles else LG_BAD_HANDLE
 
     def group_free(self, handle: int, leader: int) -> int:
         self.calls += 1
@@ -431,11 +478,12 @@ class SimulatedChip:
 class _RowGroup:
     """A claimed output group of all the board's row pins: the levels last written."""
 
-    __slots__ = ("handle", "leader", "every", "written")
+    __slots__ = ("handle", "leader", "size", "every", "written")
 
     def __init__(self, handle: int, leader: int, pins: list[MatrixPin]) -> None:
         self.handle = handle
         self.leader = leader
+        self.size = len(pins)
         self.every = (1 << len(pins)) - 1
         self.written = sum(1 << k for k, pin in enumerate(pins) if pin._state)
 
