@@ -111,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"sensors: no faults ({sensors} sensors, board {args.expect})", file=out)
         print(f"gpio: {backend.name}" + ("" if backend.edges else
                                          " (buttons polled: no edge detection)"), file=out)
+        print(f"sensor scan: {_scan_path(matrix)}", file=out)
         parts: dict[str, Any] = {}
         for name, test in (("leds", _led_walk), ("faces", _face_test), ("buzzer", _buzzer_test),
                            ("buttons", _buttons)):
@@ -291,3 +292,12 @@ def _live(matrix: Any, debouncer: Any, buttons: Any, seconds: float | None, hz: 
         pass
     if not tty:
         print(render(matrix.layout, debouncer.occupied()), file=out)
+
+
+def _scan_path(matrix: Any) -> str:
+    """How the matrix is scanned (hw/README.md, Timing)."""
+    direct = getattr(matrix, "direct", None)
+    if direct is None:
+        return "pin by pin through gpiozero"
+    how = "to its C extension" if direct else "through its module's wrappers"
+    return f"lgpio group calls, {how}"
