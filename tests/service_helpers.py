@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -56,6 +57,13 @@ class VirtualClock:
 
     def __call__(self) -> int:
         return self.now
+
+
+class RealClock(VirtualClock):
+    """Monotonic time, for Service.run (the real-time path) where sim_service wants a clock."""
+
+    def __call__(self) -> int:
+        return time.monotonic_ns()
 
 
 def sim_service(state_dir: Path, events: list[Event] | None = None, *, tc: str | None = TC,

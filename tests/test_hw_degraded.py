@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from service_helpers import VirtualClock
+from service_helpers import RealClock, VirtualClock
 
 from boardctl.hardware import pi_hardware
 from boardctl.service import GameSetup, Service
@@ -197,25 +197,18 @@ def _run_until_it_stops(service: Service) -> BaseException | None:
     return raised[0] if raised else None
 
 
-class _RealClock(VirtualClock):
-    def __call__(self) -> int:
-        import time
-
-        return time.monotonic_ns()
-
-
 def test_the_chip_failing_mid_game_stops_the_service_in_one_line(
         lgpio_board: tuple[SimulatedBoard, GpioBackend], tmp_path: Path) -> None:
     """The gpiochip's handle gone mid-game (lgpio answers 'unknown handle'): the sensing
     thread stops with a HardwareError naming lgpio's reason, the service closes with the
     journal whole (what was played exports)."""
     board, backend = lgpio_board
-    hw = pi_hardware(default_config(10), clock=_RealClock(), feed_url=str(tmp_path / "feed"),
+    hw = pi_hardware(default_config(10), clock=RealClock(), feed_url=str(tmp_path / "feed"),
                      backend=backend)
     chip = sys.modules["lgpio"]
     assert hw.scanner.matrix.direct  # type: ignore[union-attr]
     service = Service(tmp_path / "state", GameSetup("international", "300+5"), hw,
-                      clock=_RealClock())
+                      clock=RealClock())
     scans = hw.scanner.matrix.scan  # type: ignore[union-attr]
 
     def scan() -> int:
@@ -238,7 +231,7 @@ def test_any_sensing_failure_is_a_hardware_error(tmp_path: Path) -> None:
     a HardwareError saying what, which the command line prints in one line."""
     from service_helpers import sim_service
 
-    service, _ = sim_service(tmp_path / "state", None, clock=_RealClock())
+    service, _ = sim_service(tmp_path / "state", None, clock=RealClock())
 
     def broken() -> int:
         raise RuntimeError("pin 17 went away")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from service_helpers import S, VirtualClock, game_log, replayed, sim_service
+from service_helpers import RealClock, S, game_log, replayed, sim_service
 
 from boardctl.outputs import Display
 from firmware.handling import NOISY, handle_game
@@ -103,11 +103,6 @@ def test_the_running_service_keeps_what_boot_made_out_of_the_collectors_sight(
     game's young objects, and the GIL stops the sensing thread for less."""
     import gc
     import threading
-    import time
-
-    class RealClock(VirtualClock):  # run() is the real-time path
-        def __call__(self) -> int:
-            return time.monotonic_ns()
 
     service, _ = sim_service(tmp_path, None, clock=RealClock())
     stop = threading.Event()
