@@ -9,7 +9,8 @@ after numbers come from one script:
    a time, a deleted, swapped or repeated line), counted as named / silently a different game
    / harmless; false alarms on the intact journal and on torn last records;
 4. idle ``boardctl run --sim`` with the matrix scanned at 200 Hz: CPU share and RSS (the
-   median of alternating windows), against a bare thread waking as often;
+   median of alternating windows), against a bare thread waking as often (in Python, and in
+   C where a C compiler is found: what the machine alone charges for the wake-ups);
 5. referee latency: the time the referee spends on one event (``Service._handle``), p50/p99,
    over a real game on the simulated board with the journal on the real disk;
 6. fast presses (4-30 ms after the set-down) on ``boardctl run --sim --events``: plies the
@@ -30,7 +31,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -265,6 +266,34 @@ threading.Thread(target=loop, daemon=True).start()
 time.sleep(3600)
 """
 
+#: The same in C (built where a C compiler is found): what the kernel and the machine alone
+#: charge for 200 wake-ups a second, with no interpreter at all.
+WAKE_FLOOR_C = r"""
+#include <time.h>
+int main(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    for (;;) {
+        t.tv_nsec += 5000000;
+        if (t.tv_nsec >= 1000000000) { t.tv_nsec -= 1000000000; t.tv_sec++; }
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, 0);
+    }
+}
+"""
+
+
+def _c_floor(tmp: Path) -> list[str] | None:
+    """The command of the C floor, built in ``tmp``; None without a C compiler."""
+    import shutil
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return None
+    source, program = tmp / "wake.c", tmp / "wake"
+    source.write_text(WAKE_FLOOR_C)
+    built = subprocess.run([cc, "-O2", "-o", str(program), str(source)], capture_output=True)
+    return [str(program)] if built.returncode == 0 else None
+
 
 def _cpu_ns(task: Path) -> int:
     """CPU time of a process or thread in ns: schedstat's exact run time where the kernel
@@ -302,47 +331,69 @@ def _usage(pids: list[int], seconds: float) -> list[tuple[float, dict[str, float
     return out
 
 
-def idle_200hz(rounds: int = 9, seconds: float = 6.0) -> tuple[float, float, dict[str, float],
-                                                              float, list[float], list[float]]:
-    """Idle service at 200 Hz: CPU share, RSS, the share by thread, and the floor (a bare
-    thread waking as often, in a process of its own), each the median of ``rounds`` windows
-    of ``seconds``; the service's and the floor's windows alternate (one at a time: two
-    processes waking 200 times a second on two cores disturb each other), so that a virtual
-    machine's drift touches both alike. Also every window's figure, service then floor."""
+def _alone(command: list[str], seconds: float) -> float:
+    """CPU share of ``command`` run alone for ``seconds`` (after a second to settle)."""
+    proc = subprocess.Popen(command)
+    try:
+        time.sleep(1.0)
+        ((share, _),) = _usage([proc.pid], seconds)
+    finally:
+        proc.kill()
+        proc.wait()
+    return share
+
+
+@dataclass
+class Idle:
+    """Figure 4: each list holds one figure per window, the windows alternating."""
+
+    service: list[float]
+    rss_mib: float
+    threads: dict[str, float]  # the service's share by thread, median
+    floor: list[float]  # a bare Python thread waking at 200 Hz
+    floor_c: list[float]  # the same in C; empty without a C compiler
+
+
+def idle_200hz(rounds: int = 9, seconds: float = 6.0) -> Idle:
+    """Idle service at 200 Hz: CPU share, RSS, the share by thread, and the floors (a bare
+    thread waking as often, in a process of its own, in Python and in C), over ``rounds``
+    windows of ``seconds`` each; the service's and the floors' windows alternate (one at a
+    time: two processes waking 200 times a second on two cores disturb each other), so that
+    a virtual machine's drift touches all alike."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-idle-"))
     config = tmp / "board.toml"
     example = (HERE.parent / "hw" / "config.example.toml").read_text()
     config.write_text(re.sub(r"(?m)^scan_hz = \d+", "scan_hz = 200", example))
+    c_floor = _c_floor(tmp)
     proc = start_service(tmp / "state", "--config", str(config))
-    cpus: list[float] = []
-    floors: list[float] = []
+    idle = Idle([], 0.0, {}, [], [])
     threads: dict[str, list[float]] = {}
     try:
         wait_status(tmp / "state" / "control.sock")
         time.sleep(1.0)
         for _ in range(rounds):
-            proc.send_signal(signal.SIGSTOP)  # the floor alone
-            bare = subprocess.Popen([sys.executable, "-c", WAKE_FLOOR])
+            proc.send_signal(signal.SIGSTOP)  # the floors alone
             try:
-                time.sleep(1.0)
-                ((floor, _),) = _usage([bare.pid], seconds)
+                idle.floor.append(_alone([sys.executable, "-c", WAKE_FLOOR], seconds))
+                if c_floor is not None:
+                    idle.floor_c.append(_alone(c_floor, seconds))
             finally:
-                bare.kill()
-                bare.wait()
                 proc.send_signal(signal.SIGCONT)
             time.sleep(1.0)
             ((cpu, per),) = _usage([proc.pid], seconds)
-            cpus.append(cpu)
-            floors.append(floor)
+            idle.service.append(cpu)
             for name, share in per.items():
                 threads.setdefault(name, []).append(share)
-        rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * PAGE / 2**20
+        idle.rss_mib = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * PAGE / 2**20
     finally:
         proc.send_signal(signal.SIGCONT)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
-    per_thread = {name: statistics.median(v) for name, v in threads.items()}
-    return (statistics.median(cpus), rss, per_thread, statistics.median(floors), cpus, floors)
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    idle.threads = {name: statistics.median(v) for name, v in threads.items()}
+    return idle
 
 
 # -- 5 -------------------------------------------------------------------------------------
@@ -457,12 +508,18 @@ def main() -> None:
     print(f"journal tamper: {t['edits']} random semantic edits: {t['named']} named, "
           f"{t['silent']} silently a different game, {t['harmless']} harmless; "
           f"{t['false_alarms']} false alarms ({t['torn_tails']} torn tails recovered)")
-    cpu, rss, per, floor, cpus, floors = idle_200hz()
-    print(f"idle boardctl run --sim at 200 Hz: CPU {cpu:.2f}% of one core (median of "
-          f"{len(cpus)} windows: {', '.join(f'{c:.2f}' for c in cpus)}), RSS {rss:.1f} MiB"
-          f" (by thread: {', '.join(f'{k} {v:.3f}%' for k, v in sorted(per.items()) if v)});"
-          f" a bare thread waking at 200 Hz, alone: {floor:.2f}% "
-          f"({', '.join(f'{c:.2f}' for c in floors)})")
+    idle = idle_200hz()
+
+    def figures(shares: list[float]) -> str:
+        return f"{statistics.median(shares):.2f}% ({', '.join(f'{c:.2f}' for c in shares)})"
+
+    print(f"idle boardctl run --sim at 200 Hz: CPU {figures(idle.service)} of one core, the "
+          f"median of {len(idle.service)} windows; RSS {idle.rss_mib:.1f} MiB; by thread: "
+          + ", ".join(f"{k} {v:.3f}%" for k, v in sorted(idle.threads.items()) if v))
+    print(f"  alone in the windows between: a bare Python thread waking at 200 Hz "
+          f"{figures(idle.floor)}"
+          + (f"; the same in C {figures(idle.floor_c)}" if idle.floor_c else
+             "; (no C compiler: no C floor)"))
     decide, handle = referee_latency()
     print(f"referee latency, its decision (Referee.lift/place/press): "
           f"p50 {statistics.median(decide) * 1e6:.0f} us, p99 {pct(decide, 0.99) * 1e6:.0f} us, "
