@@ -11,8 +11,9 @@ after numbers come from one script:
 4. idle ``boardctl run --sim`` with the matrix scanned at 200 Hz: CPU share and RSS (the
    median of alternating windows), against a bare thread waking as often (in Python, and in
    C where a C compiler is found: what the machine alone charges for the wake-ups);
-5. referee latency: the time the referee spends on one event (``Service._handle``), p50/p99,
-   over a real game on the simulated board with the journal on the real disk;
+5. referee latency: the time the referee spends deciding one event (``Referee.lift`` /
+   ``place`` / ``press``) and the referee thread's whole path for it (``Service._handle``),
+   p50/p99, over a real game on the simulated board with the journal on the real disk;
 6. fast presses (4-30 ms after the set-down) on ``boardctl run --sim --events``: plies the
    service plays as ``boardctl replay`` does.
 """
