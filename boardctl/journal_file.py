@@ -26,7 +26,7 @@ from typing import Any
 
 from firmware.errors import EventLogError
 from firmware.journal import SEALED, GameHeader, Journal, dumps, read_journal, seal
-from firmware.limits import bounded_lines
+from firmware.limits import MAX_LINE, bounded_lines
 
 GAMES = "games"
 CURRENT = "current"
@@ -130,6 +130,22 @@ def current_path(state_dir: Path) -> Path | None:
     if not path.exists():
         raise EventLogError(f"{pointer}: names {name}, which is not in {state_dir / GAMES}")
     return path
+
+
+def resumed_rules(state_dir: Path) -> str | None:
+    """The rule set of the game in play in ``state_dir`` (its journal's first record): what
+    the simulated board's size follows when ``boardctl run --sim`` resumes without --rules.
+    None: no game in play, or a journal that cannot be read (the service's start says why)."""
+    try:
+        path = current_path(state_dir)
+        if path is None:
+            return None
+        with path.open("rb") as f:
+            first = f.readline(MAX_LINE)
+        header = read_journal([first], str(path)).header
+    except (OSError, EventLogError):
+        return None
+    return header.rules if header is not None else None
 
 
 def create_journal(state_dir: Path, header: GameHeader, *,

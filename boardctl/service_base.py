@@ -204,6 +204,11 @@ class ServiceBase:
         """The journal writer's thread: one feed line to the port, ``on_line`` and the sinks."""
         if self.hw.feed is not None:
             self.hw.feed.send(line)
+        self._send_beside_port(line)
+
+    def _send_beside_port(self, line: str) -> None:
+        """One feed line to ``on_line`` and the sinks (the broker link): every output but the
+        port. Their ``send`` never blocks and takes lines from any thread."""
         if self.on_line is not None:
             self.on_line(line)
         for sink in self.sinks:
@@ -235,11 +240,15 @@ class ServiceBase:
     def port_connected(self) -> list[str]:
         """FeedPort's on_connect hook (on its writer thread): the header line goes out first,
         at once (lines queued before are dropped: the snapshot that follows supersedes them);
-        the loop then sends the game and a snapshot."""
+        the loop then sends the game and a snapshot. The header goes to the other outputs too
+        (the broker's feed carries every line the port does, the same ``seq`` with no gap)."""
         with self._seq_lock:
             line = encode_line(self._header_record(), self.seq)
             self.seq += 1
             self.lines_sent += 1
+            # Before any line numbered after it; one numbered before it and still waiting for
+            # the journal follows it (a reader counts a gap, the snapshot below settles it).
+            self._send_beside_port(line)
         self._reconnected.set()
         self.merge.wake()
         return [line]

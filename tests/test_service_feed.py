@@ -67,3 +67,49 @@ def test_unplugged_cable_loses_nothing(tmp_path: Path) -> None:
     assert [m["move"] for m in game.moves] == want
     service.close()
     os.close(master)
+
+
+def _records(lines: list[str]) -> dict[int, dict]:
+    from firmware.feed import decode_line
+
+    out = {}
+    for line in lines:
+        record = decode_line(line)
+        assert record is not None, line
+        out[record["seq"]] = record
+    return out
+
+
+def test_the_other_outputs_carry_every_line_the_port_does(tmp_path: Path) -> None:
+    """The header a port's (re)connection sends goes to on_line and the sinks (the broker's
+    feed) as well: they carry every line from seq 0, the serial line's headers included."""
+    events = game_log(6, seed=5)
+    master, name = _pty()
+    link = tmp_path / "ttyGS0"
+    link.symlink_to(name)
+    beside: list[str] = []
+    service, clock = sim_service(tmp_path / "state", events, feed_url=str(link), lines=beside)
+    service.boot()
+    feed = service.hw.feed
+    assert feed.wait_connected(1, 5.0)
+    end = events[-1].at / S
+    run_until(service, clock, end / 2)
+    os.close(master)  # unplugged, then back: a second header on the port
+    link.unlink()
+    run_until(service, clock, 2 * end / 3)
+    master, name = _pty()
+    link.symlink_to(name)
+    assert feed.wait_connected(2, 10.0)
+    splitter = LineSplitter()
+    run_until(service, clock, end + 2)
+    assert feed.wait_idle(5.0)
+    port: list[str] = []
+    while select.select([master], [], [], 0.2)[0]:
+        port += [line.decode() for line in splitter.feed(os.read(master, 65536))]
+    service.close()
+    os.close(master)
+    others, on_port = _records(beside), _records(port)
+    assert sorted(others) == list(range(len(others)))  # from 0, no gap
+    headers = [seq for seq, r in others.items() if r["type"] == "header"]
+    assert headers[0] == 0 and len(headers) == 2
+    assert on_port and all(others[seq] == r for seq, r in on_port.items())

@@ -209,3 +209,36 @@ def test_feed_on_a_pty_and_sd_notify(tmp_path: Path) -> None:
         os.close(master)
         os.close(slave)
         notify.close()
+
+
+def test_a_russian_game_resumes_without_its_rules_given_again(tmp_path: Path) -> None:
+    """`boardctl run --sim --state-dir DIR` after any stop resumes the game where it stood:
+    the simulated board takes the size of the game in the journal (8x8 here), not the default
+    10x10 of a new game."""
+    log = tmp_path / "russian.jsonl"
+    log.write_text("".join(json.dumps(e) + "\n" for e in [
+        {"type": "start", "t": 0.2},
+        {"type": "lift", "t": 0.5, "square": "c3"}, {"type": "place", "t": 0.7, "square": "d4"},
+        {"type": "press", "t": 0.9, "side": "white"},
+        {"type": "lift", "t": 1.3, "square": "f6"}, {"type": "place", "t": 1.5, "square": "e5"},
+        {"type": "press", "t": 1.7, "side": "black"},
+    ]))
+    state = tmp_path / "state"
+    proc = subprocess.Popen(
+        [*BOARDCTL, "run", "--sim", "--rules", "russian", "--time-control", "300",
+         "--state-dir", str(state), "--events", str(log)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: status(state)["ply"] == 2, what="two moves")
+    proc.kill()
+    proc.wait(timeout=10)
+    proc.stderr.close()
+    proc = subprocess.Popen([*BOARDCTL, "run", "--sim", "--state-dir", str(state)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        resumed = wait_for(lambda: proc.poll() is not None or status(state), what="a resume")
+        assert resumed is not True, proc.stderr.read() if proc.stderr else ""
+        assert resumed["rules"] == "russian" and resumed["moves"] == ["c3-d4", "f6-e5"]
+        assert resumed["running"] is None
+    finally:
+        if proc.poll() is None:
+            stop(proc)

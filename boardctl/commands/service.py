@@ -39,7 +39,9 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     p.add_argument("--sim", action="store_true", help="run on simulated hardware (no Pi needed)")
     p.add_argument("--config", type=Path, help="board configuration (TOML)")
-    p.add_argument("--rules", help="rule set of a new game (default international)")
+    p.add_argument("--rules", help="rule set of a new game (default: international on "
+                   "10x10, russian on 8x8; with --sim, the board's size follows --rules, "
+                   "else the game in the state directory, else 10x10)")
     p.add_argument("--time-control", help="time control of a new game (PDN TimeControl)")
     p.add_argument("--fen", help="start position of a new game")
     p.add_argument("--state-dir", type=Path,
@@ -175,8 +177,9 @@ def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
         _check_feed(args.feed)
     if args.config is not None:
         config = load_config(args.config)
-    elif args.sim:
-        config = default_config(find_rules(args.rules).size if args.rules else 10)
+    elif args.sim:  # a board of the new game's size, or of the game it resumes
+        resumed = None if args.rules else _resumed_rules(args)
+        config = default_config(find_rules(args.rules or resumed or "international").size)
     else:
         config = load_config(None)
     rules = find_rules(args.rules or ("international" if config.size == 10 else "russian"))
@@ -185,6 +188,20 @@ def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
             f"{config.source}: a {config.size}x{config.size} board cannot play {rules.name}"
         )
     return config, rules
+
+
+def _resumed_rules(args: argparse.Namespace) -> str | None:
+    """The rule set of the game in play in the state directory ``run --sim`` will use."""
+    from boardctl.journal_file import resumed_rules
+    from firmware.errors import RulesError
+    from firmware.rules import find_rules
+    from hw.config import default_config
+
+    name = resumed_rules(_state_dir(args, default_config(10)))
+    try:
+        return find_rules(name).name if name else None
+    except RulesError:  # an unknown name: the start says why
+        return None
 
 
 def _script(args: argparse.Namespace, rules: Any) -> Any:
