@@ -76,16 +76,22 @@ def command(service: Service, request: Mapping[str, Any] | str) -> dict[str, Any
     # From another thread while run() referees: through the referee's inbox.
     handler = (service._via_referee if service._referee not in (None, threading.get_ident())
                else service._on_request)
+    rid = None
     try:
-        response = dict(handler(parse_request(line)))
+        parsed = parse_request(line)
+        rid = parsed.id
+        response = dict(handler(parsed))
+        response.setdefault("ok", True)
     except BoardError as exc:
-        return {"ok": False, "error": str(exc)}
+        response = {"ok": False, "error": str(exc)}
+        rid = rid if rid is not None else getattr(exc, "request_id", None)
     except Exception as exc:  # the same guard as the socket's (boardctl.control)
-        return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
+        response = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
     finally:
         if handler == service._on_request:  # on the referee's thread: the turn's batch
             service.outbox.commit()
-    response.setdefault("ok", True)
+    if rid is not None:
+        response["id"] = rid
     return response
 
 def via_referee(service: Service, req: Request) -> Mapping[str, Any]:

@@ -15,6 +15,9 @@ connection that the client may keep open::
     -> garbage
     <- {"ok": false, "error": "not JSON: ..."}
 
+A request may carry an ``id`` (a string of at most :data:`MAX_ID` characters or an integer),
+which its response carries back, an error's included.
+
 A request is checked against :data:`COMMANDS` before the service sees it; anything wrong
 (bad JSON, an unknown command, a missing or ill-typed argument, a line over 64 KiB) gets an
 ``ok: false`` response naming the problem, never a crash and never a dropped connection.
@@ -67,7 +70,10 @@ SIDES = ("white", "black")
 
 
 class ControlError(BoardError, RuntimeError):
-    """The service could not be reached, or refused a request (the message says why)."""
+    """The service could not be reached, or refused a request (the message says why).
+    ``request_id``: the refused request's ``id``, echoed in the error response."""
+
+    request_id: str | int | None = None
 
 
 def _side(v: Any) -> str | None:
@@ -132,10 +138,25 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
 }
 
 
+#: Longest ``id`` string a request may carry (echoed in its response).
+MAX_ID = 64
+
+
 @dataclass
 class Request:
     cmd: str
     args: dict[str, Any] = field(default_factory=dict)
+    #: The client's tag for the request, echoed as the response's ``id`` (None: none given).
+    id: str | int | None = None
+
+
+def _request_id(obj: Mapping[str, Any]) -> str | int | None:
+    rid = obj.get("id")
+    if rid is None or (isinstance(rid, str) and len(rid) <= MAX_ID) or (
+            isinstance(rid, int) and not isinstance(rid, bool) and abs(rid) < 2**53):
+        return rid
+    raise ControlError(f"'id' must be a string of at most {MAX_ID} characters or an integer, "
+                       f"not {str(rid)[:40]!r}")
 
 
 def parse_request(line: str | bytes) -> Request:
@@ -151,12 +172,23 @@ def parse_request(line: str | bytes) -> Request:
         raise ControlError(f"not JSON: {str(exc)[:80]}") from None
     if not isinstance(obj, dict):
         raise ControlError('a request is a JSON object such as {"cmd": "status"}')
+    rid = _request_id(obj)
+    try:
+        return _checked(obj, rid)
+    except ControlError as exc:
+        exc.request_id = rid
+        raise
+
+
+def _checked(obj: Mapping[str, Any], rid: str | int | None) -> Request:
     cmd = obj.get("cmd")
+    known = ", ".join(COMMANDS)
+    if cmd is None:
+        raise ControlError(f'a request needs "cmd" (known: {known})')
     if not isinstance(cmd, str) or cmd not in COMMANDS:
-        known = ", ".join(COMMANDS)
         raise ControlError(f"unknown command {str(cmd)[:40]!r} (known: {known})")
     spec = COMMANDS[cmd]
-    extra = set(obj) - set(spec) - {"cmd"}
+    extra = set(obj) - set(spec) - {"cmd", "id"}
     if extra:
         raise ControlError(f"{cmd}: unexpected argument {sorted(extra)[0]!r}")
     args: dict[str, Any] = {}
@@ -169,7 +201,7 @@ def parse_request(line: str | bytes) -> Request:
         if value is None:
             raise ControlError(f"{cmd}: '{name}' must be {what}, not {str(obj[name])[:40]!r}")
         args[name] = value
-    return Request(cmd, args)
+    return Request(cmd, args, rid)
 
 
 def encode(obj: Mapping[str, Any]) -> bytes:
@@ -410,16 +442,23 @@ class ControlServer:
     def answer(self, line: str | bytes) -> dict[str, Any]:
         """The response to one request line (also used by tests without a socket)."""
         self.requests += 1
+        request: Request | None = None
         try:
             request = parse_request(line)
             response = dict(self.handler(request))
         except BoardError as exc:
             self.errors += 1
-            return {"ok": False, "error": str(exc)}
+            response = {"ok": False, "error": str(exc)}
+            rid = request.id if request is not None else getattr(exc, "request_id", None)
         except Exception as exc:  # a bug behind one request must not stop the board
             self.errors += 1
-            return {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
-        response.setdefault("ok", True)
+            response = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
+            rid = request.id if request is not None else None
+        else:
+            response.setdefault("ok", True)
+            rid = request.id
+        if rid is not None:
+            response["id"] = rid
         return response
 
     def close(self) -> None:

@@ -6,7 +6,9 @@ own network thread, which reconnects by itself after a broker restart and subscr
 whatever was missed. Each message only lands in a bounded queue; the relay's state thread
 drains it (:meth:`drain`), so the broker's thread never waits for the PDN. A message that is
 not a board's feed line (a foreign topic, an oversized payload) is dropped and counted; a
-damaged line is dropped and counted by ``RelayState.feed_line``.
+damaged line (no valid ``crc``: docs/CONTRACT.md, "Broadcast feed") is dropped by
+``RelayState.feed_line``, counted and logged here (:meth:`damaged`), the first ten and then
+every thousandth.
 
 :class:`Pusher` is the push mode for a hall without a public address: after each change it
 PUTs (or POSTs) what one public URL serves to a configured URL, on its own thread, retrying
@@ -48,6 +50,7 @@ class HallFollower:
         self.online: dict[str, bool] = {}
         self.received = 0
         self.dropped = 0
+        self.damaged_lines = 0
         self.overflow = 0
         self.connects = 0
         self._client: Any = None
@@ -92,7 +95,8 @@ class HallFollower:
 
     def status(self) -> dict[str, Any]:
         return {"broker": self.config.url, "hall": self.hall, "connects": self.connects,
-                "received": self.received, "dropped": self.dropped, "overflow": self.overflow,
+                "received": self.received, "dropped": self.dropped,
+                "damaged": self.damaged_lines, "overflow": self.overflow,
                 "online": sorted(b for b, up in self.online.items() if up)}
 
     # -- paho's thread ---------------------------------------------------------------------
@@ -145,6 +149,16 @@ class HallFollower:
         self.dropped += 1
         if self.dropped <= 10 or self.dropped % 1000 == 0:
             self.log(f"{message} ({self.dropped} so far)")
+
+    def damaged(self, board: str) -> None:
+        """The state thread: a message from ``board`` was not a feed line (not one JSON
+        object with an integer ``seq`` and a ``crc`` that matches)."""
+        self.damaged_lines += 1
+        n = self.damaged_lines
+        if n <= 10 or n % 1000 == 0:
+            self.log(f"relay: a message from board {board} dropped: not a feed line with a "
+                     f"matching crc (the line format: docs/CONTRACT.md, Broadcast feed) "
+                     f"({n} so far)")
 
     def _say(self, message: str) -> None:
         if message != self._error:

@@ -375,7 +375,10 @@ class Relay:
         if self.hall is not None:
             for board, payload in self.hall.drain():
                 self.state.source(board, topic=True)
+                damaged = self.state.dropped
                 changed |= self.state.feed_line(board, payload)
+                if self.state.dropped != damaged:
+                    self.hall.damaged(board)
             for board, up in self.hall.drain_status():
                 status = "online" if up else "offline"
                 self.state.notify(board, {"type": "status", "status": status})

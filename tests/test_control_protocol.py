@@ -53,6 +53,9 @@ def test_parse_good_requests() -> None:
         ("status", "not JSON"),
         ("[1, 2]", "JSON object"),
         ('{"cmd": "explode"}', "unknown command"),
+        ("{}", 'a request needs "cmd"'),
+        ('{"cmd": "status", "id": [1]}', "'id' must be a string"),
+        ('{"cmd": "status", "id": "%s"}' % ("x" * 65), "'id' must be a string"),
         ('{"cmd": 7}', "unknown command"),
         ('{"cmd": "clock-set", "side": "black"}', "missing 'seconds'"),
         ('{"cmd": "clock-set", "side": "red", "seconds": 5}', "'side' must be white or black"),
@@ -78,6 +81,30 @@ def test_over_the_socket(server: ControlServer, tmp_path: Path) -> None:
         request(path, "result", result="boom")
     with pytest.raises(ControlError, match="missing 'side'"):
         request(path, "clock-set", seconds=3)
+
+
+def test_a_request_id_is_echoed_in_its_response(server: ControlServer, tmp_path: Path) -> None:
+    """A client may tag each request with an ``id`` (a string or an integer): the response,
+    an error included, carries it back; a request without one gets a response without."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(str(tmp_path / "c.sock"))
+    lines = [{"cmd": "status", "id": 1}, {"cmd": "pause", "id": "p-2"},
+             {"cmd": "result", "result": "boom", "id": 3}, {"cmd": "clock-set", "id": 4},
+             {"cmd": "nope", "id": "n"}, {"cmd": "status"}]
+    s.sendall(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    answers: list[dict] = []
+    buf = b""
+    while len(answers) < len(lines):
+        buf += s.recv(65536)
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            answers.append(json.loads(line))
+    s.close()
+    assert [a.get("id") for a in answers] == [1, "p-2", 3, 4, "n", None]
+    assert [a["ok"] for a in answers] == [True, True, False, False, False, True]
+    assert answers[0]["cmd"] == "status" and answers[0]["args"] == {}
+    assert "referee says no" in answers[2]["error"] and "missing" in answers[3]["error"]
 
 
 def test_garbage_on_one_connection_gets_errors_then_answers(server: ControlServer,

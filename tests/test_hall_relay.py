@@ -117,6 +117,9 @@ def test_hostile_messages_on_board_topics_are_dropped_and_counted(
         state, follower = relay.relay.state, relay.follower
         assert follower.dropped == 2, relay.logs  # the oversized message, the bad name
         assert state.dropped == 3  # the three damaged lines (the deep one too)
+        assert follower.damaged_lines == 3  # ... each named in the log
+        assert sum("from board evil dropped: not a feed line" in line
+                   for line in relay.logs) == 3, relay.logs
         _, _, body = relay.get("/H.pdn")
         games = list(read_games(body.decode(), "all"))
         assert games[-1].tags.get("Board") == "good"

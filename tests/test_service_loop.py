@@ -139,7 +139,9 @@ def test_control_requests_in_process(tmp_path: Path) -> None:
     assert status["ok"] and status["started"] is False and status["ply"] == 0
     assert service.command({"cmd": "pause"})["ok"]  # a clock not started yet: harmless
     assert service.command({"cmd": "start"})["running"] == "white"
-    assert not service.command({"cmd": "start"})["ok"]
+    refused = service.command({"cmd": "start", "id": "again"})
+    assert not refused["ok"] and refused["id"] == "again"  # the client's tag comes back
+    assert service.command({"cmd": "status", "id": 7})["id"] == 7
     run_until(service, clock, 10)
     answer = service.command({"cmd": "clock-set", "side": "white", "seconds": 100})
     assert answer["ok"] and answer["clock"]["white"] == 100
