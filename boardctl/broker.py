@@ -34,12 +34,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from boardctl.mqtt import BrokerConfig, check_name, make_client, topic
+from boardctl.mqtt import PREFIX, BrokerConfig, check_name, make_client, topic
 
 logger = logging.getLogger(__name__)
 
 #: Lines kept while the broker is away (about a day of moves for one board, ~2 MB).
 QUEUE_LINES = 10_000
+#: Seconds a name claim's probe may take to come back before the board says why it waits.
+CLAIM_TIMEOUT_S = 5.0
 
 
 def instance_id(state_dir: Path) -> str:
@@ -127,6 +129,8 @@ class _LinkState:
         self._deadline = 0.0
         self._client: Any = None
         self._claim = Claim(instance)
+        #: When the last claim probe went out (None: none waiting, or its silence was told).
+        self._claim_sent: float | None = None
         #: "connecting", "claiming", "ready", "refused" (name taken), "stopped"
         self.state = "connecting"
         self.connects = 0
@@ -151,7 +155,33 @@ class _LinkState:
 
     def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any,
                       properties: Any = None) -> None:
+        refused = [name for name, reason in zip(("status", "claim", "setup"), reasons,
+                                                strict=False) if reason.is_failure]
+        if refused:
+            self._not_allowed(f"may not subscribe to {', '.join(refused)}")
+        self._claim_sent = time.monotonic()
         client.publish(self.topics["claim"], self._claim.reset(), qos=1)
+
+    def _not_allowed(self, what: str) -> None:
+        """The broker does not let this user do what a board does (its ACL): say so."""
+        user = self.config.username or "(anonymous)"
+        base = f"{PREFIX}/{self.hall}/{self.board}"
+        message = (f"broker {self.config.url}: user {user} {what} under {base}/, so this "
+                   f"board cannot claim its name and publishes nothing (it plays on). A "
+                   f"board's user must be let read and write {base}/status and {base}/claim, "
+                   f"write {base}/feed and read {base}/setup (docs/mosquitto/kabelaud.acl, "
+                   "where the user name is the board's name)")
+        if message != self.last_error:
+            self.log(message)
+        self.last_error = message
+
+    def _check_claim(self) -> None:
+        """Still claiming long after the probe went out: the broker drops it (an ACL)."""
+        sent = self._claim_sent
+        if self.state == "claiming" and sent is not None and (
+                time.monotonic() - sent > CLAIM_TIMEOUT_S):
+            self._claim_sent = None
+            self._not_allowed(f"got no answer to its name claim in {CLAIM_TIMEOUT_S:g} s")
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        properties: Any = None) -> None:
@@ -358,6 +388,8 @@ class BoardLink(_LinkState):
                 return
             if self.state == "ready":
                 self._publish_queued()
+            elif self._claim_sent is not None:
+                self._check_claim()
 
     def _finish(self) -> bool:
         """Stopping: True once the queue is sent (or the deadline passed) and we said bye."""

@@ -124,4 +124,4 @@ def password_from(path: str | None) -> str | None:
                 return f.readline().rstrip("\r\n")
         except OSError as exc:
             raise BoardError(f"--password-file {path}: {exc.strerror}") from None
-    return os.environ.get(PASSWORD_ENV)
+    return os.environ.get(PASSWORD_ENV) or os.environ.get("BOARDCTL_BROKER_PASSWORD")

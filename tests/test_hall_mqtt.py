@@ -159,9 +159,10 @@ def test_acl_a_board_cannot_write_setups_the_organizer_can(
                      str(tmp_path / "b1.pw")])
         err = capsys.readouterr().err
         assert code == 2 and "refused" in err and "Not authorized" in err
+        # (the names `boardctl run` and `relay` give these options work here too)
         assert main(["hall", "start-round", "1", "--state", str(state), "--broker",
-                     secured.url, "--hall", "tartu", "--username", "organizer",
-                     "--password-file", str(password)]) == 0
+                     secured.url, "--hall", "tartu", "--broker-user", "organizer",
+                     "--broker-password-file", str(password)]) == 0
         got = relay.wait_for(3)
         assert sorted(m.topic for m in got[1:]) == ["kabelaud/tartu/b1/setup",
                                                     "kabelaud/tartu/b2/setup"]
@@ -200,3 +201,64 @@ def test_clear_setups_leaves_nothing_retained(
     finally:
         listener.close()
     assert [m.topic for m in got] == ["kabelaud/tartu/zz/status"]
+
+
+def test_a_board_under_the_shipped_acl_plays_and_a_misnamed_one_says_why(
+        tmp_path: Path, secured: Mosquitto) -> None:
+    """A real board logged in as its own name under docs/mosquitto/kabelaud.acl claims its
+    name (reading and writing its status and claim) and its feed reaches the relay's user; a
+    board whose user is not its name publishes nothing and says, in its log, what the ACL must
+    let it do."""
+    from hall_helpers import Board, wait_for
+
+    for user in ("b1", "b2"):
+        (tmp_path / f"{user}.pw").write_text(USERS[user] + "\n")
+    relay = Listener(secured, "kabelaud/tartu/+/feed", user="relay")
+    good = Board(secured.url, "tartu", "b1", tmp_path / "b1", None, "--broker-user", "b1",
+                 "--broker-password-file", str(tmp_path / "b1.pw")).start()
+    wrong = Board(secured.url, "tartu", "b12", tmp_path / "b12", None, "--broker-user", "b2",
+                  "--broker-password-file", str(tmp_path / "b2.pw")).start()
+    try:
+        got = relay.wait_for(1, timeout=30)
+        assert {m.topic for m in got} == {"kabelaud/tartu/b1/feed"}
+        assert json.loads(got[0].payload)["type"] == "header"
+        wait_for(lambda: "publishes nothing" in wrong.stderr(), timeout=30,
+                 what="the misnamed board's complaint")
+        said = wrong.stderr()
+        # Mosquitto grants the subscriptions and drops what the ACL denies: the claim's probe
+        # never comes back (a broker that refuses the subscription is told the same way)
+        assert "user b2 got no answer to its name claim" in said, said
+        assert "kabelaud/tartu/b12/claim" in said and "kabelaud.acl" in said
+        assert "Traceback" not in said and "publishes nothing" not in good.stderr()
+        assert all(m.topic == "kabelaud/tartu/b1/feed" for m in relay.got)
+    finally:
+        good.stop()
+        wrong.stop()
+        relay.close()
+
+
+def test_a_refused_subscription_is_told_in_the_log() -> None:
+    """A broker that answers the board's SUBSCRIBE with a failure (0x80, as EMQX and HiveMQ do
+    for a topic the ACL denies): the board says at once what it may not do."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.reasoncodes import ReasonCode
+
+    from boardctl.broker import BoardLink
+    from boardctl.mqtt import parse_broker
+
+    said: list[str] = []
+    sent: list[str] = []
+    link = BoardLink(parse_broker("mqtt://127.0.0.1:1", username="b2"), "tartu", "b12",
+                     "0123456789abcdef", log=said.append)
+
+    class Client:  # where paho's client would publish the claim's probe
+        def publish(self, name: str, payload: str, qos: int = 0) -> None:
+            sent.append(name)
+
+    granted, refused = (ReasonCode(PacketTypes.SUBACK, identifier=code) for code in (1, 0x80))
+    link._on_subscribe(Client(), None, 1, [granted, granted, granted])
+    assert said == [] and sent == ["kabelaud/tartu/b12/claim"]
+    link._on_subscribe(Client(), None, 2, [refused, refused, granted])
+    assert len(said) == 1 and "user b2 may not subscribe to status, claim under " \
+        "kabelaud/tartu/b12/" in said[0] and link.last_error == said[0]
+    link.close()

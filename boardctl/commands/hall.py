@@ -108,10 +108,13 @@ def _register_play(cmd: Command) -> None:
 def _broker_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--broker", required=True, metavar="URL", help="mqtt://HOST:PORT or mqtts://")
     q.add_argument("--hall", required=True, help="the hall's name in the topics")
-    q.add_argument("--username", help="the organizer's broker user")
-    q.add_argument("--password-file", help="file whose first line is the password "
-                   "(default: $KABELAUD_MQTT_PASSWORD)")
-    q.add_argument("--cafile", help="CA certificate for mqtts://")
+    # Also under the names `boardctl run` and `boardctl relay` give them.
+    q.add_argument("--username", "--broker-user", dest="username",
+                   help="the organizer's broker user")
+    q.add_argument("--password-file", "--broker-password-file", dest="password_file",
+                   help="file whose first line is the password (default: "
+                   "$KABELAUD_MQTT_PASSWORD, else $BOARDCTL_BROKER_PASSWORD)")
+    q.add_argument("--cafile", "--broker-ca", dest="cafile", help="CA certificate for mqtts://")
     q.add_argument("--dry-run", action="store_true", help="print the messages, publish none")
 
 
