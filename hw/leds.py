@@ -201,6 +201,40 @@ def open_real_strip(size: int, config: LedConfig) -> LedStrip:
 SPI_DEVICE = (0, 0)
 
 
+def _model_filters(model: str) -> set[str]:
+    """The config.txt model filters (``[pi4]``, ...) that apply on the Pi named ``model``
+    (/proc/device-tree/model; Raspberry Pi documentation, config.txt "Conditional filters")."""
+    filters = {"all"}
+    for start, names in (("Raspberry Pi Zero 2", ("pi0", "pi02")), ("Raspberry Pi Zero", ("pi0",)),
+                         ("Raspberry Pi 400", ("pi4", "pi400")), ("Raspberry Pi 4", ("pi4",)),
+                         ("Raspberry Pi 3", ("pi3",)),
+                         ("Raspberry Pi Compute Module 4", ("pi4", "cm4")),
+                         ("Raspberry Pi Compute Module 3", ("pi3", "cm3"))):
+        if model.startswith(start):
+            filters.update(names)
+            break
+    if "Plus" in model and model.startswith("Raspberry Pi 3"):
+        filters.add("pi3+")
+    return filters
+
+
+def _config_settings(config_txt: str, filters: set[str]) -> dict[str, str]:
+    """config.txt's ``key=value`` lines that apply under ``filters``: those before any
+    section, and those of a ``[...]`` section named in ``filters`` (``[all]`` included); a
+    line in any other section (``[cm5]``, ``[none]``, ``[gpio4=1]``) is not counted."""
+    settings: dict[str, str] = {}
+    applies = True
+    for line in config_txt.splitlines():
+        text = line.split("#", 1)[0].strip()
+        if text.startswith("[") and text.endswith("]"):
+            applies = text[1:-1].strip().lower() in filters
+            continue
+        key, eq, value = text.partition("=")
+        if eq and applies:
+            settings[key.strip()] = value.strip()
+    return settings
+
+
 def spi_clock_advice(model: str, config_txt: str) -> str | None:
     """What a Pi's config.txt lacks for SPI NeoPixels, or None. On a Pi 0-4 the SPI clock is
     divided from the VPU core clock, which scales with load unless fixed: the strip's timing
@@ -213,11 +247,7 @@ def spi_clock_advice(model: str, config_txt: str) -> str | None:
         return None
     want = 500 if model.startswith(("Raspberry Pi 4", "Raspberry Pi 400",
                                     "Raspberry Pi Compute Module 4")) else 250
-    settings: dict[str, str] = {}
-    for line in config_txt.splitlines():
-        key, eq, value = line.split("#", 1)[0].partition("=")
-        if eq:
-            settings[key.strip()] = value.strip()
+    settings = _config_settings(config_txt, _model_filters(model))
     have = {key: settings.get(key) for key in ("core_freq", "core_freq_min")}
     if all(value == str(want) for value in have.values()):
         return None

@@ -152,6 +152,12 @@ booted=no
 [ -d /run/systemd/system ] && booted=yes
 if [ "$booted" = yes ]; then
     run udevadm control --reload || true
+    # The new rules for the devices there now, not only from the next boot: the chip's tag
+    # makes dev-gpiochip0.device, which boardctl.service waits for (else the first start
+    # would hang on it until systemd's device timeout, 90 s).
+    run udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=spidev \
+        --subsystem-match=i2c-dev || true
+    run udevadm settle --timeout=10 || true
     run systemctl daemon-reload
 fi
 if [ "$start" = no ]; then

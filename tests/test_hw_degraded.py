@@ -133,6 +133,16 @@ def test_spi_clock_advice() -> None:
     assert spi_clock_advice("Raspberry Pi Zero 2 W Rev 1.0", "") is not None
     assert spi_clock_advice("Raspberry Pi 5 Model B Rev 1.0", "") is None
     assert spi_clock_advice("", "") is None
+    # config.txt's sections: a stock bookworm file ends "[cm4] ... [cm5] ... [all]"; what the
+    # README's step appends after "[all]" counts, what sits under another model's filter not
+    stock = "dtparam=audio=on\n[cm4]\notg_mode=1\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n[all]\n"
+    assert spi_clock_advice(pi4, stock + "\n[all]\ncore_freq=500\ncore_freq_min=500\n") is None
+    assert spi_clock_advice(pi4, stock.replace("otg_mode=1", "core_freq=500\ncore_freq_min=500"))
+    assert spi_clock_advice(pi4, "[pi4]\ncore_freq=500\ncore_freq_min=500\n") is None
+    assert spi_clock_advice(pi3, "[pi4]\ncore_freq=250\ncore_freq_min=250\n") is not None
+    zero2 = "Raspberry Pi Zero 2 W Rev 1.0"
+    assert spi_clock_advice(zero2, "[pi02]\ncore_freq=250\ncore_freq_min=250\n") is None
+    assert spi_clock_advice(zero2, "[none]\ncore_freq=250\ncore_freq_min=250\n") is not None
 
 
 @pytest.mark.skipif(not NO_I2C, reason="this machine has /dev/i2c-1")

@@ -72,6 +72,12 @@ def test_unit_orders_on_the_gpio_chip_and_sets_lg_wd() -> None:
     assert _unit_values("RuntimeDirectory") == ["boardctl"]  # %t/boardctl is made for it
     rules = (SYSTEMD / "99-boardctl.rules").read_text()
     assert re.search(r'SUBSYSTEM=="gpio", KERNEL=="gpiochip\*", TAG\+="systemd"', rules)
+    # ... applied at install to the chip there already: without a reboot, the first start
+    # would wait for dev-gpiochip0.device until systemd's timeout
+    script = INSTALL.read_text()
+    reload, trigger = script.index("udevadm control --reload"), script.index("udevadm trigger")
+    assert reload < trigger < script.index("systemctl restart boardctl")
+    assert "--subsystem-match=gpio" in script[trigger:trigger + 200]
 
 
 def test_user_and_groups_agree() -> None:
