@@ -124,3 +124,28 @@ def test_interactive_mode_needs_a_terminal(
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     code, _, err = _run(capsys, "clock", "-t", "300")
     assert code == 2 and "needs a terminal" in err
+
+
+def test_the_script_format_in_help_runs_as_shown(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``boardctl clock --help`` shows the --script format by example: that example, as a
+    file, is a script the clock runs, every action of it."""
+    from boardctl.commands.clock import SCRIPT_FORMAT
+
+    with pytest.raises(SystemExit):
+        main(["clock", "--help"])
+    assert SCRIPT_FORMAT in capsys.readouterr().out
+    example = [line.strip() for line in SCRIPT_FORMAT.splitlines()
+               if line.startswith("  ") and line.strip()[0].isdigit()]
+    assert len(example) == 9
+    script = tmp_path / "example.clock"
+    # the help's own text after each action is its comment
+    script.write_text("".join(f"{line[:30].replace('[4:00:00]', '4:00:00')}# {line[30:]}\n"
+                              for line in example))
+    code, out, err = _run(capsys, "clock", "--script", str(script), "-t", "5400+30")
+    assert code == 0, err
+    assert err == ""
+    for done in ("start, white to move", "press white #1", "pause", "resume",
+                 "arbiter: white time 1:30:00", "arbiter: black moves 40", "adjourn, black",
+                 "resume, sealed move", "show"):
+        assert done in out, out

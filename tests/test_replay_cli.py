@@ -132,3 +132,19 @@ def test_whatever_happened_on_the_board_exit_0(tmp_path: Path) -> None:
     kinds = [r["kind"] for r in map(decode_line, proc.stdout.splitlines())
              if r and r["type"] == "irregularity"]  # fmt: skip
     assert kinds == ["press-without-move", "illegal-move"]
+
+
+def test_the_readmes_example_log_replays_to_the_real_game(capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    """README's "Trying the pieces": docs/examples/game.jsonl is the first 20 plies of the
+    bundled WK 2003 game 1 as hands play them; replayed, it is that game, move for move."""
+    root = Path(__file__).resolve().parents[1]
+    example = root / "docs" / "examples" / "game.jsonl"
+    assert str(example.relative_to(root)) in (root / "README.md").read_text()
+    played = next(read_games((root / "boardctl" / "data" / "wk2003.pdn").read_text(), "wk"))
+    want = [m.text for m in played.moves[:20]]
+    assert main(["replay", "--rules", "international", "--time-control", "4800+60",
+                 str(example)]) == 0
+    (got,) = read_games(capsys.readouterr().out, "replay")
+    assert [m.text for m in got.moves] == want
+    assert all(m.clock is not None for m in got.moves)

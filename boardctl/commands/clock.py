@@ -3,23 +3,9 @@
 Modes:
 
 - ``--script FILE`` (non-interactive, for tests and for checking a timeline by hand): a file
-  of timed actions, one a line, prints the timeline with both times after each action and
-  every flag at the exact time it fell. Lines are ``SECONDS ACTION [ARGS]``::
-
-      # seconds from the start of the script
-      0       start                 # White's clock runs (start black: Black's)
-      12.5    press white           # White ends his move
-      40      pause                 # the arbiter stops the clocks
-      50      resume
-      60      set white 1:30:00     # arbiter: White's face (H:MM:SS, M:SS or seconds)
-      70      moves black 40        # arbiter: Black's move count
-      80      adjourn [4:00:00]     # sealed move; with a session time, 004 §34
-      90      resume-adjourned      # the sealed move is played, the opponent's clock starts
-      95      show                  # print the times
-
-  A JSON Lines event log (CONTRACT.md) is read as well: ``start``, ``press``, ``pause``,
-  ``resume``, ``clock-set``, ``moves-set``, ``adjourn``, ``resume-adjourned``; the board's
-  other events are skipped.
+  of timed actions, one a line (``SECONDS ACTION [ARGS]``, listed in :data:`SCRIPT_FORMAT`,
+  which ``--help`` shows), or a JSON Lines event log; prints the timeline with both times
+  after each action and every flag at the exact time it fell.
 - interactive, in the terminal (default): keys press the buttons; see ``KEYS``. The status line
   fits the terminal's width and is redrawn on a resize; ``--plain`` writes one line per event
   instead (screen readers); ``boardctl.commands.clock_term``.
@@ -44,6 +30,23 @@ if TYPE_CHECKING:
 
 NS = 1_000_000_000
 
+#: ``--script``'s line format, for ``boardctl clock --help`` (the module docstring's list).
+SCRIPT_FORMAT = """\
+--script FILE: one timed action a line, SECONDS ACTION [ARGS] (# starts a comment):
+  0       start                 White's clock runs (start black: Black's)
+  12.5    press white           White ends his move
+  40      pause                 the arbiter stops the clocks
+  50      resume
+  60      set white 1:30:00     arbiter: White's face (H:MM:SS, M:SS or seconds)
+  70      moves black 40        arbiter: Black's move count
+  80      adjourn [4:00:00]     sealed move; with a session time (004 par. 34)
+  90      resume-adjourned      the sealed move is played, the opponent's clock starts
+  95      show                  print the times
+A JSON Lines event log is read as well (start, press, pause, resume, clock-set, moves-set,
+adjourn, resume-adjourned; a board's other events are skipped).
+"""
+
+
 class ScriptError(BoardError, ValueError):
     """A clock script line that cannot be read; the message names the line."""
 
@@ -57,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "300 (sudden death), 4800+60 (Fischer), B300+5 / D300+5 (Bronstein / simple delay), "
         "50/7200:25/3600 (moves per period, the last repeats), 40/5400+30:1800+30 (stages), "
         "*180 (hourglass), - (count up), or a preset name (--list-presets).",
-        epilog=KEYS,
+        epilog=KEYS + "\n" + SCRIPT_FORMAT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--time-control", "-t", metavar="TC", default="fmjd-classical",
