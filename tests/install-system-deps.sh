@@ -19,6 +19,10 @@ $sudo apt-get update -qq
 # shellcheck disable=SC2086  # one word per package
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $need >/dev/null
 # The Debian package starts a broker on port 1883; the tests start their own on free ports.
-if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
-    $sudo systemctl disable --now mosquitto >/dev/null 2>&1 || true
-fi
+# Only one this script has just installed is stopped: a broker the machine had stays as it was.
+case " $need " in
+    *" mosquitto "*)
+        if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+            $sudo systemctl disable --now mosquitto >/dev/null 2>&1 || true
+        fi ;;
+esac

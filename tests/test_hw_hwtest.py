@@ -14,7 +14,8 @@ def test_clean_board_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["hwtest", "--sim", "--once"]) == 0
     out = capsys.readouterr().out
     assert "sensors: no faults (50 sensors, board empty)" in out
-    assert "sensor scan: lgpio group calls, to its C extension" in out  # a Pi's default
+    # a Pi's default path, here on the simulated chip (and said so)
+    assert "sensor scan: lgpio group calls, to its C extension (a simulated chip's)" in out
     assert "leds: walked 50 squares" in out
     assert "white 0x70 88:88; black 0x71 88:88" in out
     assert "FAULT" not in out

@@ -300,4 +300,5 @@ def _scan_path(matrix: Any) -> str:
     if direct is None:
         return "pin by pin through gpiozero"
     how = "to its C extension" if direct else "through its module's wrappers"
-    return f"lgpio group calls, {how}"
+    simulated = type(getattr(matrix, "_lg", None)).__name__ == "SimulatedChip"
+    return f"lgpio group calls, {how}" + (" (a simulated chip's)" if simulated else "")

@@ -100,8 +100,10 @@ def _register_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="print the game held in a state directory's journal (PDN or feed)",
         description="Print the current game of a journal, whether or not the service runs.",
     )
-    e.add_argument("--state-dir", type=Path, required=True)
-    e.add_argument("--format", choices=("pdn", "feed"), default="pdn")
+    e.add_argument("--state-dir", type=Path, required=True,
+                   help="the service's state directory (its journals; /var/lib/boardctl on a Pi)")
+    e.add_argument("--format", choices=("pdn", "feed"), default="pdn",
+                   help="PDN (default) or the broadcast feed's lines")
     e.add_argument("--journal", type=Path, help="a journal file instead of the current game")
     e.add_argument("--salvage", action="store_true",
                    help="a damaged journal: export the game up to the first damaged record "
