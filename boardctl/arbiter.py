@@ -4,6 +4,7 @@ answers them with these functions, always on the referee's thread."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from boardctl.control import ControlError, Request
 from boardctl.games import GameSetup, snapshot_of
+from firmware.clock import MIN_AFTER_CORRECTION_NS
 from firmware.errors import BoardError
 from firmware.events import (
     NS,
@@ -26,11 +28,14 @@ from firmware.events import (
     Start,
 )
 from firmware.game import RESULTS
+from firmware.rules import Side
 from firmware.session import AUTOMATIC
 
 if TYPE_CHECKING:
     from boardctl.service import Service
     from firmware.session import BoardSession
+
+logger = logging.getLogger("boardctl.service")
 
 #: How old a ``status`` answer may be when the control thread gives it again.
 STATUS_FRESH_S = 0.05
@@ -131,10 +136,37 @@ def on_request(service: Service, req: Request) -> dict[str, Any]:
     session = service._session
     if session.clock is None and req.cmd in CLOCK_ONLY:
         raise ControlError(f"{req.cmd}: this game has no clock (no time control)")
+    before = _face(session, req.args["side"], at) if req.cmd == "clock-set" else None
     records = service._handle(act(session, req.args, at))
     response = service.status(at)
     response["records"] = records
+    if before is not None:
+        warning = _shortened(req.args["side"], before, req.args["seconds"])
+        if warning is not None:
+            response["warning"] = warning
+            logger.warning(f"clock-set: {warning}")
     return response
+
+
+def _face(session: BoardSession, side: str, at: int) -> int | None:
+    """The side's face at ``at`` while the game's clock counts down (None: not started, or a
+    count-up clock: nothing to shorten)."""
+    clock = session.clock
+    if clock is None or not clock.started or clock.control.counts_up:
+        return None
+    return clock.remaining(Side(side), at)
+
+
+def _shortened(side: str, before: int, seconds: float) -> str | None:
+    """A clock-set that took time off a running game's face and left less than 15 minutes:
+    set as the arbiter said, and said (004 §32 lets a correction shorten a player's time only
+    if 15 minutes then remain; below that it is the arbiter's own decision, e.g. a penalty;
+    moves-set, whose time follows the controls, refuses it)."""
+    after = round(seconds * NS)
+    if after >= before or after >= MIN_AFTER_CORRECTION_NS:
+        return None
+    return (f"{side}'s time shortened to {after // NS} s, below 15 minutes: 004 §32 lets a "
+            "correction shorten a player's time only if 15 minutes remain to the control")
 
 
 def _pdn(service: Service, args: Mapping[str, Any], at: int) -> dict[str, Any]:

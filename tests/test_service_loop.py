@@ -145,6 +145,12 @@ def test_control_requests_in_process(tmp_path: Path) -> None:
     run_until(service, clock, 10)
     answer = service.command({"cmd": "clock-set", "side": "white", "seconds": 100})
     assert answer["ok"] and answer["clock"]["white"] == 100
+    # set as the arbiter says, and said: below 15 minutes is past 004 §32's correction
+    assert "white's time shortened to 100 s, below 15 minutes" in answer["warning"]
+    more = service.command({"cmd": "clock-set", "side": "black", "seconds": 400})
+    assert more["ok"] and "warning" not in more  # more time: nothing to say
+    less = service.command({"cmd": "clock-set", "side": "black", "seconds": 360})
+    assert less["ok"] and "warning" in less
     assert service.command({"cmd": "pause"})["running"] is None
     run_until(service, clock, 20)
     assert service.command({"cmd": "status"})["clock"]["white"] == 100

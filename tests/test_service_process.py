@@ -144,8 +144,9 @@ def test_control_socket_cli_and_garbage(tmp_path: Path) -> None:
     out = run("status", "--state-dir", str(state)).stdout
     assert "waiting for the start" in out and "Sijbrands" in out
     run("start", "--state-dir", str(state))
-    out = run("clock-set", "white", "1:00", "--state-dir", str(state)).stdout
-    assert "white 0:01:00" in out or "white 0:00:59" in out
+    done = run("clock-set", "white", "1:00", "--state-dir", str(state))
+    assert "white 0:01:00" in done.stdout or "white 0:00:59" in done.stdout
+    assert done.stderr.startswith("boardctl: warning: white's time shortened to 60 s, below 15")
     run("pause", "--state-dir", str(state))
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(5)

@@ -168,4 +168,6 @@ def run_control(args: argparse.Namespace) -> int:
         sys.stdout.write(str(answer.get("pdn", "")))
     else:
         print(describe(answer))
+    if answer.get("warning") and not args.json:
+        print(f"boardctl: warning: {answer['warning']}", file=sys.stderr)
     return 0
