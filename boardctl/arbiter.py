@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from boardctl.control import ControlError, Request
 from boardctl.games import GameSetup, snapshot_of
 from firmware.clock import MIN_AFTER_CORRECTION_NS
-from firmware.errors import BoardError
 from firmware.events import (
     NS,
     Accept,
@@ -75,29 +74,17 @@ def command(service: Service, request: Mapping[str, Any] | str) -> dict[str, Any
     ``{"ok": false, "error": ...}`` for anything wrong."""
     import json
 
-    from boardctl.control import parse_request
+    from boardctl.control import respond
 
     line = request if isinstance(request, str) else json.dumps(request)
     # From another thread while run() referees: through the referee's inbox.
     handler = (service._via_referee if service._referee not in (None, threading.get_ident())
                else service._on_request)
-    rid = None
     try:
-        parsed = parse_request(line)
-        rid = parsed.id
-        response = dict(handler(parsed))
-        response.setdefault("ok", True)
-    except BoardError as exc:
-        response = {"ok": False, "error": str(exc)}
-        rid = rid if rid is not None else getattr(exc, "request_id", None)
-    except Exception as exc:  # the same guard as the socket's (boardctl.control)
-        response = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
+        return respond(handler, line)
     finally:
         if handler == service._on_request:  # on the referee's thread: the turn's batch
             service.outbox.commit()
-    if rid is not None:
-        response["id"] = rid
-    return response
 
 def via_referee(service: Service, req: Request) -> Mapping[str, Any]:
     """The control thread's handler: the request is answered on the referee's thread.

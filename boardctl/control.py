@@ -211,6 +211,26 @@ def encode(obj: Mapping[str, Any]) -> bytes:
 Handler = Callable[[Request], Mapping[str, Any]]
 
 
+def respond(handler: Handler, line: str | bytes) -> dict[str, Any]:
+    """The response to one request line: the handler's answer with ``ok``, or ``{"ok": false,
+    "error": ...}`` for a bad request, a refusal (BoardError) or a bug behind it (never
+    raised: one request must not stop the board); the request's ``id`` echoed in either."""
+    rid = None
+    try:
+        request = parse_request(line)
+        rid = request.id
+        response = dict(handler(request))
+        response.setdefault("ok", True)
+    except BoardError as exc:
+        response = {"ok": False, "error": str(exc)}
+        rid = rid if rid is not None else getattr(exc, "request_id", None)
+    except Exception as exc:  # a bug behind one request must not stop the board
+        response = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
+    if rid is not None:
+        response["id"] = rid
+    return response
+
+
 class _Conn:
     __slots__ = ("sock", "inbuf", "outbuf", "skipping", "stalled", "active")
 
@@ -442,23 +462,9 @@ class ControlServer:
     def answer(self, line: str | bytes) -> dict[str, Any]:
         """The response to one request line (also used by tests without a socket)."""
         self.requests += 1
-        request: Request | None = None
-        try:
-            request = parse_request(line)
-            response = dict(self.handler(request))
-        except BoardError as exc:
+        response = respond(self.handler, line)
+        if not response["ok"]:
             self.errors += 1
-            response = {"ok": False, "error": str(exc)}
-            rid = request.id if request is not None else getattr(exc, "request_id", None)
-        except Exception as exc:  # a bug behind one request must not stop the board
-            self.errors += 1
-            response = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
-            rid = request.id if request is not None else None
-        else:
-            response.setdefault("ok", True)
-            rid = request.id
-        if rid is not None:
-            response["id"] = rid
         return response
 
     def close(self) -> None:
