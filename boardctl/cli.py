@@ -52,6 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug or an input no check foresaw: one line, never a traceback
+        if os.environ.get("BOARDCTL_DEBUG"):
+            raise
+        print(f"boardctl: error: {type(exc).__name__}: {str(exc)[:300]} (unexpected: please "
+              "report it; BOARDCTL_DEBUG=1 shows where)", file=sys.stderr)
+        return 70  # EX_SOFTWARE
 
 
 if __name__ == "__main__":

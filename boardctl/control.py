@@ -51,6 +51,7 @@ from typing import Any
 from boardctl.doorbell import Doorbell
 from firmware.errors import BoardError
 from firmware.limits import loads
+from firmware.pdn.tags import is_text, tags_problem
 
 #: One request line at most (a PDN or a tag set fits comfortably).
 MAX_REQUEST = 64 * 1024
@@ -90,18 +91,17 @@ def _count(v: Any) -> int | None:
 
 
 def _text(v: Any) -> str | None:
-    return v.strip() if isinstance(v, str) and v.strip() and len(v) <= 1000 else None
+    ok = isinstance(v, str) and v.strip() and len(v) <= 1000 and is_text(v)
+    return v.strip() if ok and not any(ch < " " for ch in v) else None
 
 
 def _tags(v: Any) -> dict[str, str] | None:
     if not isinstance(v, dict):
         return None
-    out: dict[str, str] = {}
-    for key, value in v.items():
-        if not (isinstance(key, str) and key.isidentifier() and isinstance(value, str | int)):
-            return None
-        out[key] = str(value)
-    return out
+    problem = tags_problem(v)
+    if problem is not None:
+        raise ControlError(f"'tags': {problem}")
+    return {key: str(value) for key, value in v.items()}
 
 
 #: Each command: its arguments, as (checker, required, what the checker wants).
@@ -569,7 +569,11 @@ def request(path: Path, cmd: str, timeout: float = 5.0, **args: Any) -> dict[str
         except (BlockingIOError, TimeoutError):
             raise ControlError(f"the board service is busy (its queue of new connections on "
                                f"{path} is full); try again") from None
-        sock.sendall(encode(payload))
+        try:
+            data = encode(payload)
+        except UnicodeEncodeError:  # bytes that are not UTF-8 in an argument (surrogateescape)
+            raise ControlError(f"{cmd}: an argument is not valid text (not UTF-8)") from None
+        sock.sendall(data)
         buf = bytearray()
         while b"\n" not in buf:
             try:

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from firmware.errors import BoardError
+from firmware.pdn.tags import tags_problem
 
 MAX_SETUP = 16 * 1024
-_TAG_NAME_MAX = 40
 
 
 class SetupError(ValueError):
@@ -91,18 +91,12 @@ def parse_setup(payload: bytes) -> RoundSetup | None:
     except BoardError as exc:
         raise SetupError(f"setup {ident}: {exc}") from None
     raw = data.get("tags", {})
-    if not isinstance(raw, dict) or len(raw) > 50:
-        raise SetupError(f"setup {ident}: 'tags' must be an object of at most 50 PDN tags")
-    tags: dict[str, str] = {}
-    for key, value in raw.items():
-        if not (isinstance(key, str) and key.isidentifier() and len(key) <= _TAG_NAME_MAX
-                and isinstance(value, str | int) and not isinstance(value, bool)):
-            raise SetupError(f"setup {ident}: tag {str(key)[:40]!r} is not a PDN tag of text")
-        text = str(value)
-        if len(text) > 200 or any(ch < " " for ch in text):
-            raise SetupError(f"setup {ident}: tag {key} is not a line of at most 200 characters")
-        tags[key] = text
-    return RoundSetup(ident, rules, tc, fen, tags)
+    if not isinstance(raw, dict):
+        raise SetupError(f"setup {ident}: 'tags' must be an object of PDN tags")
+    problem = tags_problem(raw)
+    if problem is not None:
+        raise SetupError(f"setup {ident}: {problem}")
+    return RoundSetup(ident, rules, tc, fen, {key: str(value) for key, value in raw.items()})
 
 
 def faces_for(round_tag: str, board: str) -> tuple[str, str]:

@@ -6,6 +6,7 @@ RecursionError or grow memory without bound: it gets a one-line error instead.""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -54,14 +55,44 @@ def depth(text: str | bytes) -> int:
     return deepest
 
 
+class NotText(ValueError):
+    """A JSON string that is not text: a lone UTF-16 surrogate (``"\\ud800"``), which no
+    file, terminal or socket can carry on as UTF-8."""
+
+
+#: A ``\\uD800``-``\\uDFFF`` escape: a surrogate, alone unless its pair follows or precedes.
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def loads(text: str | bytes) -> Any:
-    """``json.loads`` with a bound on nesting: ValueError (TooDeep) rather than RecursionError."""
+    """``json.loads`` with a bound on nesting (ValueError, TooDeep, rather than RecursionError),
+    whose strings are all text (ValueError, NotText, for a lone surrogate)."""
     if depth(text) > MAX_DEPTH:
         raise TooDeep(f"nested deeper than {MAX_DEPTH} levels")
     try:
-        return json.loads(text)
+        obj = json.loads(text)
     except RecursionError:  # pragma: no cover - depth() catches it first
         raise TooDeep(f"nested deeper than {MAX_DEPTH} levels") from None
+    raw = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+    if _SURROGATE.search(raw) is not None or not raw.isascii():
+        _check_text(obj)
+    return obj
+
+
+def _check_text(obj: Any) -> None:
+    """NotText if any string in ``obj`` (a parsed JSON value, depth bounded) is not text."""
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            raise NotText("a string holds a lone UTF-16 surrogate (not text)") from None
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            _check_text(key)
+            _check_text(value)
+    elif isinstance(obj, list):
+        for item in obj:
+            _check_text(item)
 
 
 def bounded_lines(stream: IO[bytes], source: str, *, max_line: int = MAX_LINE,

@@ -94,3 +94,50 @@ def test_a_fen_longer_than_any_board_is_refused_in_one_line() -> None:
     assert parse_fen(rules, padded).white_men == frozenset(range(31, 51))
     with pytest.raises(FenError, match="longer than"):
         parse_fen(rules, padded + " ")
+
+
+def test_the_largest_tags_a_new_game_takes_fit_its_journal(tmp_path: Path) -> None:
+    """A control request's tags are bounded so that the game's journal header always reads
+    back: 32 tags of 200 non-ASCII characters (6 bytes each in the journal's ASCII JSON) are
+    taken, and the service starts again on that journal and exports it; one more is refused
+    before anything is written."""
+    from service_helpers import sim_service
+
+    from firmware.pdn import read_games
+
+    tags = {f"Tag{i}": "é" * 200 for i in range(32)}
+    service, _ = sim_service(tmp_path, None)
+    service.boot()
+    refused = service.command({"cmd": "new", "tags": {**tags, "White": "x"}})
+    assert not refused["ok"] and "at most 32 tags" in refused["error"]
+    answer = service.command({"cmd": "new", "tags": tags})
+    assert answer["ok"], answer
+    service.close()
+    again, _ = sim_service(tmp_path, None)
+    again.boot()  # the journal's header line is read back
+    assert again.header is not None and again.header.tags == tags
+    again.close()
+    exported = subprocess.run([sys.executable, "-m", "boardctl", "export", "--state-dir",
+                               str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    (game,) = read_games(exported.stdout, "export")
+    assert game.tags["Tag31"] == "é" * 200
+
+
+def test_a_lone_surrogate_is_not_text_anywhere_json_is_read() -> None:
+    """`"\\ud800"` parses as JSON but no file, socket or PDN can carry it on: every reader
+    (firmware.limits.loads) refuses it; a feed line carrying it is dropped as damaged."""
+    from firmware.limits import NotText
+
+    with pytest.raises(NotText):
+        loads('{"type": "move", "move": "\\ud800"}')
+    assert loads('{"a": "\\ud83d\\ude00", "b": "\\\\ud800"}') == {"a": "😀", "b": "\\ud800"}
+    from firmware.feed import crc_of
+
+    def line(white: str) -> str:  # a feed line with its right checksum
+        body = '{"seq":3,"type":"game","game":"g","tags":{"White":"' + white + '"}'
+        return f'{body},"crc":"{crc_of(body + "}")}"}}\n'
+
+    assert decode_line(line("x")) == {"seq": 3, "type": "game", "game": "g",
+                                      "tags": {"White": "x"}}
+    assert decode_line(line("\\ud800")) is None

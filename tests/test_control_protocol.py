@@ -63,8 +63,20 @@ def test_parse_good_requests() -> None:
         ('{"cmd": "clock-set", "side": "white", "seconds": true}', "'seconds' must be"),
         ('{"cmd": "moves-set", "side": "white", "moves": 2.5}', "'moves' must be"),
         ('{"cmd": "pause", "now": 1}', "unexpected argument 'now'"),
-        ('{"cmd": "new", "tags": {"bad key": "x"}}', "'tags' must be"),
+        ('{"cmd": "new", "tags": {"bad key": "x"}}', "'bad key' is not a PDN tag name"),
+        ('{"cmd": "new", "tags": ["White"]}', "'tags' must be"),
         (b'{"cmd": "\xff"}', "UTF-8"),
+        ('{"cmd": "new", "tags": {"White": "\\ud800"}}', "lone UTF-16 surrogate"),
+        ('{"cmd": "new", "fen": "W:W\\udfff"}', "lone UTF-16 surrogate"),
+        ('{"cmd": "new", "tags": {"FEN": "W:W1:B2"}}', "the FEN tag is the game's own"),
+        ('{"cmd": "new", "tags": {"GameType": "99"}}', "the GameType tag is the game's own"),
+        ('{"cmd": "new", "tags": {"_x": "1"}}', "'_x' is not a PDN tag name"),
+        ('{"cmd": "new", "tags": {"\u00c4": "1"}}', "is not a PDN tag name"),
+        ('{"cmd": "new", "tags": {"White": "a\\u001b[2Jb"}}', "not a line of at most 200"),
+        (json.dumps({"cmd": "new", "tags": {"White": "x" * 201}}), "not a line of at most 200"),
+        (json.dumps({"cmd": "new", "tags": {f"T{i}": "v" for i in range(33)}}),
+         "at most 32 tags, not 33"),
+        ('{"cmd": "new", "time_control": "300\\u0000"}', "'time_control' must be"),
     ],
 )
 def test_parse_bad_requests(line: str | bytes, msg: str) -> None:
@@ -105,6 +117,15 @@ def test_a_request_id_is_echoed_in_its_response(server: ControlServer, tmp_path:
     assert [a["ok"] for a in answers] == [True, True, False, False, False, True]
     assert answers[0]["cmd"] == "status" and answers[0]["args"] == {}
     assert "referee says no" in answers[2]["error"] and "missing" in answers[3]["error"]
+
+
+def test_a_client_argument_that_is_not_text_is_one_line(server: ControlServer,
+                                                         tmp_path: Path) -> None:
+    """`boardctl new --white $'\\xff'`: the shell's byte is not UTF-8 (Python hands it on as
+    a lone surrogate); the client says so instead of failing to encode the request."""
+    with pytest.raises(ControlError, match="new: an argument is not valid text"):
+        request(tmp_path / "c.sock", "new", tags={"White": "\udcff"})
+    assert request(tmp_path / "c.sock", "status")["ok"]
 
 
 def test_garbage_on_one_connection_gets_errors_then_answers(server: ControlServer,

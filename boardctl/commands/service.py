@@ -112,8 +112,14 @@ def _register_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
 
 
 def _tags(args: argparse.Namespace) -> dict[str, str]:
-    return {tag.capitalize(): str(getattr(args, tag)) for tag in TAG_OPTIONS
+    from firmware.pdn.tags import tags_problem
+
+    tags = {tag.capitalize(): str(getattr(args, tag)) for tag in TAG_OPTIONS
             if getattr(args, tag, None)}
+    problem = tags_problem(tags)
+    if problem is not None:
+        raise BoardError(problem)
+    return tags
 
 
 def _state_dir(args: argparse.Namespace, config: Any) -> Path:
