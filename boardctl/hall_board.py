@@ -12,7 +12,7 @@ from typing import Any
 
 from boardctl.broker import BoardLink, instance_id
 from boardctl.hall_setup import SetupApplier
-from boardctl.mqtt import BrokerConfig, check_name, parse_broker
+from boardctl.mqtt import BrokerConfig, check_name, parse_broker, read_secret
 from firmware.errors import BoardError
 
 logger = logging.getLogger(__name__)
@@ -30,10 +30,7 @@ def read_password(path: Path | str | None) -> str | None:
     env = os.environ.get("BOARDCTL_BROKER_PASSWORD")
     if not path:
         return env
-    try:
-        return Path(path).read_text(encoding="utf-8").strip("\r\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BoardError(f"broker password file {path}: cannot read it ({exc})") from None
+    return read_secret(path)
 
 
 def broker_settings(args: argparse.Namespace, section: Any, source: str) -> BrokerSettings | None:

@@ -119,9 +119,7 @@ def _client(broker: Broker, client_id: str) -> Any:
 def password_from(path: str | None) -> str | None:
     """The broker password from a file (first line) or the environment variable."""
     if path:
-        try:
-            with open(path, encoding="utf-8") as f:
-                return f.readline().rstrip("\r\n")
-        except OSError as exc:
-            raise BoardError(f"--password-file {path}: {exc.strerror}") from None
+        from boardctl.mqtt import read_secret
+
+        return read_secret(path, "--password-file")
     return os.environ.get(PASSWORD_ENV) or os.environ.get("BOARDCTL_BROKER_PASSWORD")

@@ -121,3 +121,23 @@ def add_login_options(group: Any) -> None:
     group.add_argument("--broker-password-file", type=Path, metavar="FILE",
                        help="file holding the broker password")
     group.add_argument("--broker-ca", metavar="FILE", help="CA file for a TLS broker (mqtts://)")
+
+
+#: The longest password file read (a password is one short line; /dev/zero is not one).
+MAX_SECRET = 4096
+
+
+def read_secret(path: Path | str, what: str = "broker password file") -> str:
+    """The first line of a password file, read with a bound (BoardError in one line for a
+    file that cannot be read, is not UTF-8 text or is longer than :data:`MAX_SECRET`)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SECRET + 1)
+    except OSError as exc:
+        raise BoardError(f"{what} {path}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_SECRET:
+        raise BoardError(f"{what} {path}: longer than {MAX_SECRET} bytes, not a password file")
+    try:
+        return data.decode("utf-8").split("\n", 1)[0].rstrip("\r")
+    except UnicodeDecodeError:
+        raise BoardError(f"{what} {path}: not UTF-8 text") from None

@@ -12,6 +12,17 @@ from firmware.timecontrol import Kind
 
 #: 004 §32: the arbiter may shorten a player's time only if 15 minutes then remain.
 MIN_AFTER_CORRECTION_NS = 15 * 60 * 1_000_000_000
+#: The most moves a side's count may be set to (a game of draughts has a few hundred at most;
+#: the controls passed on the way are counted one by one).
+MAX_MOVE_COUNT = 10_000
+
+
+def _check_count(moves: object) -> None:
+    if not isinstance(moves, int) or isinstance(moves, bool) or not 0 <= moves <= MAX_MOVE_COUNT:
+        shown = repr(moves)[:20] if not isinstance(moves, int) or moves.bit_length() < 64 \
+            else "a number too large"
+        raise ClockError(f"a move count must be a whole number from 0 to {MAX_MOVE_COUNT}: "
+                         f"{shown}")
 
 
 class ArbiterCorrections(ClockLedger):
@@ -49,8 +60,7 @@ class ArbiterCorrections(ClockLedger):
     def set_moves(self, side: Side, moves: int) -> None:
         """Set how many moves ``side`` has made (the arbiter's count from the scoresheets,
         004 §33). Only the count changes: the time stays; the next control follows the count."""
-        if not isinstance(moves, int) or isinstance(moves, bool) or moves < 0:
-            raise ClockError(f"a move count must be 0 or more: {moves!r}")
+        _check_count(moves)
         self._moves[side] = moves
 
     @changes
@@ -61,8 +71,7 @@ class ArbiterCorrections(ClockLedger):
         refused (:class:`ClockError` with the reason; 004 §32). Returns the ns added (< 0:
         removed)."""
         self._check_time(at, update=False)
-        if not isinstance(moves, int) or isinstance(moves, bool) or moves < 0:
-            raise ClockError(f"a move count must be 0 or more: {moves!r}")
+        _check_count(moves)
         delta = rules.period_time_between(self.control, self._moves[side], moves)
         face = self._face(side, at)
         if delta < 0 and not self.control.counts_up:

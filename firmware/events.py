@@ -236,8 +236,8 @@ def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
         return ClockSet(at, _side(rec, where), seconds)
     if cls is MovesSet:
         moves = _number(rec, "moves", where)
-        if moves < 0 or moves != int(moves):
-            raise EventLogError(f"{where}: 'moves' must be a whole number")
+        if not 0 <= moves <= 10_000 or moves != int(moves):
+            raise EventLogError(f"{where}: 'moves' must be a whole number from 0 to 10000")
         return MovesSet(at, _side(rec, where), int(moves))
     if cls is Adjourn:
         return Adjourn(at, _text(rec, "sealed", where))

@@ -141,3 +141,40 @@ def test_a_lone_surrogate_is_not_text_anywhere_json_is_read() -> None:
     assert decode_line(line("x")) == {"seq": 3, "type": "game", "game": "g",
                                       "tags": {"White": "x"}}
     assert decode_line(line("\\ud800")) is None
+
+
+def test_a_huge_move_count_is_refused_not_counted(tmp_path: Path) -> None:
+    """A move count of a billion in an event log: each control passed on the way counts, so
+    the count is bounded (10000) and refused in one line before it is counted."""
+    from firmware.clock import GameClock
+    from firmware.clock_records import ClockError
+    from firmware.rules import Side
+
+    log = tmp_path / "m.jsonl"
+    log.write_text('{"type":"start","t":0}\n'
+                   '{"type":"moves-set","t":1,"side":"white","moves":1000000000}\n')
+    err = one_line_error("replay", "--rules", "russian", "--time-control", "40/300", str(log))
+    assert "line 2: 'moves' must be a whole number from 0 to 10000" in err
+    clock = GameClock("40/300")
+    clock.start(0)
+    with pytest.raises(ClockError, match="from 0 to 10000: a number too large"):
+        clock.correct_moves(Side.WHITE, 10**400, 1)
+    assert clock.correct_moves(Side.WHITE, 10_000, 1) > 0  # 249 controls passed: their time
+
+
+def test_a_password_file_is_read_with_a_bound(tmp_path: Path) -> None:
+    """/dev/zero as a broker password file: one line, not gigabytes (run, relay, hall)."""
+    err = one_line_error("run", "--sim", "--state-dir", str(tmp_path / "s"), "--broker",
+                         "mqtt://127.0.0.1:1", "--hall", "h", "--board", "b", "--broker-user",
+                         "u", "--broker-password-file", "/dev/zero")
+    assert "broker password file /dev/zero: longer than 4096 bytes" in err
+    err = one_line_error("relay", "--broker", "mqtt://127.0.0.1:1", "--hall", "h", "--http",
+                         "127.0.0.1:0", "--broker-user", "u", "--broker-password-file",
+                         "/dev/zero")
+    assert "longer than 4096 bytes" in err
+    from boardctl.hall_publish import password_from
+
+    (tmp_path / "pw").write_text("secret\nsecond line\n")
+    assert password_from(str(tmp_path / "pw")) == "secret"
+    with pytest.raises(BoardError, match="--password-file /dev/zero: longer than 4096"):
+        password_from("/dev/zero")

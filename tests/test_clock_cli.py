@@ -86,6 +86,11 @@ def test_adjourn_in_a_script(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         ("0 start\n1 resume-adjourned\n", "line 2: the game is not adjourned"),
         ("0 start\n1 set white -5\n", "line 2: bad time '-5'"),
         ("0 start\n1 moves white x\n", "line 2: move count must be a whole number"),
+        ("0 start\n1 moves white 1000000\n", "line 2: move count must be a whole number up "
+         "to 10000"),  # counted control by control, a billion took minutes
+        ("0 start\n1 moves white 20000\n", "line 2: a move count must be a whole number from 0 "
+         "to 10000"),
+        ("0 start\n1 moves white \u00b2\n", "line 2: move count must be a whole number"),
         ('{"type": "press", "t": "x"}\n', "line 1"),
     ],
 )

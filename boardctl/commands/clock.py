@@ -292,8 +292,9 @@ def _set(clock: GameClock, at: int, words: list[str], where: str) -> str:
 def _moves(clock: GameClock, at: int, words: list[str], where: str) -> str:
     _need(words, 2, "moves white|black N", where)
     side = _side(words[0], where)
-    if not words[1].isdigit():
-        raise ScriptError(f"{where}: move count must be a whole number, not {_clip(words[1])!r}")
+    if not (words[1].isascii() and words[1].isdigit() and len(words[1]) <= 6):
+        raise ScriptError(f"{where}: move count must be a whole number up to 10000, not "
+                          f"{_clip(words[1])!r}")
     added = clock.correct_moves(side, int(words[1]), at)
     note = f"arbiter: {side.value} moves {words[1]}"
     return note + (f" ({added / NS:+g} s, 004 §32)" if added else "")
