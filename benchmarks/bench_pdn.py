@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from firmware.errors import PdnError  # noqa: E402
 from firmware.game import Game  # noqa: E402
 from firmware.notation import parse_move  # noqa: E402
 from firmware.pdn import PdnGame, format_game, read_games  # noqa: E402
@@ -67,6 +68,17 @@ def main() -> int:
             record.push(parse_move(record.position, m.text))
             worst = max(worst, time.perf_counter() - t)
     print(f"slowest ply (parse_move + push): {worst * 1e3:.2f} ms")
+
+    # Hostile input: comments that never balance. Each "{" once scanned to the end of the
+    # file, so reading took time growing with the square of the size.
+    for count in (10_000, 30_000, 100_000):
+        text = "[Event \"x\"]\n1. 32-28 " + "{{}" * count + " *\n"
+        t = time.perf_counter()
+        try:
+            list(read_games(text, "hostile"))
+        except PdnError:
+            pass
+        print(f"unbalanced comments {{{{}} x {count}: read in {time.perf_counter() - t:.3f} s")
     return 0
 
 

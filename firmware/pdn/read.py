@@ -66,6 +66,7 @@ def decode(source: str | bytes | IO[str] | IO[bytes]) -> str:
 
 def _tokens(text: str, source: str) -> Iterator[_Token]:
     pos, line, n = 0, 1, len(text)
+    braces = _Braces(text)
     while pos < n:
         m = _TOKEN.match(text, pos)
         if m is None:
@@ -80,7 +81,7 @@ def _tokens(text: str, source: str) -> Iterator[_Token]:
         assert kind is not None
         start = pos
         if kind == "comment":
-            end, closed = _comment_end(text, pos)
+            end, closed = braces.comment_end(pos)
             if not closed:
                 raise PdnError(f"{source}: line {line}: a comment '{{' is never closed")
             yield _Token("comment", text[pos + 1 : end - 1], line)
@@ -103,23 +104,45 @@ def _tokens(text: str, source: str) -> Iterator[_Token]:
         line += text.count("\n", start, pos)
 
 
-def _comment_end(text: str, start: int) -> tuple[int, bool]:
-    """End (exclusive) of the comment opening at ``start``: nested braces are balanced; if the
-    file never balances them, the first ``}`` closes (the PDN grammar's own rule)."""
-    depth, i, n = 0, start, len(text)
-    while i < n:
-        c = text[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1, True
-        i += 1
-    first = text.find("}", start)
-    if first < 0:
-        return n, False
-    return first + 1, True
+_BRACE = re.compile(r"[{}]")
+
+
+class _Braces:
+    """Which ``}`` balances each ``{`` of a text, found in one forward pass as the tokenizer
+    asks: linear in the text however its comments nest (a scan to the end for each unbalanced
+    ``{`` made ``{{}`` x 30,000 take minutes). At most :data:`MAX_PAIRS` pairs are kept ahead
+    of the reader; past that, the first ``}`` closes, the PDN grammar's own rule."""
+
+    MAX_PAIRS = 1 << 16
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._braces = _BRACE.finditer(text)
+        self._open: list[int] = []
+        self._match: dict[int, int] = {}
+        self._done = False
+
+    def comment_end(self, start: int) -> tuple[int, bool]:
+        """End (exclusive) of the comment opening at ``start``: nested braces are balanced; if
+        the file never balances them, the first ``}`` closes. False: no ``}`` at all."""
+        match = self._match
+        while start not in match and not self._done:
+            brace = next(self._braces, None)
+            if brace is None or len(match) > self.MAX_PAIRS:
+                self._done = True
+                break
+            at = brace.start()
+            if brace.group() == "{":
+                self._open.append(at)
+            elif self._open:
+                match[self._open.pop()] = at
+        end = match.pop(start, None)
+        if end is not None:
+            return end + 1, True
+        first = self.text.find("}", start)
+        if first < 0:
+            return len(self.text), False
+        return first + 1, True
 
 
 class Reader:
