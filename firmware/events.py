@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 from firmware.errors import EventLogError
 from firmware.limits import TooDeep, loads
@@ -202,10 +202,19 @@ def _side(rec: Mapping[str, Any], where: str) -> str:
     return side
 
 
-def _number(rec: Mapping[str, Any], key: str, where: str) -> float:
+def _finite(value: Any) -> TypeGuard[int | float]:
+    """A JSON number a float holds: not bool, NaN, an infinity or an int past a float's range."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return abs(value) < 1e15 if isinstance(value, int) else math.isfinite(value)
+
+
+def _number(rec: Mapping[str, Any], key: str, where: str, most: float = 1e9) -> float:
     value = rec.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not _finite(value):
         raise EventLogError(f"{where}: a '{rec.get('type')}' event needs a number '{key}'")
+    if abs(value) > most:
+        raise EventLogError(f"{where}: '{key}' {value:g} is out of range")
     return float(value)
 
 
@@ -217,7 +226,7 @@ def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
     if cls is None:
         raise EventLogError(f"{where}: unknown event type {kind!r}")
     t = rec.get("t")
-    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+    if not _finite(t):
         raise EventLogError(f"{where}: a '{kind}' event needs a time 't' in seconds")
     if t < 0 or t > 1e9:
         raise EventLogError(f"{where}: time 't' {t} is out of range")
@@ -230,7 +239,7 @@ def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
     if cls is Press:
         return Press(at, _side(rec, where))
     if cls is ClockSet:
-        seconds = _number(rec, "seconds", where)
+        seconds = _number(rec, "seconds", where, most=100 * 3600)
         if seconds < 0:
             raise EventLogError(f"{where}: 'seconds' must not be negative")
         return ClockSet(at, _side(rec, where), seconds)

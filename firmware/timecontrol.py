@@ -98,6 +98,9 @@ class TimeControl:
         if not isinstance(text, str):
             raise TimeControlError(f"time control must be text, not {type(text).__name__}")
         raw = text.strip()
+        if len(raw) > MAX_TEXT:
+            raise TimeControlError(f"bad time control {raw[:40]!r}...: longer than {MAX_TEXT} "
+                                   "characters")
         preset = PRESETS.get(raw.lower())
         if preset is not None:
             return preset
@@ -252,6 +255,9 @@ def _parse_text(raw: str) -> TimeControl:
         )
     return control
 
+
+#: The longest control text read (the longest real one, a few stages, is some 40).
+MAX_TEXT = 200
 
 _STAGE = re.compile(
     r"^(?:(?P<moves>\d+)\s*/\s*)?(?P<kind>[BbDd])?\s*(?P<secs>[0-9.]+)\s*(?:\+\s*(?P<bonus>[0-9.]+))?$"

@@ -178,3 +178,43 @@ def test_a_password_file_is_read_with_a_bound(tmp_path: Path) -> None:
     assert password_from(str(tmp_path / "pw")) == "secret"
     with pytest.raises(BoardError, match="--password-file /dev/zero: longer than 4096"):
         password_from("/dev/zero")
+
+
+HUGE = "9" * 5000  # past Python's 4300-digit limit for int(str)
+
+
+@pytest.mark.parametrize("pdn, words", [
+    (f'[Event "x"]\n{HUGE}. 32-28 *\n', "move number 999999999999... is too long"),
+    (f'[Event "x"]\n1. 32-28 ${HUGE} *\n', "NAG 999999999999... is too long"),
+    (f'[GameType "{HUGE}"]\n1. 32-28 *\n', "cannot read GameType '9999"),
+])
+def test_numbers_longer_than_any_real_one_in_a_pdn(pdn: str, words: str) -> None:
+    from firmware.errors import PdnError
+    from firmware.pdn import read_games
+
+    with pytest.raises(PdnError, match=words.replace("...", r"\.\.\.")) as caught:
+        for game in read_games(pdn, "x.pdn"):
+            game.replay()
+    assert len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize("record, words", [
+    ('{"type":"start","t":1' + "0" * 400 + "}", "needs a time 't' in seconds"),
+    ('{"type":"clock-set","t":1,"side":"white","seconds":1e300}', "'seconds' 1e+300 is out"),
+    ('{"type":"clock-set","t":1,"side":"white","seconds":' + HUGE[:400] + "}",
+     "needs a number"),
+])
+def test_numbers_past_a_float_in_an_event_log(tmp_path: Path, record: str, words: str) -> None:
+    log = tmp_path / "e.jsonl"
+    log.write_text(record + "\n")
+    err = one_line_error("replay", "--rules", "russian", "--time-control", "300", str(log))
+    assert words in err and "unexpected" not in err
+
+
+def test_a_time_control_longer_than_any_real_one() -> None:
+    from firmware.errors import TimeControlError
+    from firmware.timecontrol import TimeControl
+
+    with pytest.raises(TimeControlError, match="longer than 200 characters"):
+        TimeControl.parse(HUGE)
+    assert TimeControl.parse("40/5400+30:20/3600+30:1800+30").stages

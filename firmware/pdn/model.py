@@ -173,9 +173,9 @@ def rules_for_game(game: PdnGame) -> RuleSet:
         raise PdnError(f"{game.where()}: Variant {game.tags['Variant']!r} is not played here")
     tag = game.tags.get("GameType", "").strip()
     if tag:
-        m = re.match(r"\s*([0-9]+)", tag)
+        m = re.match(r"\s*([0-9]{1,9})(?![0-9])", tag)
         if m is None:
-            raise PdnError(f"{game.where()}: cannot read GameType {tag!r}")
+            raise PdnError(f"{game.where()}: cannot read GameType {tag[:40]!r}")
         number = int(m.group(1))
         if number in GAME_TYPES:
             return find_rules(GAME_TYPES[number])

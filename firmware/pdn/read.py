@@ -224,7 +224,7 @@ class Reader:
         game.body.append(self.last)
 
     def _number(self, game: PdnGame, tok: _Token) -> None:
-        self.pending_number = int(tok.text.split(".")[0])
+        self.pending_number = self._int(tok, tok.text.split(".")[0], "move number")
 
     def _ellipsis(self, game: PdnGame, tok: _Token) -> None:
         pass
@@ -244,7 +244,14 @@ class Reader:
 
     def _nag(self, game: PdnGame, tok: _Token) -> None:
         if isinstance(self.last, MoveText):
-            self.last.nags.append(int(tok.text[1:]))
+            self.last.nags.append(self._int(tok, tok.text[1:], "NAG"))
+
+    def _int(self, tok: _Token, digits: str, what: str) -> int:
+        """A move number or NAG: PdnError for more digits than any real one has."""
+        if len(digits) > 9:
+            raise PdnError(f"{self.source}: line {tok.line}: {what} {digits[:12]}... is "
+                           "too long")
+        return int(digits)
 
     def _result(self, game: PdnGame, tok: _Token) -> None:
         game.result = "1/2-1/2" if tok.text == "½-½" else tok.text
