@@ -12,6 +12,7 @@ from pathlib import Path
 
 from boardctl.relay import write_atomically
 from firmware.errors import BoardError, PdnError, TournamentError
+from firmware.limits import loads
 from firmware.pdn import PdnGame, read_games
 from firmware.tournament.games import results_from_games
 from firmware.tournament.players import Player, parse_players
@@ -36,9 +37,9 @@ def read_bounded(path: Path, limit: int = MAX_FILE) -> bytes:
 def load_tournament(path: Path) -> Tournament:
     data = read_bounded(path)
     try:
-        parsed = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TournamentError(f"{path}: not JSON ({exc})") from None
+        parsed = loads(data.decode("utf-8"))
+    except ValueError as exc:  # not UTF-8, not JSON, nested too deep, not text
+        raise TournamentError(f"{path}: not JSON ({str(exc)[:200]})") from None
     try:
         return from_json(parsed)
     except TournamentError as exc:

@@ -37,7 +37,7 @@ import math
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from firmware.errors import BoardError, EventLogError
 from firmware.limits import loads
@@ -119,8 +119,9 @@ class GameHeader:
             isinstance(k, str) and isinstance(v, str) for k, v in tags.items()
         ):
             raise EventLogError(f"{where}: 'tags' must map names to text")
-        if settle is not None and (isinstance(settle, bool) or not isinstance(settle, int | float)):
-            raise EventLogError(f"{where}: 'settle' must be a number of seconds")
+        if settle is not None and (isinstance(settle, bool) or not isinstance(settle, int | float)
+                                   or not 0 <= settle <= 3600):
+            raise EventLogError(f"{where}: 'settle' must be a number of seconds from 0 to 3600")
         started = rec.get("started", False)
         if not isinstance(started, bool):
             raise EventLogError(f"{where}: 'started' must be true or false")
@@ -232,8 +233,15 @@ def check_event(rec: Mapping[str, Any], where: str) -> None:
     if kind not in EVENT_TYPES:
         raise EventLogError(f"{where}: unknown record type {kind!r}")
     t = rec.get("t")
-    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+    if not _seconds(t):
         raise EventLogError(f"{where}: a '{kind}' event needs a time 't' in seconds")
+
+
+def _seconds(t: Any) -> TypeGuard[int | float]:
+    """A time in a journal: a number of seconds from 0 to 1e9 (about 30 years)."""
+    if isinstance(t, bool) or not isinstance(t, int | float):
+        return False
+    return 0 <= t <= 1e9 if isinstance(t, int) else math.isfinite(t) and 0 <= t <= 1e9
 
 
 def read_journal(lines: Iterable[str | bytes], source: str = "journal", *,
@@ -325,8 +333,10 @@ class _Reader:
             if kind == "decision" and isinstance(rec.get("record"), dict):
                 self.decisions.append(rec["record"])
             mark = rec.get("t")
-            if isinstance(mark, int | float) and not isinstance(mark, bool) and math.isfinite(mark):
+            if _seconds(mark):
                 self.marks_t = max(self.marks_t, float(mark))
+            elif mark is not None:
+                raise EventLogError(f"{where}: a '{kind}' record's time 't' is not seconds")
             return
         check_event(rec, where)
         if float(rec["t"]) + 1e-9 < self.last_t:

@@ -292,6 +292,9 @@ class _Reader:
         value = data[name]
         if not isinstance(value, str) or not value.strip():
             raise self.fail(_join(key, name), f"expected a non-empty string, got {_kind(value)}")
+        if len(value) > 4096 or any(ch < " " for ch in value):
+            raise self.fail(_join(key, name), "expected one line of text (no control "
+                            "characters, at most 4096)")
         return value
 
     def gpio(self, data: dict[str, Any], key: str, name: str, default: int,

@@ -218,3 +218,27 @@ def test_a_time_control_longer_than_any_real_one() -> None:
     with pytest.raises(TimeControlError, match="longer than 200 characters"):
         TimeControl.parse(HUGE)
     assert TimeControl.parse("40/5400+30:20/3600+30:1800+30").stages
+
+
+@pytest.mark.parametrize("line, words", [
+    ('{"type":"game","id":"g","rules":"russian","settle":NaN}', "'settle' must be a number"),
+    ('{"type":"game","id":"g","rules":"russian","settle":1e300}', "'settle' must be a number"),
+    ('{"type":"note","t":1e300,"note":"clock"}', "'note' record's time 't' is not seconds"),
+    ('{"type":"lift","t":1e300,"square":"c3"}', "needs a time 't' in seconds"),
+])
+def test_a_journals_numbers_are_checked_before_use(line: str, words: str) -> None:
+    from firmware.errors import EventLogError
+    from firmware.journal import read_journal
+
+    header = '{"type":"game","id":"g","rules":"russian"}'
+    lines = [line] if line.startswith('{"type":"game"') else [header, line]
+    with pytest.raises(EventLogError, match=words):
+        read_journal([text + "\n" for text in lines], "j.jsonl")
+
+
+def test_a_tournament_file_nested_too_deep_is_one_line(tmp_path: Path) -> None:
+    state = tmp_path / "t.json"
+    state.write_text("[" * 100_000 + "]" * 100_000)
+    assert "nested deeper than" in one_line_error("hall", "pairings", "--state", str(state))
+    state.write_text('{"format": "kabelaud-tournament/1", "event": "\\ud800"}')
+    assert "lone UTF-16 surrogate" in one_line_error("hall", "pairings", "--state", str(state))

@@ -71,6 +71,7 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
     ("[buttons]\npause = 0\nblack = 25", None),
     ("serial = 3", "serial: expected a table ([serial]), got int 3"),
     ("[serial]\nport = ''", "serial.port: expected a non-empty string"),
+    ('state_dir = "/tmp/a\\u0000b"', "state_dir: expected one line of text"),
     ("[gpio]\nbackend = 'pigpio'", "gpio.backend: 'pigpio' is not one of auto, rpigpio, lgpio"),
     ("[gpio]\nbackend = 'rpigpio'\nchip = 4", "gpio.chip: a gpiochip is an lgpio setting"),
     ("[serial]\nwrite_timeout = 'soon'", "serial.write_timeout: expected a number"),
