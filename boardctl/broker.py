@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from boardctl.mqtt import PREFIX, BrokerConfig, check_name, make_client, topic
+from firmware.errors import BoardError
 
 logger = logging.getLogger(__name__)
 
@@ -337,7 +338,12 @@ class BoardLink(_LinkState):
     def _connect(self) -> bool:
         import paho.mqtt.client as mqtt
 
-        client = make_client(self.config, f"kabelaud-{self.hall}-{self.board}-{self.instance}")
+        try:
+            client = make_client(self.config,
+                                 f"kabelaud-{self.hall}-{self.board}-{self.instance}")
+        except BoardError as exc:  # the CA file went away or changed since the start
+            self._error(f"broker {self.config.url}: {exc}")
+            return False
         client.will_set(self.topics["status"], "offline", qos=1, retain=True)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect

@@ -12,7 +12,7 @@ from typing import Any
 
 from boardctl.broker import BoardLink, instance_id
 from boardctl.hall_setup import SetupApplier
-from boardctl.mqtt import BrokerConfig, check_name, parse_broker, read_secret
+from boardctl.mqtt import BrokerConfig, check_name, make_client, parse_broker, read_secret
 from firmware.errors import BoardError
 
 logger = logging.getLogger(__name__)
@@ -59,6 +59,8 @@ def broker_settings(args: argparse.Namespace, section: Any, source: str) -> Brok
         tls=True if section.tls else None,
         keepalive=section.keepalive,
     )
+    if broker.tls:
+        make_client(broker, "kabelaud-check")  # a CA file it cannot read: say so before start
     return BrokerSettings(broker, hall, board, section.queue_lines)
 
 

@@ -242,3 +242,15 @@ def test_a_tournament_file_nested_too_deep_is_one_line(tmp_path: Path) -> None:
     assert "nested deeper than" in one_line_error("hall", "pairings", "--state", str(state))
     state.write_text('{"format": "kabelaud-tournament/1", "event": "\\ud800"}')
     assert "lone UTF-16 surrogate" in one_line_error("hall", "pairings", "--state", str(state))
+
+
+def test_a_ca_file_that_is_not_one_stops_the_board_before_it_starts(tmp_path: Path) -> None:
+    """--broker-ca naming garbage: one line at the start, not a link thread dying later while
+    the board says it is ready."""
+    bad = tmp_path / "ca.pem"
+    bad.write_text("garbage\n")
+    err = one_line_error("run", "--sim", "--state-dir", str(tmp_path / "s"), "--broker",
+                         "mqtts://127.0.0.1:1", "--hall", "h", "--board", "b", "--broker-ca",
+                         str(bad))
+    assert f"broker TLS: cannot read CA file {bad}" in err
+    assert not (tmp_path / "s").exists()  # nothing started
