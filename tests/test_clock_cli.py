@@ -91,6 +91,7 @@ def test_adjourn_in_a_script(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         ("0 start\n1 moves white 20000\n", "line 2: a move count must be a whole number from 0 "
          "to 10000"),
         ("0 start\n1 moves white \u00b2\n", "line 2: move count must be a whole number"),
+        ("0 start\n1 " + "x" * 70_000 + "\n", "line 2: longer than 65536 bytes"),
         ('{"type": "press", "t": "x"}\n', "line 1"),
     ],
 )

@@ -113,7 +113,7 @@ def parse_duration(text: str) -> int:
 
 
 def run_clock(args: argparse.Namespace) -> int:
-    from firmware.limits import read_limited
+    from firmware.limits import bounded_lines
     from firmware.timecontrol import PRESETS, TimeControl
 
     if args.list_presets:
@@ -127,13 +127,14 @@ def run_clock(args: argparse.Namespace) -> int:
     if args.script:
         try:
             if args.script == "-":
-                data = read_limited(sys.stdin.buffer, "<stdin>", error=ScriptError)
+                raw = list(bounded_lines(sys.stdin.buffer, "<stdin>", error=ScriptError))
             else:
                 with open(args.script, "rb") as handle:
-                    data = read_limited(handle, args.script, error=ScriptError)
-            lines = data.decode("utf-8").splitlines()
+                    raw = list(bounded_lines(handle, args.script, error=ScriptError))
+            lines = [line.decode("utf-8").rstrip("\r\n") for line in raw]
         except UnicodeDecodeError as exc:
-            raise ScriptError(f"{args.script}: not UTF-8 text (byte {exc.start + 1})") from None
+            raise ScriptError(f"{args.script}: not UTF-8 text (byte {exc.start + 1} of a "
+                              "line)") from None
         until = None if args.until is None else round(args.until * NS)
         run_script(lines, str(control), sys.stdout, until=until, source=args.script)
         return 0
