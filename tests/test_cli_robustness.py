@@ -198,6 +198,10 @@ def test_clock_script_that_is_not_text_or_has_a_huge_line(
     assert "not UTF-8" in fails(["clock", "--script", str(script)], capsys)
     for text in ("x" * 100_000, "0 " + "y" * 100_000, "z" * 100_000 + " start"):
         script.write_text(text + "\n")
+        assert "line 1: longer than 65536 bytes" in fails(["clock", "--script", str(script)],
+                                                            capsys)
+    for text in ("x" * 1000, "0 " + "y" * 1000):  # long but within a line's bound: clipped
+        script.write_text(text + "\n")
         assert "..." in fails(["clock", "--script", str(script)], capsys)
 
 
