@@ -50,8 +50,8 @@ from typing import Any
 
 from boardctl.doorbell import Doorbell
 from firmware.errors import BoardError
-from firmware.limits import loads
-from firmware.pdn.tags import is_text, tags_problem
+from firmware.limits import is_text, loads
+from firmware.pdn.tags import tags_problem
 
 #: One request line at most (a PDN or a tag set fits comfortably).
 MAX_REQUEST = 64 * 1024

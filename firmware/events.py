@@ -15,13 +15,12 @@ This module is pure: it turns text into events and events into text.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeGuard
+from typing import Any, ClassVar
 
 from firmware.errors import EventLogError
-from firmware.limits import TooDeep, loads
+from firmware.limits import TooDeep, finite_number, loads
 
 NS = 1_000_000_000
 SIDES = ("white", "black")
@@ -202,16 +201,9 @@ def _side(rec: Mapping[str, Any], where: str) -> str:
     return side
 
 
-def _finite(value: Any) -> TypeGuard[int | float]:
-    """A JSON number a float holds: not bool, NaN, an infinity or an int past a float's range."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return abs(value) < 1e15 if isinstance(value, int) else math.isfinite(value)
-
-
 def _number(rec: Mapping[str, Any], key: str, where: str, most: float = 1e9) -> float:
     value = rec.get(key)
-    if not _finite(value):
+    if not finite_number(value):
         raise EventLogError(f"{where}: a '{rec.get('type')}' event needs a number '{key}'")
     if abs(value) > most:
         raise EventLogError(f"{where}: '{key}' {value:g} is out of range")
@@ -226,7 +218,7 @@ def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
     if cls is None:
         raise EventLogError(f"{where}: unknown event type {kind!r}")
     t = rec.get("t")
-    if not _finite(t):
+    if not finite_number(t):
         raise EventLogError(f"{where}: a '{kind}' event needs a time 't' in seconds")
     if t < 0 or t > 1e9:
         raise EventLogError(f"{where}: time 't' {t} is out of range")

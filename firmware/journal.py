@@ -33,14 +33,13 @@ writing with ``fsync`` lives in ``boardctl.journal_file``.
 from __future__ import annotations
 
 import json
-import math
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from firmware.errors import BoardError, EventLogError
-from firmware.limits import loads
+from firmware.limits import finite_number, loads
 
 #: Versions of the journal format, in the ``game`` record: 1 plain, 2 sealed lines.
 PLAIN, SEALED = 1, 2
@@ -239,9 +238,7 @@ def check_event(rec: Mapping[str, Any], where: str) -> None:
 
 def _seconds(t: Any) -> TypeGuard[int | float]:
     """A time in a journal: a number of seconds from 0 to 1e9 (about 30 years)."""
-    if isinstance(t, bool) or not isinstance(t, int | float):
-        return False
-    return 0 <= t <= 1e9 if isinstance(t, int) else math.isfinite(t) and 0 <= t <= 1e9
+    return finite_number(t) and 0 <= t <= 1e9
 
 
 def read_journal(lines: Iterable[str | bytes], source: str = "journal", *,

@@ -6,9 +6,10 @@ RecursionError or grow memory without bound: it gets a one-line error instead.""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
 #: The deepest JSON nesting any record of ours has is 3 (a decision's record's clock); 32
 #: leaves room and stays far below the interpreter's recursion limit.
@@ -79,13 +80,28 @@ def loads(text: str | bytes) -> Any:
     return obj
 
 
+def is_text(text: str) -> bool:
+    """True when ``text`` is real Unicode (no lone surrogate: it encodes as UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def finite_number(value: Any) -> TypeGuard[int | float]:
+    """A JSON number a float holds: not bool, NaN, an infinity or an int past a float's range
+    (``10**400`` parses as JSON, then fails every float operation)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return abs(value) < 1e15 if isinstance(value, int) else math.isfinite(value)
+
+
 def _check_text(obj: Any) -> None:
     """NotText if any string in ``obj`` (a parsed JSON value, depth bounded) is not text."""
     if isinstance(obj, str):
-        try:
-            obj.encode("utf-8")
-        except UnicodeEncodeError:
-            raise NotText("a string holds a lone UTF-16 surrogate (not text)") from None
+        if not is_text(obj):
+            raise NotText("a string holds a lone UTF-16 surrogate (not text)")
     elif isinstance(obj, dict):
         for key, value in obj.items():
             _check_text(key)

@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from firmware.limits import is_text
+
 #: At most this many tags, names this long, values this long.
 MAX_TAGS = 32
 MAX_NAME = 40
@@ -46,12 +48,3 @@ def tags_problem(tags: Mapping[Any, Any]) -> str | None:
         if problem is not None:
             return problem
     return None
-
-
-def is_text(text: str) -> bool:
-    """True when ``text`` is real Unicode (no lone surrogate: it encodes as UTF-8)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
