@@ -1,8 +1,12 @@
-"""A doorbell between threads: a pipe one thread sleeps on and any other rings.
+"""Doorbells between threads: one thread sleeps on it, any other rings it.
 
-The sensing thread sleeps on one between scans (a button's edge rings it), the control
-socket's thread has one in its selector (``close()`` rings it): neither wakes on a timer for
-nothing. Two rings before a wait wake it once; a ring after ``close`` writes nowhere."""
+- :class:`Bell`, a lock, for a thread that sleeps on nothing else: the sensing thread between
+  scans (a button's edge rings it).
+- :class:`Doorbell`, a pipe, for a thread that sleeps in a selector: the control socket's
+  (``close()`` rings it).
+
+Neither wakes on a timer for nothing. Two rings before a wait wake it once; a ring after
+``close`` does nothing."""
 
 from __future__ import annotations
 
@@ -11,11 +15,50 @@ import select
 import threading
 
 
+class Bell:
+    """``wait`` sleeps until rung (True) or for the timeout (False).
+
+    A wait is one acquire with a timeout of a lock that a ring releases: one futex wait, which
+    the kernel charges no more than a ``time.sleep`` (200 waits a second on an idle board:
+    benchmarks/bench_realtime.py, figure 4). A poll(2) of a pipe costs a sixth more, and
+    ``threading.Event.wait(timeout)`` builds and drops a lock each time."""
+
+    __slots__ = ("_lock", "_closed")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()  # held: quiet; released: rung
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def ring(self) -> None:
+        if self._closed:
+            return
+        try:
+            self._lock.release()
+        except RuntimeError:  # released already: it rang already
+            pass
+
+    def wait(self, timeout_ns: int) -> bool:
+        """Sleep up to ``timeout_ns``; True if rung (and the bell is quiet again)."""
+        if self._closed:
+            return False
+        return self._lock.acquire(True, max(timeout_ns, 0) / 1e9)
+
+    def close(self) -> None:
+        """Wake a waiter once more (rung) and stay quiet from now on."""
+        if not self._closed:
+            self.ring()
+            self._closed = True
+
+
 class Doorbell:
-    """``wait`` sleeps until rung (True) or for the timeout (False): one poll(2) a wait, which
-    at 200 waits a second costs about two thirds of ``threading.Event.wait(timeout)``, which
-    builds and drops a lock each time (benchmarks/bench_service.py). ``fileno`` is for a
-    selector of one's own, with :meth:`drain` once it reports the bell readable."""
+    """``wait`` sleeps until rung (True) or for the timeout (False): one poll(2) a wait.
+    ``fileno`` is for a selector of one's own, with :meth:`drain` once it reports the bell
+    readable."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # ring() never writes to a closed (reused) descriptor

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from boardctl.doorbell import Doorbell
+from boardctl.doorbell import Bell
 from boardctl.threadname import name_thread
 from firmware.events import Event, Press
 
@@ -143,7 +143,7 @@ class Sensing:
         #: Set by stop(); the thread looks at it after every scan and every wake-up.
         self._stopping = False
         #: What the thread sleeps on: rung by a button's edge (a press) and by stop().
-        self._bell: Doorbell | None = None
+        self._bell: Bell | None = None
         self._thread: threading.Thread | None = None
 
     def expect(self, squares: Iterable[str]) -> None:
@@ -209,7 +209,7 @@ class Sensing:
 
     def start(self) -> None:
         self._stopping = False
-        self._bell = Doorbell()
+        self._bell = Bell()
         if self.hw.buttons is not None:
             self.hw.buttons.notify = self._pressed
         self._thread = threading.Thread(target=self._run, name="sensing", daemon=True)

@@ -11,7 +11,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 from service_helpers import sim_service
 
-from boardctl.doorbell import Doorbell
+from boardctl.doorbell import Bell, Doorbell
 from boardctl.service import HOUSEKEEPING_S, IDLE_S
 from hw.config import MatrixConfig
 from hw.lgmatrix import GroupMatrix
@@ -86,8 +86,9 @@ def test_a_piece_moved_on_another_thread_is_seen(groups: bool) -> None:
     assert _squares(board.layout, scanner.scan()) == set(dark)
 
 
-def test_doorbell_wakes_only_when_rung() -> None:
-    bell = Doorbell()
+@pytest.mark.parametrize("kind", [Bell, Doorbell])
+def test_doorbell_wakes_only_when_rung(kind: type[Bell] | type[Doorbell]) -> None:
+    bell = kind()
     try:
         assert bell.wait(1_000) is False  # 1 us: nobody rang
         bell.ring()
