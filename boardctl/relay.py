@@ -13,6 +13,14 @@ damaged lines are dropped (their checksum fails); moves carry their ply, so a mo
 not follow the last one known is held back as a gap, which the next ``snapshot`` (sent by the
 board on every (re)connection and every few seconds) fills; a ``header`` with a new ``run``
 tells that the board restarted and its ``seq`` starts again.
+
+Nothing wrong is published either. A record can pass its checksum and still be wrong (a
+buggy or foreign sender): the relay plays every move on the rules core before it takes it.
+A rule set it does not know, a start position that does not read, a move that is not legal
+where it stands or comes from the side not to move, a snapshot whose moves do not play
+through: each is refused, counted (``RelayState.refused``) and told in the relay's log (the
+first ten, then every thousandth), and the game waits for the next snapshot, as after lost
+lines. A board's PDN holds only moves that play.
 """
 
 from __future__ import annotations
@@ -29,10 +37,13 @@ from typing import Any
 
 from boardctl.relay_http import GameText, PdnServer, Timeline, View
 from boardctl.relay_serial import MAX_LINE, LineSplitter, SerialFeed
+from firmware.errors import BoardError
 from firmware.feed import decode_line
 from firmware.game import RESULTS
+from firmware.notation import parse_move
 from firmware.pdn import ClockReading, write_game
 from firmware.position import Position
+from firmware.rules import find_rules
 
 __all__ = ["MAX_LINE", "LineSplitter", "PdnServer", "Relay", "RelayGame", "RelayState",
            "SerialFeed", "Timeline", "View", "write_atomically"]
@@ -61,6 +72,16 @@ class RelayGame:
     gap: bool = False
     #: Counts the changes to what the PDN is made of (the text cache's key).
     version: int = 0
+    #: The position after ``moves`` (None: not played yet, or no rule set known).
+    position: Position | None = field(default=None, repr=False, compare=False)
+
+    def start(self) -> Position | None:
+        """The position before the first move; None while no rule set is known."""
+        if self.rules is None:
+            return None
+        if self.start_fen is None:
+            return Position.start(self.rules)
+        return Position.from_fen(self.rules, self.start_fen)  # read when it was taken
 
     def round_tag(self) -> str:
         """``r.b``: the game's round and its board number (PDN ``Round`` for broadcasts)."""
@@ -131,13 +152,17 @@ class _Source:
 
 
 class RelayState:
-    """Every game heard of, built from decoded feed records. Pure: no I/O, no clock."""
+    """Every game heard of, built from decoded feed records. Pure: no I/O, no clock; ``log``
+    is told what it refuses (module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: Callable[[str], None] | None = None) -> None:
         self.games: dict[GameKey, RelayGame] = {}
         self._sources: dict[str, _Source] = {}
         self._texts: dict[str, tuple[Any, str]] = {}
         self.dropped = 0
+        #: Records (or parts: a start position, a snapshot's moves) refused as wrong.
+        self.refused = 0
+        self.log = log
         #: Called after every accepted record with (board name, record), on this state's
         #: thread (docs/HALL.md; the live page's view model subscribes here).
         self.observers: list[Callable[[str, Mapping[str, Any]], None]] = []
@@ -216,7 +241,10 @@ class RelayState:
 
     def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
         if kind == "game":
-            return self._game(game, record)
+            before = _looks(game)
+            if self._setup(game, record):
+                self._recheck(game)
+            return _looks(game) != before
         if kind == "snapshot":
             return self._snapshot(game, record)
         if kind == "move":
@@ -229,33 +257,127 @@ class RelayState:
                 return True
         return False
 
-    @staticmethod
-    def _game(game: RelayGame, record: Mapping[str, Any]) -> bool:
-        before = _looks(game)
-        _setup(game, record)
-        return _looks(game) != before
+    def _refuse(self, game: RelayGame, what: str) -> None:
+        self.refused += 1
+        n = self.refused
+        if self.log is not None and (n <= 10 or n % 1000 == 0):
+            self.log(f"relay: board {game.board}, game {game.game}: {what} ({n} refused so "
+                     "far)")
 
-    @staticmethod
-    def _snapshot(game: RelayGame, record: Mapping[str, Any]) -> bool:
+    def _setup(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
+        """Take a record's rule set, start position, time control and tags; True when the
+        rule set or the start position changed (the moves must be played again)."""
+        rules, start_fen = game.rules, game.start_fen
+        name = record.get("rules")
+        if isinstance(name, str):
+            try:
+                rules = find_rules(name).name
+            except BoardError:
+                self._refuse(game, f"unknown rule set {_clean(name)[:40]!r} refused")
+        fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
+        if isinstance(fen, str) and _clean(fen):
+            if rules is None:
+                self._refuse(game, "a start position without a rule set refused")
+            else:
+                try:
+                    start = Position.from_fen(rules, _clean(fen))
+                    start_fen = None if start == Position.start(rules) else start.fen()
+                except (BoardError, ValueError) as exc:
+                    self._refuse(game, f"start position refused: {exc}")
+        tc = record.get("time_control")
+        if isinstance(tc, str) and _clean(tc):
+            game.time_control = _clean(tc)
+        tags = record.get("tags")
+        if isinstance(tags, dict) and not game.moves:  # a started game keeps its tags
+            game.tags = {k: _clean(str(v)) for k, v in tags.items()
+                         if isinstance(k, str) and _TAG.fullmatch(k) and isinstance(v, str | int)}
+        if rules is not None and rules != game.rules and start_fen == game.start_fen:
+            start_fen = None  # a new rule set without a start position: its own start
+        changed = (rules, start_fen) != (game.rules, game.start_fen)
+        game.rules, game.start_fen = rules, start_fen
+        return changed
+
+    def _recheck(self, game: RelayGame) -> None:
+        """The moves played again after the rule set or the start position changed: those
+        that no longer play are dropped until a snapshot says what they are."""
+        game.position = None
+        if not game.moves:
+            return
+        played = self._play(game, game.moves, from_start=True, what="move")
+        if played is None:
+            return
+        position, good = played
+        if good < len(game.moves):
+            game.moves = game.moves[:good]
+            game.gap = True
+        game.position = position
+
+    def _play(self, game: RelayGame, moves: list[dict[str, Any]], *, from_start: bool,
+              what: str) -> tuple[Position, int] | None:
+        """``moves`` played on the game (from its start, or on from its own moves when
+        ``moves`` begins with them): the position after the moves that play and their count,
+        the first that does not refused and told; None with no rule set known."""
+        try:
+            position = game.start()
+        except (BoardError, ValueError):  # not reached: the start was read when taken
+            position = None
+        if position is None:
+            self._refuse(game, f"{what} refused: no rule set known yet")
+            return None
+        first = 0
+        known = game.moves
+        if (not from_start and game.position is not None and len(known) <= len(moves)
+                and all(_same(a, b) for a, b in zip(known, moves[:len(known)], strict=True))):
+            position, first = game.position, len(known)
+        for k in range(first, len(moves)):
+            after = _after(position, moves[k], k + 1)
+            if isinstance(after, str):
+                self._refuse(game, f"{what} refused at ply {k + 1} "
+                                   f"({moves[k].get('move')!r}): {after}")
+                return position, k
+            position = after
+        return position, len(moves)
+
+    def _snapshot(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
         before = _looks(game)
-        _setup(game, record)
+        reset = self._setup(game, record)
         moves = record.get("moves")
         if isinstance(moves, list) and all(_good_move(m) for m in moves):
-            game.moves = [dict(m) for m in moves]
-            game.gap = False
+            taken = [dict(m) for m in moves]
+            played = self._play(game, taken, from_start=reset, what="snapshot")
+            if played is not None and played[1] == len(taken):
+                game.moves, game.position = taken, played[0]
+                game.gap = False
+            elif reset:
+                self._recheck(game)
+        elif reset:
+            self._recheck(game)
         result = record.get("result")
         game.result = result if isinstance(result, str) and result in RESULTS else None
         game.reason = str(record.get("reason") or "") if game.result else None
         return _looks(game) != before
 
-    @staticmethod
-    def _move(game: RelayGame, record: Mapping[str, Any]) -> bool:
+    def _move(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
         if not _good_move(record):
             return False
         ply = record["ply"]
         if ply == len(game.moves) + 1 and not game.gap:
             keep = ("ply", "side", "move", "clock")
-            game.moves.append({k: record[k] for k in keep if k in record})
+            move = {k: record[k] for k in keep if k in record}
+            position = game.position
+            if position is None:  # the first move, or the first after a change of rules
+                played = self._play(game, game.moves, from_start=True, what="move")
+                if played is None or played[1] < len(game.moves):
+                    game.gap = True  # wait for the next snapshot
+                    return False
+                position = played[0]
+            after = _after(position, move, ply)
+            if isinstance(after, str):
+                self._refuse(game, f"move refused at ply {ply} ({move['move']!r}): {after}")
+                game.gap = True  # wait for the next snapshot
+                return False
+            game.moves.append(move)
+            game.position = after
             return True
         if ply > len(game.moves) + 1:
             game.gap = True  # lines were lost: wait for the next snapshot
@@ -284,20 +406,23 @@ def _looks(game: RelayGame) -> tuple[Any, ...]:
             [dict(m) for m in game.moves], game.result)
 
 
-def _setup(game: RelayGame, record: Mapping[str, Any]) -> None:
-    rules = record.get("rules")
-    if isinstance(rules, str):
-        game.rules = rules
-    fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
-    if isinstance(fen, str) and _clean(fen):
-        game.start_fen = _clean(fen)
-    tc = record.get("time_control")
-    if isinstance(tc, str) and _clean(tc):
-        game.time_control = _clean(tc)
-    tags = record.get("tags")
-    if isinstance(tags, dict) and not game.moves:  # a started game keeps its tags
-        game.tags = {k: _clean(str(v)) for k, v in tags.items()
-                     if isinstance(k, str) and _TAG.fullmatch(k) and isinstance(v, str | int)}
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same move record (its clock aside)."""
+    return a.get("ply") == b.get("ply") and a.get("side") == b.get("side") and \
+        a.get("move") == b.get("move")
+
+
+def _after(position: Position, m: Mapping[str, Any], ply: int) -> Position | str:
+    """The position after move record ``m`` as ply ``ply`` from ``position``, or why it
+    cannot be."""
+    if m.get("ply") != ply:
+        return f"numbered ply {m.get('ply')}"
+    if m.get("side") != position.turn.value:
+        return f"{m.get('side')} moved, {position.turn.value} is to move"
+    try:
+        return position.play(parse_move(position, m["move"]))
+    except (BoardError, ValueError) as exc:
+        return str(exc)
 
 
 def _clean(text: str) -> str:
@@ -352,9 +477,10 @@ class Relay:
                  now: Callable[[], float] = time.monotonic, *,
                  hall: Any = None, timeline: Timeline | None = None,
                  wall: Callable[[], float] = time.time,
-                 on_publish: Callable[[], None] | None = None) -> None:
+                 on_publish: Callable[[], None] | None = None,
+                 log: Callable[[str], None] | None = None) -> None:
         self.feeds = [SerialFeed(url, now=now) for url in urls]
-        self.state = RelayState()
+        self.state = RelayState(log=log)
         self.out = out
         self.server = server
         self.hall = hall

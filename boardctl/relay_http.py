@@ -15,13 +15,23 @@ holds), and a poller that sends them back gets ``304 Not Modified``. With a broa
 (``--delay``) the public server answers from the view as it stood that many seconds ago
 (:class:`Timeline`), while an arbiters' server (``live=True``) answers from the newest.
 A round with no game yet is a valid, empty PDN body (200, zero games), never a 404.
+
+A slow client cannot hold a connection slot (:data:`MAX_CLIENTS`): from the moment the server
+waits for a request on a connection (the first one, or the next one of a keep-alive
+connection), the request line and all headers must have come within ``timeout`` seconds in
+all, however the bytes trickle in; past that the server closes the connection
+(:meth:`PdnServer.reap_slow_heads`, run by ``serve_forever`` every :data:`REAP_EVERY` seconds).
+Once the head is read that deadline is over: answers and the live page's event streams run as
+long as they need, with their own write timeouts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import http.server
+import logging
 import re
+import socket
 import threading
 import time
 import urllib.parse
@@ -35,6 +45,10 @@ from typing import Any
 PER_URL = 64
 #: Connections served at once; more get a quick 503 (a broadcast site retries).
 MAX_CLIENTS = 256
+#: How often ``serve_forever`` closes connections whose request head is overdue (seconds).
+REAP_EVERY = 0.5
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[[http.server.BaseHTTPRequestHandler, str], bool]
 
@@ -139,22 +153,74 @@ class Timeline:
 
 class PdnServer(http.server.ThreadingHTTPServer):
     """The relay's HTTP server (module docstring). ``publish(text)`` keeps a serial relay's
-    old call working (one anonymous view of all games)."""
+    old call working (one anonymous view of all games).
+
+    ``timeout`` bounds a whole request head (and each read); ``clock`` is the monotonic clock
+    the head deadlines are read on, injected so tests pass time without waiting."""
 
     daemon_threads = True
     request_queue_size = 128  # the listen backlog: a round's worth of pollers at once
 
     def __init__(self, address: tuple[str, int], *, hall: str | None = None,
                  timeline: Timeline | None = None, live: bool = False,
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.hall = hall
         self.timeline = timeline or Timeline()
         self.live = live
         self.client_timeout = timeout
+        self.clock = clock
         self.extra_handlers: list[Handler] = []
         self._clients = threading.BoundedSemaphore(MAX_CLIENTS)
+        self._heads: dict[_PdnHandler, float] = {}  # connections awaiting a head: deadline
+        self._heads_lock = threading.Lock()
         self._first = time.time()
         super().__init__(address, _PdnHandler)
+
+    def serve_forever(self, poll_interval: float = REAP_EVERY) -> None:
+        """Serve until ``shutdown()``; ``poll_interval`` also paces :meth:`service_actions`,
+        so overdue request heads are reaped that often."""
+        super().serve_forever(poll_interval)
+
+    def service_actions(self) -> None:
+        super().service_actions()
+        self.reap_slow_heads()
+
+    def await_head(self, handler: _PdnHandler) -> None:
+        """``handler`` starts waiting for a request: its whole head is due within
+        ``client_timeout`` seconds from now."""
+        with self._heads_lock:
+            self._heads[handler] = self.clock() + self.client_timeout
+
+    def head_read(self, handler: _PdnHandler) -> bool:
+        """``handler`` is done waiting for its head (read, refused or gone): no deadline any
+        more. False when the reaper closed it first (what it read is cut short)."""
+        with self._heads_lock:
+            self._heads.pop(handler, None)
+            return not handler.head_overdue
+
+    def waiting_for_heads(self) -> int:
+        """How many connections are waiting for a request head now."""
+        with self._heads_lock:
+            return len(self._heads)
+
+    def reap_slow_heads(self) -> int:
+        """Close every connection whose request head is overdue; how many were closed.
+
+        The shutdown ends the handler's blocked read, so its thread ends and frees its slot.
+        It runs under the lock, so a handler that has just read its head is never cut."""
+        now = self.clock()
+        with self._heads_lock:
+            late = [h for h, due in self._heads.items() if now >= due]
+            for handler in late:
+                del self._heads[handler]
+                handler.head_overdue = True
+                try:
+                    handler.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # the client went already
+        if late:
+            log.debug("closed %d connection(s) slow to send a request head", len(late))
+        return len(late)
 
     def publish(self, text: str) -> None:
         now = self.timeline.now()
@@ -194,9 +260,35 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "kabelaud-relay"
 
+    #: Set by the server's reaper when the request head did not come in time.
+    head_overdue = False
+
     def setup(self) -> None:
         super().setup()
         self.connection.settimeout(self.server.client_timeout)  # a silent client is let go
+
+    def handle_one_request(self) -> None:
+        self.server.await_head(self)  # each request of a keep-alive connection, idle included
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        """Read the head as ``http.server`` does, then drop its deadline; a head the reaper
+        cut short is not answered (its end was the shutdown, not the client's blank line)."""
+        if self.head_overdue:
+            self.close_connection = True
+            return False
+        try:
+            parsed = super().parse_request()
+        finally:
+            in_time = self.server.head_read(self)
+        if not in_time:
+            self.close_connection = True
+            return False
+        return parsed
+
+    def finish(self) -> None:
+        self.server.head_read(self)
+        super().finish()
 
     def version_string(self) -> str:
         return self.server_version  # no Python version in the Server header

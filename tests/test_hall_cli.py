@@ -187,6 +187,12 @@ def test_bad_games_and_entries_leave_the_file_as_it_was(
      '{"name": "C"}]}', "duplicate player"),
     ('{"format": "kabelaud-tournament/1", "cycles": 3, "players": [{"name": "A"}, '
      '{"name": "B"}, {"name": "C"}]}', "'cycles' must be 1 or 2"),
+    ('{"format": "kabelaud-tournament/1", "rules": "chess", "players": [{"name": "A"}, '
+     '{"name": "B"}, {"name": "C"}]}', "'rules': unknown rule set 'chess'"),
+    ('{"format": "kabelaud-tournament/1", "time_control": "90 minutes", "players": '
+     '[{"name": "A"}, {"name": "B"}, {"name": "C"}]}', "'time_control': bad time control"),
+    ('{"format": "kabelaud-tournament/1", "time_control": 5400, "players": '
+     '[{"name": "A"}, {"name": "B"}, {"name": "C"}]}', "'time_control' must be a text or null"),
 ])
 def test_bad_tournament_files(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                               content: str, message: str) -> None:

@@ -43,6 +43,19 @@ def mv(ply: int, text: str) -> dict[str, Any]:
             "move": text}
 
 
+#: Two kings in opposite corners: a game of legal moves as long as a test needs (the relay
+#: takes only moves that play).
+KINGS = {**GAME, "fen": "W:WK46:BK1"}
+
+
+def shuffle(ply: int) -> dict[str, Any]:
+    """Ply ``ply`` of the kings' game: 46-41 1-7 41-46 7-1, over and over."""
+    back = (ply - 1) // 2 % 2
+    if ply % 2:
+        return mv(ply, "41-46" if back else "46-41")
+    return mv(ply, "7-1" if back else "1-7")
+
+
 @contextmanager
 def serving(server: PdnServer) -> Iterator[str]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -88,10 +101,11 @@ def test_the_delay_keeps_a_bounded_number_of_views() -> None:
     clock = Clock()
     timeline = Timeline(delay=60, now=clock)
     relay = Relay([], timeline=timeline, wall=clock)
-    feed(relay, "b1", GAME)
+    feed(relay, "b1", KINGS)
     for ply in range(1, 200):
         clock.now += 0.5  # two changes a second: one view a second is kept
-        feed(relay, "b1", mv(ply, "32-28" if ply % 2 else "28-32"))
+        feed(relay, "b1", shuffle(ply))
+    assert len(relay.state.games["b1/g"].moves) == 199
     assert len(timeline._views) <= 62
     assert timeline.public().stamp <= clock.now - 60
 
@@ -176,10 +190,10 @@ def test_a_site_that_never_answers_never_blocks_the_relay() -> None:
                     log=lambda _: None).start()
     relay.on_publish = pusher.notify
     try:
-        feed(relay, "b1", GAME)
+        feed(relay, "b1", KINGS)
         entered.wait(10)
         for ply in range(1, 30):  # the pusher hangs in its request meanwhile
-            feed(relay, "b1", mv(ply, "32-28" if ply % 2 else "28-32"))
+            feed(relay, "b1", shuffle(ply))
         assert len(relay.state.games["b1/g"].moves) == 29
         assert pusher.pushed == 0 and pusher.failures == 0
     finally:

@@ -41,6 +41,8 @@ def test_relay_process_serves_pdn_over_http(tmp_path: Path) -> None:
              "tags": {"Round": "2", "White": "A", "Black": "B"}},
             {"type": "move", "game": "g", "ply": 1, "side": "white", "move": "c3-d4", "fen": "x"},
             {"type": "move", "game": "g", "ply": 2, "side": "black", "move": "f6-g5", "fen": "x"},
+            # a good crc, a wrong move (c3 is empty): refused, told, never published
+            {"type": "move", "game": "g", "ply": 3, "side": "white", "move": "c3-b4", "fen": "x"},
         ]
         lines = [encode_line(r, i) for i, r in enumerate(records)]
         os.write(master, ("garbage\n" + "".join(lines) + lines[2][:9]).encode())
@@ -58,10 +60,11 @@ def test_relay_process_serves_pdn_over_http(tmp_path: Path) -> None:
         assert out.read_text() == body
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=10)
+        _, said = proc.communicate(timeout=10)
         os.close(master)
         os.close(slave)
     assert proc.returncode == 0
+    assert "board 9, game g: move refused at ply 3 ('c3-b4'): c3-b4 is not legal" in said
 
 
 def test_relay_bad_address_is_one_line() -> None:

@@ -13,8 +13,10 @@ import pytest
 from boardctl.relay import LineSplitter, PdnServer, Relay, RelayState, write_atomically
 from firmware.feed import encode_line, header_record, snapshot_record
 from firmware.pdn import read_games
+from firmware.position import Position
 
 DATA = Path(__file__).resolve().parents[1] / "boardctl" / "data" / "wk2003.pdn"
+START = Position.start("international").fen()
 
 
 def real_moves(n: int = 12) -> list[str]:
@@ -82,7 +84,7 @@ def test_lost_lines_are_held_back_until_a_snapshot() -> None:
     state.feed_line("p", encode_line(moves[6], 20))
     assert [m["ply"] for m in state.games["g1"].moves] == [1, 2, 3, 4]
     assert state.games["g1"].gap
-    snap = snapshot_record(game="g1", rules="international", start_fen="s", fen="f",
+    snap = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
                            moves=moves[:8], tags=GAME["tags"], clock={"white": 1, "black": 2},
                            running="white")
     assert state.feed_line("p", encode_line(snap, 21))
@@ -90,6 +92,88 @@ def test_lost_lines_are_held_back_until_a_snapshot() -> None:
     for i, rec in enumerate(moves[7:], 22):  # 8 again (duplicate), then on
         state.feed_line("p", encode_line(rec, i))
     assert [m["move"] for m in state.games["g1"].moves] == real_moves()
+    assert state.refused == 0
+
+
+def _said(state: RelayState) -> list[str]:
+    said: list[str] = []
+    state.log = said.append
+    return said
+
+
+def test_a_move_that_does_not_play_is_refused_and_the_game_waits_for_a_snapshot() -> None:
+    """A record with a good checksum can still be wrong (a buggy or foreign sender): an
+    illegal move, a move by the side not to move. Neither reaches the PDN; each is told once,
+    naming board, game, ply and why; the next snapshot puts the game right."""
+    state = RelayState()
+    said = _said(state)
+    moves = move_records()
+    for line in lines([header_record("4", "r", None), GAME, *moves[:2]]):
+        state.feed_line("p", line)
+    illegal = {**moves[2], "move": "31-22"}  # a man two rows forward: no capture there
+    state.feed_line("p", encode_line(illegal, 3))
+    wrong_side = {**moves[2], "side": "black"}
+    state.feed_line("p", encode_line(wrong_side, 4))
+    game = state.games["g1"]
+    assert [m["ply"] for m in game.moves] == [1, 2] and game.gap
+    assert state.refused == 1  # the second waits behind the gap: nothing more to refuse
+    assert len(said) == 1 and "board 4, game g1: move refused at ply 3 ('31-22')" in said[0]
+    assert "not legal" in said[0]
+    state.feed_line("p", encode_line(moves[2], 5))  # the right ply 3, but the game waits
+    assert len(game.moves) == 2
+    snap = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
+                           moves=moves[:5], tags=GAME["tags"])
+    assert state.feed_line("p", encode_line(snap, 6))
+    assert [m["move"] for m in game.moves] == real_moves(5) and not game.gap
+    fresh = RelayState()
+    for line in lines([header_record("4", "r", None), GAME, *moves[:2], wrong_side]):
+        fresh.feed_line("p", line)
+    assert fresh.refused == 1 and len(fresh.games["g1"].moves) == 2
+    games = list(read_games(state.pdn() + fresh.pdn(), "relay"))
+    assert [len(g.replay().moves) for g in games] == [5, 2]
+
+
+def test_a_snapshot_whose_moves_do_not_play_is_refused_whole() -> None:
+    state = RelayState()
+    said = _said(state)
+    moves = move_records()
+    for line in lines([header_record("4", "r", None), GAME, *moves[:4]]):
+        state.feed_line("p", line)
+    swapped = [moves[1], moves[0], *moves[2:6]]  # two moves in the wrong order
+    swapped = [{**m, "ply": i} for i, m in enumerate(swapped, 1)]
+    snap = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
+                           moves=swapped, tags=GAME["tags"])
+    assert not state.feed_line("p", encode_line(snap, 9))
+    assert [m["move"] for m in state.games["g1"].moves] == real_moves(4)
+    assert state.refused == 1 and "snapshot refused at ply 1" in said[0]
+
+
+def test_an_unknown_rule_set_or_a_bad_start_position_is_refused() -> None:
+    state = RelayState()
+    said = _said(state)
+    odd = {**GAME, "game": "g2", "rules": "chess"}
+    state.feed_record("p", odd)
+    state.feed_record("p", {**move_records("g2")[0], "seq": 1})
+    assert state.games["g2"].rules is None and state.games["g2"].moves == []
+    bad_fen = {**GAME, "game": "g3", "fen": "W:W51,52:B1"}  # no square 51 on 10x10
+    state.feed_record("p", bad_fen)
+    assert state.games["g3"].start_fen is None  # the standard start stands
+    assert state.refused == 3
+    assert "unknown rule set 'chess'" in said[0]
+    assert "move refused: no rule set known yet" in said[1]
+    assert "start position refused" in said[2]
+    for game in read_games(state.pdn(), "relay"):
+        assert "FEN" not in game.tags
+
+
+def test_refusals_are_told_ten_times_then_every_thousandth() -> None:
+    state = RelayState()
+    said = _said(state)
+    state.feed_record("p", GAME)
+    for n in range(2000):
+        state.feed_record("p", {**GAME, "rules": f"nonsense{n}"})
+    assert state.refused == 2000 and len(said) == 12
+    assert said[-1].endswith("(2000 refused so far)")
 
 
 def test_damaged_and_foreign_lines_are_dropped() -> None:
@@ -107,7 +191,7 @@ def test_board_restart_continues_the_same_game() -> None:
     moves = move_records()
     for line in lines([header_record("5", "runA", None), GAME, *moves[:3]]):
         state.feed_line("p", line)
-    snap = snapshot_record(game="g1", rules="international", start_fen="s", fen="f",
+    snap = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
                            moves=moves[:3], tags=GAME["tags"])
     for line in lines([header_record("5", "runB", None), snap, *moves[3:6]]):  # seq from 0
         state.feed_line("p", line)
@@ -171,7 +255,7 @@ def test_relay_over_pty_unplug_replug_and_http(tmp_path: Path) -> None:
         now[0] += 10
         relay.poll()
         assert relay.feeds[0].connected and relay.feeds[0].opens == 2
-        snap = snapshot_record(game="g1", rules="international", start_fen="s", fen="f",
+        snap = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
                                moves=moves[:9], tags=GAME["tags"])
         again = lines([header_record("7", "r", None), snap, *moves[9:]], 40)
         os.write(master, "".join(again).encode())
@@ -225,7 +309,10 @@ def test_records_that_pass_the_checksum_but_make_no_sense_never_crash(records: l
         state.feed_record("p", {**rec, "seq": i} if not isinstance(rec.get("seq"), int) else rec)
     text = state.pdn()
     assert isinstance(text, str)
-    assert len(list(read_games(text, "relay"))) == len(state.games)
+    games = list(read_games(text, "relay"))
+    assert len(games) == len(state.games)
+    for game in games:  # only moves that play are published
+        game.replay()
 
 
 def test_two_boards_on_two_ports_make_one_pdn() -> None:

@@ -133,7 +133,7 @@ def run_relay(args: argparse.Namespace) -> int:
     ) if s is not None]
     pusher = _pusher(args, hall, timeline)
     relay = Relay(args.ports, out=args.out, hall=follower, timeline=timeline,
-                  on_publish=pusher.notify if pusher is not None else None)
+                  on_publish=pusher.notify if pusher is not None else None, log=_say)
     for extend in EXTENSIONS:
         extend(relay, servers, hall)
     _add_crosstable(args, servers, hall)

@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.errors import TournamentError
+from firmware.errors import RulesError, TimeControlError, TournamentError
+from firmware.rules import find_rules
+from firmware.timecontrol import TimeControl
 from firmware.tournament.players import Player, check_name, check_unique
 from firmware.tournament.results import Result, parse_result
 from firmware.tournament.tables import Round, check_players, rounds_count, schedule
@@ -133,13 +135,33 @@ def from_json(data: Any) -> Tournament:
                               "[A-Za-z0-9_-]+")
     if len(set(boards)) != len(boards):
         raise TournamentError("tournament file: a board is named twice in 'boards'")
-    tc = data.get("time_control")
-    if tc is not None and not isinstance(tc, str):
-        raise TournamentError("tournament file: 'time_control' must be a text or null")
     t = Tournament(players, _text(data, "event"), _text(data, "site"), _text(data, "date"),
-                   _text(data, "rules", "russian"), tc, cycles, numbers, boards)
+                   _rules(data), _time_control(data), cycles, numbers, boards)
     _read_progress(t, data)
     return t
+
+
+def _rules(data: Mapping[str, Any]) -> str:
+    """The rule set's name, checked now: a hand-edited file naming no rule set we know would
+    otherwise fail only when a round starts, on every board at once."""
+    try:
+        return find_rules(_text(data, "rules", "russian")).name
+    except RulesError as exc:
+        raise TournamentError(f"tournament file: 'rules': {exc}") from None
+
+
+def _time_control(data: Mapping[str, Any]) -> str | None:
+    """The time control as written, checked now (the boards start their clocks with it)."""
+    tc = data.get("time_control")
+    if tc is None:
+        return None
+    if not isinstance(tc, str):
+        raise TournamentError("tournament file: 'time_control' must be a text or null")
+    try:
+        TimeControl.parse(tc)
+    except TimeControlError as exc:
+        raise TournamentError(f"tournament file: 'time_control': {exc}") from None
+    return tc
 
 
 def _players(raw_players: Any) -> tuple[list[Player], dict[str, int]]:
