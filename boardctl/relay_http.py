@@ -43,8 +43,10 @@ from typing import Any
 
 #: Games a URL holds at most (broadcast sites read no more of one URL).
 PER_URL = 64
-#: Connections served at once; more get a quick 503 (a broadcast site retries).
-MAX_CLIENTS = 256
+#: Connections served at once; more get a quick 503 (a broadcast site retries). Room for the
+#: live page's event streams (512 at most: boardctl.live.stream.MAX_CLIENTS), each a connection
+#: held open, and 128 pollers of the PDN beside them.
+MAX_CLIENTS = 640
 #: How often ``serve_forever`` closes connections whose request head is overdue (seconds).
 REAP_EVERY = 0.5
 

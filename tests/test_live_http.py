@@ -15,6 +15,7 @@ import pytest
 from live_helpers import LiveRelay, game_records
 
 import boardctl.live.stream as stream
+import boardctl.relay_http as relay_http
 
 TOKEN = "arbiter-secret-2"
 
@@ -121,6 +122,13 @@ def test_too_many_streams_are_told_to_come_back(relay: LiveRelay,
         assert status == 503 and head["retry-after"] == "10"
     finally:
         conn.close()
+
+
+def test_a_full_house_of_streams_leaves_the_pdn_pollers_room() -> None:
+    """Each open page holds a connection: the HTTP server serves every stream the page allows
+    and the broadcast sites' PDN polls beside them (before, 256 connections in all would have
+    turned pollers away long before the 512 streams)."""
+    assert relay_http.MAX_CLIENTS - stream.MAX_CLIENTS >= 128
 
 
 def test_mqtt_status_records_and_silence_mark_boards_offline(relay: LiveRelay) -> None:
