@@ -20,7 +20,8 @@ A rule set it does not know, a start position that does not read, a move that is
 where it stands or comes from the side not to move, a snapshot whose moves do not play
 through: each is refused, counted (``RelayState.refused``) and told in the relay's log (the
 first ten, then every thousandth), and the game waits for the next snapshot, as after lost
-lines. A board's PDN holds only moves that play.
+lines. A board's PDN holds only moves that play, and the observers (the live page) are told
+only the moves the PDN holds.
 """
 
 from __future__ import annotations
@@ -187,7 +188,11 @@ class RelayState:
     def feed_record(self, source: str, record: Mapping[str, Any]) -> bool:
         """Take one decoded record from ``source``; True when the PDN changed."""
         src = self.source(source)
+        refused = self.refused
         changed = self._record(src, record)
+        kind = record.get("type")
+        if (kind == "move" and not changed) or (kind == "snapshot" and self.refused != refused):
+            return changed  # the live page shows no move the PDN does not hold
         for observer in self.observers:
             observer(src.board, record)
         return changed

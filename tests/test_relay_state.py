@@ -107,6 +107,8 @@ def test_a_move_that_does_not_play_is_refused_and_the_game_waits_for_a_snapshot(
     naming board, game, ply and why; the next snapshot puts the game right."""
     state = RelayState()
     said = _said(state)
+    seen: list[object] = []  # what the live page is told
+    state.observers.append(lambda board, record: seen.append(record.get("move")))
     moves = move_records()
     for line in lines([header_record("4", "r", None), GAME, *moves[:2]]):
         state.feed_line("p", line)
@@ -119,12 +121,14 @@ def test_a_move_that_does_not_play_is_refused_and_the_game_waits_for_a_snapshot(
     assert state.refused == 1  # the second waits behind the gap: nothing more to refuse
     assert len(said) == 1 and "board 4, game g1: move refused at ply 3 ('31-22')" in said[0]
     assert "not legal" in said[0]
+    assert seen == [None, None, *real_moves(2)]  # header, game, the moves that play
     state.feed_line("p", encode_line(moves[2], 5))  # the right ply 3, but the game waits
     assert len(game.moves) == 2
     snap = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
                            moves=moves[:5], tags=GAME["tags"])
     assert state.feed_line("p", encode_line(snap, 6))
     assert [m["move"] for m in game.moves] == real_moves(5) and not game.gap
+    assert seen[-1] is None and len(seen) == 5  # the snapshot
     fresh = RelayState()
     for line in lines([header_record("4", "r", None), GAME, *moves[:2], wrong_side]):
         fresh.feed_line("p", line)
