@@ -204,3 +204,27 @@ def test_bad_tournament_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_a_missing_tournament_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error(capsys, "hall", "draw", "--state", str(tmp_path / "none.json"))
     assert "No such file" in line
+
+
+def test_a_result_outside_the_pairings_does_not_load(state: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A hand-edited file: a result of two players who do not meet that round with those
+    colours (or any result before the drawing) would count in the crosstable for a game that
+    was never played."""
+    from firmware.tournament.state import from_json
+
+    undrawn = json.loads(state.read_text())
+    run(capsys, "hall", "draw", "--state", str(state), "--seed", "1")
+    drawn = json.loads(state.read_text())
+    game = from_json(drawn).games(1)[0][0]
+    cases = [(undrawn, game.white, game.black, "results before the drawing of numbers"),
+             (drawn, game.black, game.white, f"a result of {game.black} - {game.white} in "
+                                             "round 1, who do not meet"),
+             (drawn, game.white, game.black, None)]
+    for data, white, black, error in cases:
+        data["results"] = [{"round": 1, "white": white, "black": black, "result": "1-1"}]
+        state.write_text(json.dumps(data))
+        if error is None:
+            assert run(capsys, "hall", "crosstable", "--state", str(state))[0] == 0
+        else:
+            assert error in one_line_error(capsys, "hall", "crosstable", "--state", str(state))

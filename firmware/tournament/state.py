@@ -209,6 +209,12 @@ def _read_progress(t: Tournament, data: Mapping[str, Any]) -> None:
         white = t.player(str(item.get("white", ""))).name
         black = t.player(str(item.get("black", ""))).name
         t.entries[(t.check_round(rnd), white, black)] = parse_result(str(item.get("result")))
+    if t.entries and not t.numbers:
+        raise TournamentError("tournament file: results before the drawing of numbers")
+    for rnd, white, black in t.entries:
+        if not any((g.white, g.black) == (white, black) for g in t.games(rnd)[0]):
+            raise TournamentError(f"tournament file: a result of {white} - {black} in round "
+                                  f"{rnd}, who do not meet with those colours in that round")
     started = _list(data, "started")
     if not all(type(r) is int for r in started):
         raise TournamentError("tournament file: 'started' must list round numbers")
