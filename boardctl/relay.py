@@ -289,13 +289,7 @@ class RelayState:
                     start_fen = None if start == Position.start(rules) else start.fen()
                 except (BoardError, ValueError) as exc:
                     self._refuse(game, f"start position refused: {exc}")
-        tc = record.get("time_control")
-        if isinstance(tc, str) and _clean(tc):
-            game.time_control = _clean(tc)
-        tags = record.get("tags")
-        if isinstance(tags, dict) and not game.moves:  # a started game keeps its tags
-            game.tags = {k: _clean(str(v)) for k, v in tags.items()
-                         if isinstance(k, str) and _TAG.fullmatch(k) and isinstance(v, str | int)}
+        _details(game, record)
         if rules is not None and rules != game.rules and start_fen == game.start_fen:
             start_fen = None  # a new rule set without a start position: its own start
         changed = (rules, start_fen) != (game.rules, game.start_fen)
@@ -409,6 +403,17 @@ def _looks(game: RelayGame) -> tuple[Any, ...]:
     """Everything the game's PDN is made of (cheaper to compare than the PDN itself)."""
     return (game.rules, game.start_fen, dict(game.tags), game.time_control,
             [dict(m) for m in game.moves], game.result)
+
+
+def _details(game: RelayGame, record: Mapping[str, Any]) -> None:
+    """A record's time control and tags (those only while the game has no move)."""
+    tc = record.get("time_control")
+    if isinstance(tc, str) and _clean(tc):
+        game.time_control = _clean(tc)
+    tags = record.get("tags")
+    if isinstance(tags, dict) and not game.moves:  # a started game keeps its tags
+        game.tags = {k: _clean(str(v)) for k, v in tags.items()
+                     if isinstance(k, str) and _TAG.fullmatch(k) and isinstance(v, str | int)}
 
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
