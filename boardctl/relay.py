@@ -418,8 +418,7 @@ def _details(game: RelayGame, record: Mapping[str, Any]) -> None:
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """The same move record (its clock aside)."""
-    return a.get("ply") == b.get("ply") and a.get("side") == b.get("side") and \
-        a.get("move") == b.get("move")
+    return all(a.get(k) == b.get(k) for k in ("ply", "side", "move"))
 
 
 def _after(position: Position, m: Mapping[str, Any], ply: int) -> Position | str:
