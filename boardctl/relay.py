@@ -21,7 +21,8 @@ where it stands or comes from the side not to move, a snapshot whose moves do no
 through: each is refused, counted (``RelayState.refused``) and told in the relay's log (the
 first ten, then every thousandth), and the game waits for the next snapshot, as after lost
 lines. A board's PDN holds only moves that play, and the observers (the live page) are told
-only the moves the PDN holds.
+only the moves the PDN holds. Memory is bounded: :data:`MAX_SOURCES` feeds, :data:`GAMES_PER_SOURCE`
+games each, :data:`MAX_MOVES` moves in all; beyond, records are left out and told.
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ __all__ = ["MAX_LINE", "LineSplitter", "PdnServer", "Relay", "RelayGame", "Relay
 GameKey = str
 #: Games one source may open (a hostile publisher inventing game ids is stopped there).
 GAMES_PER_SOURCE = 100
+#: Sources (ports, hall boards) followed at most: a hall's 200 boards five times over (a
+#: hostile publisher inventing board names is stopped there).
+MAX_SOURCES = 1000
+#: Moves held in all: a 200-board hall's eleven rounds are about 330,000.
+MAX_MOVES = 1_000_000
 
 
 @dataclass
@@ -150,9 +156,114 @@ class _Source:
     #: A hall board: its name is its MQTT topic's, and its games are keyed by it.
     topic: bool = False
     games: int = 0
+    #: Not followed: :data:`MAX_SOURCES` were followed already.
+    ignored: bool = False
 
 
-class RelayState:
+class _Checks:
+    """What the rules core says of a game's rule set, start and moves, and the bounds on what
+    is held: the checking half of :class:`RelayState`."""
+
+    def __init__(self, log: Callable[[str], None] | None) -> None:
+        #: Records (or parts: a start position, a snapshot's moves) refused as wrong.
+        self.refused = 0
+        #: Records from sources beyond :data:`MAX_SOURCES`, not followed.
+        self.ignored = 0
+        #: Moves held in all games (at most :data:`MAX_MOVES`).
+        self.held = 0
+        self.log = log
+
+    def _refuse(self, game: RelayGame, what: str) -> None:
+        self.refused += 1
+        n = self.refused
+        self._tell(n, f"relay: board {game.board}, game {game.game}: {what} ({n} refused so "
+                      "far)")
+
+    def _tell(self, n: int, message: str) -> None:
+        """Log the ``n``-th message of a kind: the first ten, then every thousandth."""
+        if self.log is not None and (n <= 10 or n % 1000 == 0):
+            self.log(message)
+
+    def _hold(self, game: RelayGame, moves: list[dict[str, Any]]) -> bool:
+        """Make ``moves`` the game's moves, within :data:`MAX_MOVES` in all."""
+        more = len(moves) - len(game.moves)
+        if self.held + more > MAX_MOVES:
+            self._refuse(game, f"moves refused: the relay holds {self.held} moves already")
+            return False
+        self.held += more
+        game.moves = moves
+        return True
+
+    def _setup(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
+        """Take a record's rule set, start position, time control and tags; True when the
+        rule set or the start position changed (the moves must be played again)."""
+        rules, start_fen = game.rules, game.start_fen
+        name = record.get("rules")
+        if isinstance(name, str):
+            try:
+                rules = find_rules(name).name
+            except BoardError:
+                self._refuse(game, f"unknown rule set {_clean(name)[:40]!r} refused")
+        fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
+        if isinstance(fen, str) and _clean(fen):
+            if rules is None:
+                self._refuse(game, "a start position without a rule set refused")
+            else:
+                try:
+                    start = Position.from_fen(rules, _clean(fen))
+                    start_fen = None if start == Position.start(rules) else start.fen()
+                except (BoardError, ValueError) as exc:
+                    self._refuse(game, f"start position refused: {exc}")
+        _details(game, record)
+        if rules is not None and rules != game.rules and start_fen == game.start_fen:
+            start_fen = None  # a new rule set without a start position: its own start
+        changed = (rules, start_fen) != (game.rules, game.start_fen)
+        game.rules, game.start_fen = rules, start_fen
+        return changed
+
+    def _recheck(self, game: RelayGame) -> None:
+        """The moves played again after the rule set or the start position changed: those
+        that no longer play are dropped until a snapshot says what they are."""
+        game.position = None
+        if not game.moves:
+            return
+        played = self._play(game, game.moves, from_start=True, what="move")
+        if played is None:
+            return
+        position, good = played
+        if good < len(game.moves):
+            self._hold(game, game.moves[:good])
+            game.gap = True
+        game.position = position
+
+    def _play(self, game: RelayGame, moves: list[dict[str, Any]], *, from_start: bool,
+              what: str) -> tuple[Position, int] | None:
+        """``moves`` played on the game (from its start, or on from its own moves when
+        ``moves`` begins with them): the position after the moves that play and their count,
+        the first that does not refused and told; None with no rule set known."""
+        try:
+            position = game.start()
+        except (BoardError, ValueError):  # not reached: the start was read when taken
+            position = None
+        if position is None:
+            self._refuse(game, f"{what} refused: no rule set known yet")
+            return None
+        first = 0
+        known = game.moves
+        if (not from_start and game.position is not None and len(known) <= len(moves)
+                and all(_same(a, b) for a, b in zip(known, moves[:len(known)], strict=True))):
+            position, first = game.position, len(known)
+        for k in range(first, len(moves)):
+            after = _after(position, moves[k], k + 1)
+            if isinstance(after, str):
+                self._refuse(game, f"{what} refused at ply {k + 1} "
+                                   f"({moves[k].get('move')!r}): {after}")
+                return position, k
+            position = after
+        return position, len(moves)
+
+
+class RelayState(_Checks):
     """Every game heard of, built from decoded feed records. Pure: no I/O, no clock; ``log``
     is told what it refuses (module docstring)."""
 
@@ -161,9 +272,8 @@ class RelayState:
         self._sources: dict[str, _Source] = {}
         self._texts: dict[str, tuple[Any, str]] = {}
         self.dropped = 0
-        #: Records (or parts: a start position, a snapshot's moves) refused as wrong.
-        self.refused = 0
-        self.log = log
+        super().__init__(log)
+        self._beyond = _Source(name="", board="", ignored=True)
         #: Called after every accepted record with (board name, record), on this state's
         #: thread (docs/HALL.md; the live page's view model subscribes here).
         self.observers: list[Callable[[str, Mapping[str, Any]], None]] = []
@@ -173,6 +283,8 @@ class RelayState:
         told apart by that name, whatever ids its lines carry)."""
         src = self._sources.get(name)
         if src is None:
+            if len(self._sources) >= MAX_SOURCES:
+                return self._beyond
             src = self._sources[name] = _Source(name=name, board=name, topic=topic)
         return src
 
@@ -188,6 +300,12 @@ class RelayState:
     def feed_record(self, source: str, record: Mapping[str, Any]) -> bool:
         """Take one decoded record from ``source``; True when the PDN changed."""
         src = self.source(source)
+        if src.ignored:
+            self.ignored += 1
+            self._tell(self.ignored, f"relay: {_clean(source)[:100]!r} not followed: "
+                                     f"{MAX_SOURCES} feeds are followed already "
+                                     f"({self.ignored} records ignored so far)")
+            return False
         refused = self.refused
         changed = self._record(src, record)
         kind = record.get("type")
@@ -262,81 +380,6 @@ class RelayState:
                 return True
         return False
 
-    def _refuse(self, game: RelayGame, what: str) -> None:
-        self.refused += 1
-        n = self.refused
-        if self.log is not None and (n <= 10 or n % 1000 == 0):
-            self.log(f"relay: board {game.board}, game {game.game}: {what} ({n} refused so "
-                     "far)")
-
-    def _setup(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
-        """Take a record's rule set, start position, time control and tags; True when the
-        rule set or the start position changed (the moves must be played again)."""
-        rules, start_fen = game.rules, game.start_fen
-        name = record.get("rules")
-        if isinstance(name, str):
-            try:
-                rules = find_rules(name).name
-            except BoardError:
-                self._refuse(game, f"unknown rule set {_clean(name)[:40]!r} refused")
-        fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
-        if isinstance(fen, str) and _clean(fen):
-            if rules is None:
-                self._refuse(game, "a start position without a rule set refused")
-            else:
-                try:
-                    start = Position.from_fen(rules, _clean(fen))
-                    start_fen = None if start == Position.start(rules) else start.fen()
-                except (BoardError, ValueError) as exc:
-                    self._refuse(game, f"start position refused: {exc}")
-        _details(game, record)
-        if rules is not None and rules != game.rules and start_fen == game.start_fen:
-            start_fen = None  # a new rule set without a start position: its own start
-        changed = (rules, start_fen) != (game.rules, game.start_fen)
-        game.rules, game.start_fen = rules, start_fen
-        return changed
-
-    def _recheck(self, game: RelayGame) -> None:
-        """The moves played again after the rule set or the start position changed: those
-        that no longer play are dropped until a snapshot says what they are."""
-        game.position = None
-        if not game.moves:
-            return
-        played = self._play(game, game.moves, from_start=True, what="move")
-        if played is None:
-            return
-        position, good = played
-        if good < len(game.moves):
-            game.moves = game.moves[:good]
-            game.gap = True
-        game.position = position
-
-    def _play(self, game: RelayGame, moves: list[dict[str, Any]], *, from_start: bool,
-              what: str) -> tuple[Position, int] | None:
-        """``moves`` played on the game (from its start, or on from its own moves when
-        ``moves`` begins with them): the position after the moves that play and their count,
-        the first that does not refused and told; None with no rule set known."""
-        try:
-            position = game.start()
-        except (BoardError, ValueError):  # not reached: the start was read when taken
-            position = None
-        if position is None:
-            self._refuse(game, f"{what} refused: no rule set known yet")
-            return None
-        first = 0
-        known = game.moves
-        if (not from_start and game.position is not None and len(known) <= len(moves)
-                and all(_same(a, b) for a, b in zip(known, moves[:len(known)], strict=True))):
-            position, first = game.position, len(known)
-        for k in range(first, len(moves)):
-            after = _after(position, moves[k], k + 1)
-            if isinstance(after, str):
-                self._refuse(game, f"{what} refused at ply {k + 1} "
-                                   f"({moves[k].get('move')!r}): {after}")
-                return position, k
-            position = after
-        return position, len(moves)
-
     def _snapshot(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
         before = _looks(game)
         reset = self._setup(game, record)
@@ -344,8 +387,8 @@ class RelayState:
         if isinstance(moves, list) and all(_good_move(m) for m in moves):
             taken = [dict(m) for m in moves]
             played = self._play(game, taken, from_start=reset, what="snapshot")
-            if played is not None and played[1] == len(taken):
-                game.moves, game.position = taken, played[0]
+            if played is not None and played[1] == len(taken) and self._hold(game, taken):
+                game.position = played[0]
                 game.gap = False
             elif reset:
                 self._recheck(game)
@@ -375,6 +418,11 @@ class RelayState:
                 self._refuse(game, f"move refused at ply {ply} ({move['move']!r}): {after}")
                 game.gap = True  # wait for the next snapshot
                 return False
+            if self.held >= MAX_MOVES:
+                self._refuse(game, f"move refused: the relay holds {self.held} moves already")
+                game.gap = True
+                return False
+            self.held += 1
             game.moves.append(move)
             game.position = after
             return True

@@ -180,6 +180,41 @@ def test_refusals_are_told_ten_times_then_every_thousandth() -> None:
     assert said[-1].endswith("(2000 refused so far)")
 
 
+def test_feeds_and_moves_held_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hostile publisher inventing board names, or playing legal moves without end, gets so
+    far and no further: memory stays bounded, the boards already followed go on, and the log
+    says what is left out."""
+    import boardctl.relay as relay
+
+    monkeypatch.setattr(relay, "MAX_SOURCES", 2)
+    monkeypatch.setattr(relay, "MAX_MOVES", 6)
+    state = RelayState()
+    said = _said(state)
+    moves = move_records(n=12)
+    for board in ("p1", "p2", "p3"):  # hall boards: each its own games
+        state.source(board, topic=True)
+        for line in lines([GAME, *moves[:2]]):
+            state.feed_line(board, line)
+    assert sorted(state._sources) == ["p1", "p2"] and state.ignored == 3
+    assert said[0] == ("relay: 'p3' not followed: 2 feeds are followed already (1 records "
+                       "ignored so far)")
+    for i, rec in enumerate(moves[2:4], 3):  # p1 takes the last two moves allowed
+        state.feed_line("p1", encode_line(rec, i))
+    game = state.games["p1/g1"]
+    assert state.held == 6 and len(game.moves) == 4
+    state.feed_line("p1", encode_line(moves[4], 5))
+    assert len(game.moves) == 4 and state.held == 6
+    assert said[-1].startswith("relay: board p1, game g1: move refused: the relay holds 6 moves")
+    snap = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
+                           moves=moves[:8], tags=GAME["tags"])
+    assert not state.feed_line("p1", encode_line(snap, 6))
+    assert state.held == 6 and "moves refused: the relay holds 6 moves already" in said[-1]
+    shorter = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
+                              moves=moves[:3], tags=GAME["tags"])
+    assert state.feed_line("p1", encode_line(shorter, 7))  # a board taking a move back
+    assert state.held == 5 and len(game.moves) == 3
+
+
 def test_damaged_and_foreign_lines_are_dropped() -> None:
     state = RelayState()
     good = lines([header_record("2", "r", None), GAME, *move_records()[:2]])
