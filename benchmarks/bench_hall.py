@@ -37,11 +37,13 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from mqtt_broker import Mosquitto, free_port  # noqa: E402
 
 from firmware.feed import encode_line  # noqa: E402
+from firmware.pdn import read_games  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 HALL = "BENCH"
-MOVES = ["32-28", "19-23", "28x19", "14x23", "33-28", "10-14", "28x19", "14x23", "31-27",
-         "16-21", "27-22", "17x28", "35-30", "11-16", "30-24", "20x29", "34x32"]
+#: The boards play real games (WK 2003): the relay takes only moves that play.
+GAMES = [[m.text for m in g.moves] for g in read_games(
+    (HERE.parent / "boardctl" / "data" / "wk2003.pdn").read_text(), "wk2003.pdn")]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -61,6 +63,7 @@ class SimBoards:
         self.names = [f"s{n:03d}" for n in range(1, boards + 1)]
         self.seq = dict.fromkeys(self.names, 0)
         self.moves: dict[str, list[str]] = {}
+        self.games = {b: GAMES[k % len(GAMES)] for k, b in enumerate(self.names)}
         self.rate = rate
         self.sent: dict[tuple[str, int], float] = {}
         self.messages = 0
@@ -82,7 +85,8 @@ class SimBoards:
 
     def begin(self) -> None:
         for board in self.names:
-            self.moves[board] = [MOVES[i % len(MOVES)] for i in range(self.rng.randrange(0, 60))]
+            game = self.games[board]
+            self.moves[board] = game[:self.rng.randrange(0, min(60, len(game) // 2))]
             self.line(board, {"type": "game", "rules": "international", "time_control": "5400+30",
                               "tags": {"Round": "1", "Board": board[1:].lstrip("0")}})
             self.snapshot(board)
@@ -97,7 +101,10 @@ class SimBoards:
             if now >= next_move:
                 board = self.rng.choice(self.names)
                 ply = len(self.moves[board]) + 1
-                text = MOVES[(ply - 1) % len(MOVES)]
+                if ply > len(self.games[board]):  # that game is over
+                    next_move += self.rng.expovariate(per_second)
+                    continue
+                text = self.games[board][ply - 1]
                 self.moves[board].append(text)
                 self.sent[(board, ply)] = time.time()
                 self.line(board, {"type": "move", "ply": ply,
