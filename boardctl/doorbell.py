@@ -30,10 +30,6 @@ class Bell:
         self._lock.acquire()  # held: quiet; released: rung
         self._closed = False
 
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
     def ring(self) -> None:
         if self._closed:
             return

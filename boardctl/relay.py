@@ -241,10 +241,7 @@ class _Checks:
         """``moves`` played on the game (from its start, or on from its own moves when
         ``moves`` begins with them): the position after the moves that play and their count,
         the first that does not refused and told; None with no rule set known."""
-        try:
-            position = game.start()
-        except (BoardError, ValueError):  # not reached: the start was read when taken
-            position = None
+        position = game.start()
         if position is None:
             self._refuse(game, f"{what} refused: no rule set known yet")
             return None
