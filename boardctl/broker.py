@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from boardctl.mqtt import PREFIX, BrokerConfig, check_name, make_client, topic
+from boardctl.mqtt import PREFIX, BrokerConfig, check_name, connect_error, make_client, topic
 from firmware.errors import BoardError
 
 logger = logging.getLogger(__name__)
@@ -354,7 +354,7 @@ class BoardLink(_LinkState):
         try:
             client.connect(self.config.host, self.config.port, keepalive=self.config.keepalive)
         except (OSError, mqtt.WebsocketConnectionError, ValueError) as exc:
-            self._error(f"broker {self.config.url}: cannot connect: {exc}")
+            self._error(f"broker {self.config.url}: cannot connect: {connect_error(exc)}")
             return False
         self._client = client
         return True

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 import os
-import ssl
 import threading
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from boardctl.mqtt import connect_error, tls_context
 from firmware.errors import BoardError
 
 log = logging.getLogger(__name__)
@@ -75,9 +75,9 @@ def publish(broker: Broker, messages: Sequence[tuple[str, bytes]],
     client.on_publish = on_publish
     try:
         client.connect(broker.host, broker.port, keepalive=30)
-    except (OSError, ssl.SSLError) as exc:
+    except OSError as exc:  # ssl.SSLError is one
         raise BoardError(f"broker {broker.host}:{broker.port}: cannot connect: "
-                         f"{getattr(exc, 'strerror', None) or exc}") from None
+                         f"{connect_error(exc)}") from None
     client.loop_start()
     try:
         if not connected.wait(timeout):
@@ -112,7 +112,7 @@ def _client(broker: Broker, client_id: str) -> Any:
     if broker.username is not None:
         client.username_pw_set(broker.username, broker.password)
     if broker.tls:
-        client.tls_set(ca_certs=broker.cafile, cert_reqs=ssl.CERT_REQUIRED)
+        client.tls_set_context(tls_context(broker.cafile))
     return client
 
 

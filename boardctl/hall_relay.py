@@ -25,7 +25,15 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from boardctl.mqtt import MAX_PAYLOAD, PREFIX, BrokerConfig, board_of, check_name, make_client
+from boardctl.mqtt import (
+    MAX_PAYLOAD,
+    PREFIX,
+    BrokerConfig,
+    board_of,
+    check_name,
+    make_client,
+    why_unreachable,
+)
 
 #: Messages waiting for the state thread (a second of a 10,000-board hall).
 QUEUE = 100_000
@@ -62,8 +70,7 @@ class HallFollower:
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         client.on_subscribe = lambda *args: self.subscribed.set()
-        client.on_connect_fail = lambda *args: self._say(
-            f"relay: broker {self.config.url}: cannot connect (retrying)")
+        client.on_connect_fail = lambda *args: self._connect_failed()
         client.reconnect_delay_set(0.2, 5)
         client.connect_async(self.config.host, self.config.port, keepalive=self.config.keepalive)
         client.loop_start()
@@ -159,6 +166,12 @@ class HallFollower:
             self.log(f"relay: a message from board {board} dropped: not a feed line with a "
                      f"matching crc (the line format: docs/CONTRACT.md, Broadcast feed) "
                      f"({n} so far)")
+
+    def _connect_failed(self) -> None:
+        """paho's thread: a connection attempt failed (paho retries without saying why)."""
+        why = why_unreachable(self.config)
+        self._say(f"relay: broker {self.config.url}: cannot connect"
+                  + (f": {why}" if why else "") + " (retrying)")
 
     def _say(self, message: str) -> None:
         if message != self._error:

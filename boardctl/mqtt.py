@@ -15,6 +15,8 @@ another's topics (``+``, ``#`` and ``/`` are refused).
 from __future__ import annotations
 
 import re
+import socket
+import ssl
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,13 +104,7 @@ def make_client(config: BrokerConfig, client_id: str, *, clean: bool = True) -> 
     if config.username is not None:
         client.username_pw_set(config.username, config.password)
     if config.tls:
-        import ssl
-
-        try:
-            context = ssl.create_default_context(cafile=config.ca_file)
-        except (OSError, ssl.SSLError) as exc:
-            raise BoardError(f"broker TLS: cannot read CA file {config.ca_file}: {exc}") from None
-        client.tls_set_context(context)
+        client.tls_set_context(tls_context(config.ca_file))
     # Our own queues decide what waits while the broker is away; paho's only hold in flight.
     client.max_inflight_messages_set(100)
     return client
@@ -141,3 +137,51 @@ def read_secret(path: Path | str, what: str = "broker password file") -> str:
         return data.decode("utf-8").split("\n", 1)[0].rstrip("\r")
     except UnicodeDecodeError:
         raise BoardError(f"{what} {path}: not UTF-8 text") from None
+
+
+#: Where a hall's organizer reads how to make a CA and a broker certificate that pass.
+TLS_HOWTO = "make the hall's CA and the broker's certificate as docs/HALL.md shows (TLS)"
+
+
+def tls_context(ca_file: str | None) -> ssl.SSLContext:
+    """The TLS context of every connection to a broker: the broker's certificate checked
+    against ``ca_file`` (the hall's own CA) or the system's CAs, and its host name or address.
+
+    Certificates are checked strictly (``VERIFY_X509_STRICT``: RFC 5280's rules, such as a
+    CA certificate's key usage) on every Python, as Python 3.13 and later do by default: a
+    hall whose certificates pass on the relay PC passes on every board, whatever Python its
+    Raspberry Pi OS has (bookworm 3.11, trixie 3.13)."""
+    try:
+        context = ssl.create_default_context(cafile=ca_file)
+    except (OSError, ssl.SSLError) as exc:
+        raise BoardError(f"broker TLS: cannot read CA file {ca_file}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
+    context.verify_flags |= ssl.VERIFY_X509_STRICT | ssl.VERIFY_X509_PARTIAL_CHAIN
+    return context
+
+
+def connect_error(exc: BaseException) -> str:
+    """Why a connection failed, in one line; a certificate that is refused says which check
+    it failed and how to make one that passes."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"the broker's certificate is refused: {exc.verify_message} ({TLS_HOWTO})"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS: {exc.reason or exc}"
+    return str(getattr(exc, "strerror", None) or exc)
+
+
+def why_unreachable(config: BrokerConfig, timeout: float = 5.0) -> str | None:
+    """Why the broker cannot be reached now: a connection (and for ``mqtts://`` the TLS
+    handshake) tried once, for the message of a client that retries without saying why
+    (paho's ``on_connect_fail``). None when it can be reached after all."""
+    try:
+        with socket.create_connection((config.host, config.port), timeout=timeout) as sock:
+            if config.tls:
+                with tls_context(config.ca_file).wrap_socket(sock,
+                                                             server_hostname=config.host):
+                    pass
+    except BoardError as exc:
+        return str(exc)
+    except OSError as exc:  # ssl.SSLError is one
+        return connect_error(exc)
+    return None

@@ -12,8 +12,9 @@
 #
 # In order: system packages (apt: python3-venv, python3-dev and gcc for what pip builds,
 # apt's prebuilt python3-spidev and python3-smbus2, python3-lgpio where the archive has it:
-# Raspberry Pi OS; elsewhere lgpio comes from its wheel on PyPI); a venv in $VENV that sees
-# those system packages (--system-site-packages); the package (distribution "kabelaud") with
+# Raspberry Pi OS); a venv in $VENV that sees those system packages (--system-site-packages);
+# elsewhere lgpio from its wheel on PyPI, or for a Python it has no wheel for (3.13: Debian
+# trixie) built from its source with swig; the package (distribution "kabelaud") with
 # its Pi extras, built from a copy of the checkout in a temporary directory (nothing
 # root-owned is left in the checkout); /usr/local/bin/boardctl, on every user's PATH; the
 # "boardctl" user and group (boardctl.sysusers) in gpio, spi, i2c and dialout; the udev rule;
@@ -107,15 +108,37 @@ elif [ ! -x "$VENV/bin/python" ]; then
     run python3 -m venv --system-site-packages "$VENV"
 fi
 
-# 3. The package with its Pi extras, built from a copy: pip's build/ and *.egg-info stay there.
+# 3. lgpio, the GPIO backend, where the Pi extras want it (armv7l, aarch64): apt's
+# python3-lgpio (Raspberry Pi OS), which the venv sees, else its wheel on PyPI. PyPI has wheels
+# for Python 3.9-3.12 only; for a later Python (Debian trixie's 3.13) lgpio's source is built
+# with its C library inside (PYPI=1 is lgpio's setup.py switch for that; it needs swig).
+case $(uname -m) in
+    aarch64|armv7l)
+        if ! "$VENV/bin/python" -c 'import importlib.metadata as m; m.version("lgpio")' \
+                >/dev/null 2>&1; then
+            if command -v apt-get >/dev/null 2>&1 && ! command -v swig >/dev/null 2>&1 \
+                    && ! "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info >= (3, 13))' \
+                    2>/dev/null; then
+                run apt-get install -y --no-install-recommends swig
+            fi
+            run env PYPI=1 "$VENV/bin/pip" install --disable-pip-version-check --no-input \
+                --use-pep517 "lgpio>=0.2.2.0"
+        fi ;;
+esac
+
+# 4. The package with its Pi extras, built from a copy: pip's build/ and *.egg-info stay there.
+# --use-pep517: sources without a pyproject.toml (RPi.GPIO, lgpio) are built with setuptools
+# fetched for the build, not with whatever the system has (a venv of Python 3.12 or later has
+# none of its own).
 build=$(mktemp -d /tmp/boardctl-install.XXXXXX)
 trap 'rm -rf "$build"' EXIT
 tar -C "$top" --exclude=./.git --exclude=./.venv --exclude='*.egg-info' --exclude=./build \
     --exclude=./dist --exclude='__pycache__' -cf - . | tar -C "$build" -xf -
-run "$VENV/bin/pip" install --disable-pip-version-check --no-input --upgrade "${build}[pi]"
+run "$VENV/bin/pip" install --disable-pip-version-check --no-input --use-pep517 --upgrade \
+    "${build}[pi]"
 run ln -sfn "$VENV/bin/boardctl" "$BIN"
 
-# 4. The service's user and group, device access, configuration, unit.
+# 5. The service's user and group, device access, configuration, unit.
 for group in gpio spi i2c dialout; do
     getent group "$group" >/dev/null || run groupadd --system "$group"
 done
@@ -147,7 +170,7 @@ if [ -n "$hall" ]; then
 fi
 run systemctl enable boardctl.service
 
-# 5. Start, and say plainly whether it runs.
+# 6. Start, and say plainly whether it runs.
 booted=no
 [ -d /run/systemd/system ] && booted=yes
 if [ "$booted" = yes ]; then

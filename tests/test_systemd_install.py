@@ -166,3 +166,32 @@ def test_install_hall_broker_must_be_an_address(bad: str) -> None:
         assert proc.returncode == 2 and "broker's IP address" in proc.stderr
     else:  # an empty value is no hall mode, as without the option
         assert proc.returncode == 0 and "hall.conf" not in proc.stdout
+
+
+def test_install_plan_on_a_pi_builds_lgpio_where_pypi_has_no_wheel(tmp_path: Path) -> None:
+    """On a Pi (``uname -m``: aarch64) whose venv has no lgpio yet (no python3-lgpio from
+    the Raspberry Pi archive), lgpio is installed before the package, with PYPI=1: its wheel
+    where PyPI has one, else (Python 3.13, Debian trixie) its source built with its C library
+    inside, which needs swig."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "uname").write_text("#!/bin/sh\necho aarch64\n")
+    (fake / "uname").chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}",
+               BOARDCTL_VENV=str(tmp_path / "venv"))
+    proc = subprocess.run(["sh", str(INSTALL), "--dry-run", "--no-start"], capture_output=True,
+                          text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    plan = [line[2:] for line in proc.stdout.splitlines() if line.startswith("+ ")]
+    venv = tmp_path / "venv"
+    lgpio = plan.index(f"env PYPI=1 {venv}/bin/pip install --disable-pip-version-check "
+                       "--no-input --use-pep517 lgpio>=0.2.2.0")
+    package = next(i for i, cmd in enumerate(plan) if cmd.endswith("[pi]"))
+    assert lgpio < package
+    if shutil.which("apt-get") and not shutil.which("swig"):
+        assert plan.index("apt-get install -y --no-install-recommends swig") < lgpio
+    # off a Pi (this machine, unless it is one) no such step
+    plain = subprocess.run(["sh", str(INSTALL), "--dry-run", "--no-start"], capture_output=True,
+                           text=True, timeout=60, env=dict(os.environ, PATH=os.environ["PATH"]))
+    if os.uname().machine not in ("aarch64", "armv7l"):
+        assert "PYPI=1" not in plain.stdout
