@@ -118,7 +118,8 @@ def test_flooding_and_idle_control_clients_change_nothing(tmp_path: Path) -> Non
         final = wait_for(lambda: (s := status(state))["ply"] == len(want) and s, timeout=60,
                          what="the game to finish")
         assert final["moves"] == want
-        assert sent[0] > 1 << 20  # they did flood
+        assert sent[0] > 1 << 16  # they did flood: more than one 64 KiB read of requests, even
+        # on a slow machine (the game runs on the clock, the flood as fast as it can)
         refused = 0
         readable, _, _ = select.select(idle, [], [], 1.0)
         for s in readable:  # beyond the cap, connections were told so and closed
