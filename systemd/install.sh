@@ -90,7 +90,7 @@ if command -v apt-get >/dev/null 2>&1; then
         run apt-get install -y --no-install-recommends python3-lgpio
     else
         say "python3-lgpio is not in this system's archive (it is Raspberry Pi OS's): lgpio" \
-            "comes from its wheel on PyPI instead"
+            "comes from PyPI instead (its wheel, or its source built where no wheel fits)"
     fi
 else
     say "no apt-get: install Python 3.11+ with venv and headers (python3-dev) yourself"
