@@ -9,8 +9,10 @@ after numbers come from one script:
    a time, a deleted, swapped or repeated line), counted as named / silently a different game
    / harmless; false alarms on the intact journal and on torn last records;
 4. idle ``boardctl run --sim`` with the matrix scanned at 200 Hz: CPU share and RSS (the
-   median of alternating windows), against a bare thread waking as often (in Python, and in
-   C where a C compiler is found: what the machine alone charges for the wake-ups);
+   median of 21 alternating windows of 10 s: a virtual machine's host lends its core
+   unevenly, and a window in five or so reads half as much again), against a bare thread
+   waking as often (in Python, and in C where a C compiler is found: what the machine alone
+   charges for the wake-ups);
 5. referee latency: the time the referee spends deciding one event (``Referee.lift`` /
    ``place`` / ``press``) and the referee thread's whole path for it (``Service._handle``),
    p50/p99, over a real game on the simulated board with the journal on the real disk;
@@ -355,7 +357,7 @@ class Idle:
     floor_c: list[float]  # the same in C; empty without a C compiler
 
 
-def idle_200hz(rounds: int = 9, seconds: float = 6.0) -> Idle:
+def idle_200hz(rounds: int = 21, seconds: float = 10.0) -> Idle:
     """Idle service at 200 Hz: CPU share, RSS, the share by thread, and the floors (a bare
     thread waking as often, in a process of its own, in Python and in C), over ``rounds``
     windows of ``seconds`` each; the service's and the floors' windows alternate (one at a

@@ -202,9 +202,26 @@ def _resume(session: BoardSession, args: Mapping[str, Any], at: int) -> Event:
     return Resume(at)
 
 
+def _adjourn(session: BoardSession, args: Mapping[str, Any], at: int) -> Event:
+    """Only a game whose clock has started, not over and not adjourned already, is adjourned:
+    a sealed move stands until resume-adjourned plays it (004 §34-35); a game that has not
+    started (or is over) has nothing to adjourn."""
+    if session.result is not None:
+        raise ControlError(f"adjourn: the game is over already ({session.result['result']})")
+    if session.sealed is not None:
+        raise ControlError("adjourn: the game is adjourned already (its sealed move stands; "
+                           "resume-adjourned plays it)")
+    if session.clock is None or not session.clock.started:
+        raise ControlError("adjourn: the game has not started (nothing to adjourn)")
+    return Adjourn(at, args["sealed"])
+
+
 def _resume_adjourned(session: BoardSession, args: Mapping[str, Any], at: int) -> Event:
     if session.sealed is None:
         raise ControlError("resume-adjourned: the game is not adjourned")
+    if session.sealed not in session.position.legal_moves():  # the secret move not told
+        raise ControlError("resume-adjourned: the sealed move is not legal in the game's "
+                           "position now; the game stays adjourned")
     return ResumeAdjourned(at)
 
 
@@ -227,7 +244,7 @@ ACTS: dict[str, Callable[[BoardSession, Mapping[str, Any], int], Event]] = {
     "clock-set": lambda session, args, at: ClockSet(at, args["side"], args["seconds"]),
     "moves-set": lambda session, args, at: MovesSet(at, args["side"], args["moves"]),
     "accept": lambda session, args, at: Accept(at),
-    "adjourn": lambda session, args, at: Adjourn(at, args["sealed"]),
+    "adjourn": _adjourn,
     "resume-adjourned": _resume_adjourned,
     "result": _result,
 }

@@ -50,7 +50,7 @@ from typing import Any
 
 from boardctl.doorbell import Doorbell
 from firmware.errors import BoardError
-from firmware.limits import is_text, loads
+from firmware.limits import DuplicateKey, is_text, loads
 from firmware.pdn.tags import tags_problem
 
 #: One request line at most (a PDN or a tag set fits comfortably).
@@ -167,7 +167,9 @@ def parse_request(line: str | bytes) -> Request:
         except UnicodeDecodeError:
             raise ControlError("a request must be UTF-8 text") from None
     try:
-        obj = loads(line)
+        obj = loads(line, unique_keys=True)
+    except DuplicateKey as exc:
+        raise ControlError(f"an ambiguous request: {exc}") from None
     except (ValueError, RecursionError) as exc:
         raise ControlError(f"not JSON: {str(exc)[:80]}") from None
     if not isinstance(obj, dict):
@@ -353,7 +355,9 @@ class ControlServer:
                     self._accept_paused_until = self.clock() + EMFILE_PAUSE_S
                 return
             if len(self._conns) >= MAX_CONNECTIONS:
-                idle = [c for c in self._conns if not c.inbuf and not c.outbuf]
+                # A client with only part of a line sent is as idle as one that sent
+                # nothing: 32 clients each holding a "{" must not lock the arbiter out.
+                idle = [c for c in self._conns if b"\n" not in c.inbuf and not c.outbuf]
                 if not idle:
                     self._refuse(sock)
                     continue
@@ -424,9 +428,10 @@ class ControlServer:
         more = b"\n" in conn.inbuf
         if not more and len(conn.inbuf) > MAX_REQUEST:
             conn.inbuf.clear()
-            conn.skipping = True
-            self.errors += 1
-            conn.outbuf += encode({"ok": False, "error": "request line too long"})
+            if not conn.skipping:  # one answer for one line, however long it goes on
+                conn.skipping = True
+                self.errors += 1
+                conn.outbuf += encode({"ok": False, "error": "request line too long"})
         if more:
             self._ready.append(conn)
         self._flush(conn)

@@ -44,6 +44,7 @@ from firmware.feed import decode_line
 from firmware.game import RESULTS
 from firmware.notation import parse_move
 from firmware.pdn import ClockReading, write_game
+from firmware.pdn.tags import fit_tags
 from firmware.position import Position
 from firmware.rules import find_rules
 
@@ -171,6 +172,8 @@ class _Checks:
         self.ignored = 0
         #: Moves held in all games (at most :data:`MAX_MOVES`).
         self.held = 0
+        #: Records of games beyond :data:`GAMES_PER_SOURCE` on their feed, not followed.
+        self.beyond = 0
         self.log = log
 
     def _refuse(self, game: RelayGame, what: str) -> None:
@@ -303,11 +306,12 @@ class RelayState(_Checks):
                                      f"{MAX_SOURCES} feeds are followed already "
                                      f"({self.ignored} records ignored so far)")
             return False
-        refused = self.refused
+        refused, beyond = self.refused, self.beyond
         changed = self._record(src, record)
         kind = record.get("type")
-        if (kind == "move" and not changed) or (kind == "snapshot" and self.refused != refused):
-            return changed  # the live page shows no move the PDN does not hold
+        if ((kind == "move" and not changed) or (kind == "snapshot" and self.refused != refused)
+                or self.beyond != beyond):
+            return changed  # the live page shows no move (nor game) the PDN does not hold
         for observer in self.observers:
             observer(src.board, record)
         return changed
@@ -346,7 +350,11 @@ class RelayState(_Checks):
                                                              and not _good_move(record)):
                 return False
             if src.games >= GAMES_PER_SOURCE:
-                self.dropped += 1
+                self.beyond += 1
+                self._tell(self.beyond, f"relay: {_clean(src.name)[:100]!r}: game "
+                                        f"{src.game!r} not followed: {GAMES_PER_SOURCE} games "
+                                        f"from this feed are followed already ({self.beyond} "
+                                        "records left out so far)")
                 return False
             src.games += 1
             game = self.games[key] = RelayGame(board=src.board, game=src.game, key=key)
@@ -381,7 +389,11 @@ class RelayState(_Checks):
         before = _looks(game)
         reset = self._setup(game, record)
         moves = record.get("moves")
-        if isinstance(moves, list) and all(_good_move(m) for m in moves):
+        if moves is not None and not (isinstance(moves, list)
+                                      and all(_good_move(m) for m in moves)):
+            self._refuse(game, "snapshot's moves refused: not a list of move records")
+            moves = ()
+        if isinstance(moves, list):
             taken = [dict(m) for m in moves]
             played = self._play(game, taken, from_start=reset, what="snapshot")
             if played is not None and played[1] == len(taken) and self._hold(game, taken):
@@ -391,10 +403,26 @@ class RelayState(_Checks):
                 self._recheck(game)
         elif reset:
             self._recheck(game)
+        fen = record.get("fen")
+        if (moves is None or moves == []) and isinstance(fen, str) and _clean(fen):
+            # no moves: the live page shows this fen, so it must be where the game stands
+            self._check_fen(game, _clean(fen),
+                            game.start() if moves == [] or not game.moves else game.position)
         result = record.get("result")
         game.result = result if isinstance(result, str) and result in RESULTS else None
         game.reason = str(record.get("reason") or "") if game.result else None
         return _looks(game) != before
+
+    def _check_fen(self, game: RelayGame, fen: str, position: Position | None) -> None:
+        """A snapshot without moves shows its ``fen`` (the live page): it must be the
+        position the game stands in, else the snapshot is refused."""
+        try:
+            claimed = Position.from_fen(game.rules, fen) if game.rules else None
+        except (BoardError, ValueError):
+            claimed = None
+        if position is None or claimed != position:
+            self._refuse(game, f"snapshot refused: its fen {fen[:60]!r} is not the position "
+                               "of its start and moves")
 
     def _move(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
         if not _good_move(record):
@@ -457,8 +485,7 @@ def _details(game: RelayGame, record: Mapping[str, Any]) -> None:
         game.time_control = _clean(tc)
     tags = record.get("tags")
     if isinstance(tags, dict) and not game.moves:  # a started game keeps its tags
-        game.tags = {k: _clean(str(v)) for k, v in tags.items()
-                     if isinstance(k, str) and _TAG.fullmatch(k) and isinstance(v, str | int)}
+        game.tags = fit_tags(tags)  # a hostile record is not a bigger PDN
 
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -484,7 +511,6 @@ def _clean(text: str) -> str:
     return "".join(ch for ch in text if ch >= " " and ch != "\x7f")[:200]
 
 
-_TAG = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
 _MOVE = re.compile(r"[a-j0-9]{1,3}(?:[-x:][a-j0-9]{1,3}){1,25}")
 
 
@@ -554,11 +580,14 @@ class Relay:
                 changed |= self.state.feed_line(feed.name, line)
         if self.hall is not None:
             for board, payload in self.hall.drain():
+                record = decode_line(payload)
+                if record is None:  # not a feed line: it opens no source (nor takes a slot)
+                    if bytes(payload).strip():
+                        self.state.dropped += 1
+                        self.hall.damaged(board)
+                    continue
                 self.state.source(board, topic=True)
-                damaged = self.state.dropped
-                changed |= self.state.feed_line(board, payload)
-                if self.state.dropped != damaged:
-                    self.hall.damaged(board)
+                changed |= self.state.feed_record(board, record)
             for board, up in self.hall.drain_status():
                 status = "online" if up else "offline"
                 self.state.notify(board, {"type": "status", "status": status})

@@ -65,13 +65,29 @@ class NotText(ValueError):
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def loads(text: str | bytes) -> Any:
+class DuplicateKey(ValueError):
+    """An object naming a key twice (``{"cmd": "status", "cmd": "pause"}``): JSON keeps the
+    last, a reader may see the first."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise DuplicateKey(f"the key {key[:40]!r} given twice")
+        obj[key] = value
+    return obj
+
+
+def loads(text: str | bytes, unique_keys: bool = False) -> Any:
     """``json.loads`` with a bound on nesting (ValueError, TooDeep, rather than RecursionError),
-    whose strings are all text (ValueError, NotText, for a lone surrogate)."""
+    whose strings are all text (ValueError, NotText, for a lone surrogate). ``unique_keys``:
+    an object naming a key twice is refused too (ValueError, DuplicateKey), where a command
+    must not read one way and act another."""
     if depth(text) > MAX_DEPTH:
         raise TooDeep(f"nested deeper than {MAX_DEPTH} levels")
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, object_pairs_hook=_unique if unique_keys else None)
     except RecursionError:  # pragma: no cover - depth() catches it first
         raise TooDeep(f"nested deeper than {MAX_DEPTH} levels") from None
     raw = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")

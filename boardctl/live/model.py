@@ -23,6 +23,7 @@ from typing import Any
 
 from boardctl.live.diagram import move_view, pieces, replay, rule_set
 from firmware.game import RESULTS
+from firmware.pdn.tags import fit_tags
 from firmware.position import Position
 
 #: Badge changes and clock readings kept per board (enough for an hour's delay of a busy game).
@@ -218,9 +219,8 @@ class _HallRecords:
         if isinstance(record.get("time_control"), str):
             board.time_control = _text(record["time_control"], 60)
         tags = record.get("tags")
-        if isinstance(tags, Mapping):
-            board.tags = {_text(k, 40): _text(v, 200) for k, v in tags.items()
-                          if isinstance(k, str) and isinstance(v, str | int)}
+        if isinstance(tags, Mapping):  # a PDN's tags, as the relay keeps them
+            board.tags = fit_tags(tags)
 
     def _on_game(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
         self._setup(board, record)

@@ -48,3 +48,16 @@ def tags_problem(tags: Mapping[Any, Any]) -> str | None:
         if problem is not None:
             return problem
     return None
+
+
+def fit_tags(tags: Mapping[Any, Any]) -> dict[str, str]:
+    """The tags of ``tags`` a game may carry (:func:`tag_problem`), values as text, the first
+    :data:`MAX_TAGS` of them: what a reader of records from outside (a relay, a live page)
+    keeps of a game's tags it does not refuse whole."""
+    out: dict[str, str] = {}
+    for name, value in tags.items():
+        if len(out) >= MAX_TAGS:
+            break
+        if tag_problem(name, value) is None:
+            out[name] = str(value)
+    return out
