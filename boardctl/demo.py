@@ -227,9 +227,9 @@ class Demo:
         session = service.session
         assert session is not None
         if session.result is None and result and result != "*":
-            winner, _ = parse_result(result)
-            text = result_text(rules, winner)
-            reason = "agreement" if winner is None else "resignation"
+            winner, decided = parse_result(result)
+            text = result_text(rules, winner) if decided else "0-0"  # both lose: not a draw
+            reason = "arbiter" if not decided else "agreement" if winner is None else "resignation"
             answer = service.command({"cmd": "result", "result": text, "reason": reason})
             self.say(f"demo: arbiter records the result {text} ({reason}): "
                      f"{'ok' if answer.get('ok') else answer.get('error')}")

@@ -30,6 +30,8 @@ from firmware.limits import MAX_LINE, bounded_lines
 
 GAMES = "games"
 CURRENT = "current"
+#: The longest ``current`` pointer read (a journal's name is some 30 bytes).
+MAX_POINTER = 255
 
 
 def _fsync_dir(path: Path) -> None:
@@ -117,7 +119,12 @@ def current_path(state_dir: Path) -> Path | None:
     """The journal of the game in play in ``state_dir``, or None when there is none."""
     pointer = state_dir / CURRENT
     try:
-        name = pointer.read_text(encoding="utf-8").strip()
+        with pointer.open("rb") as f:  # a name, not a file's worth: /dev/zero must not fill memory
+            raw = f.read(MAX_POINTER + 1)
+        if len(raw) > MAX_POINTER:
+            raise EventLogError(f"{pointer}: longer than {MAX_POINTER} bytes: does not name a "
+                                "journal file")
+        name = raw.decode("utf-8").strip()
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:

@@ -108,8 +108,9 @@ def _expand(rules: RuleSet, body: str, text: str) -> list[int]:
                 raise FenError(f"FEN {_quote(text)}: range {body!r} runs backwards")
             return list(range(a, b + 1))
         return [g.parse_square(body)]
-    except SquareError as exc:
-        raise FenError(f"FEN {_quote(text)}: {exc}") from None
+    except SquareError as exc:  # it names the square as given: a 4000-digit one, too
+        reason = str(exc) if len(str(exc)) <= 160 else str(exc)[:160] + "..."
+        raise FenError(f"FEN {_quote(text)}: {reason}") from None
 
 
 def _check_men(rules: RuleSet, text: str, pieces: dict[Side, tuple[set[int], set[int]]]) -> None:

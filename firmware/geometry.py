@@ -87,7 +87,7 @@ class Geometry:
     def parse_square(self, text: str) -> int:
         """A square given either as a number (``'32'``) or algebraically (``'c3'``)."""
         t = text.strip()
-        if t.isdigit():
+        if t.isascii() and t.isdigit():
             n = int(t)
             if 1 <= n <= self.count:
                 return n

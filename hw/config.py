@@ -227,7 +227,9 @@ class _Reader:
         self.source = source
 
     def fail(self, key: str, what: str) -> ConfigError:
-        return ConfigError(f"{self.source}: {key}: {what}")
+        """The one-line error, a value of any size in it cut to a readable length."""
+        text = f"{key}: {what}"
+        return ConfigError(f"{self.source}: {text if len(text) <= 300 else text[:300] + '...'}")
 
     def table(self, data: Any, key: str, cls: type) -> dict[str, Any]:
         if not isinstance(data, dict):

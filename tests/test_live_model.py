@@ -126,6 +126,9 @@ def test_channel_catch_up_by_last_event_id() -> None:
     assert channel.after(channel.event_id(4)) == 4  # still in the ring: resume after it
     assert channel.after(channel.event_id(1)) is None  # fell out of the ring: full state
     assert channel.after("other-3") is None and channel.after(None) is None
+    epoch = channel.event_id(4).partition("-")[0]  # a header's digits that int() refuses
+    assert channel.after(f"{epoch}-\u00b2") is None
+    assert channel.after(f"{epoch}-{'9' * 5000}") is None
     last, frames = channel.wait(4, 0.0)
     assert last == 6 and frames.count(b"event: board") == 2 and b'{"n":5}' in frames
     assert channel.wait(0, 0.0)[0] == -1  # too far behind: the caller resends the state

@@ -97,13 +97,15 @@ def parse_duration(text: str) -> int:
     """``1:30:00``, ``5:00``, ``90`` or ``2.5`` (seconds) -> ns; :class:`ScriptError` if bad."""
     parts = text.strip().split(":")
     try:
-        if len(parts) > 3 or not all(parts):
-            raise ValueError
+        if len(parts) > 3 or not all(parts) or any("_" in p or not p.isascii() for p in parts):
+            raise ValueError  # float() also takes '1_0' (10) and '١' (1): not times
         values = [float(part) for part in parts]
     except ValueError:
         raise ScriptError(f"bad time {_clip(text)!r}: write H:MM:SS, M:SS or seconds") from None
     if any(v < 0 or v != v or v == float("inf") for v in values):
         raise ScriptError(f"bad time {_clip(text)!r}: must be 0 or more")
+    if any(v >= 60 for v in values[1:]):  # 5:99 is not 6:39
+        raise ScriptError(f"bad time {_clip(text)!r}: minutes and seconds after a ':' run 0-59")
     seconds = 0.0
     for value in values:
         seconds = seconds * 60 + value

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,12 +82,16 @@ def parse_time(text: str) -> float:
     from firmware.errors import BoardError
 
     parts = text.strip().split(":")
+    bad = BoardError(f"time {text[:40]!r}: expected seconds, M:SS or H:MM:SS")
+    if any("_" in p or not p.isascii() for p in parts):
+        raise bad  # float() also takes '1_0' (10) and '١' (1)
     try:
         values = [float(p) for p in parts]
     except ValueError:
-        raise BoardError(f"time {text!r}: expected seconds, M:SS or H:MM:SS") from None
-    if len(values) > 3 or any(v < 0 for v in values) or any(v >= 60 for v in values[1:]):
-        raise BoardError(f"time {text!r}: expected seconds, M:SS or H:MM:SS")
+        raise bad from None
+    if len(values) > 3 or any(not math.isfinite(v) or v < 0 for v in values) \
+            or any(v >= 60 for v in values[1:]):
+        raise bad
     seconds = 0.0
     for v in values:
         seconds = seconds * 60 + v

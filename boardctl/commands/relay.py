@@ -73,7 +73,7 @@ def parse_address(text: str, option: str = "--http") -> tuple[str, int] | None:
     if text.strip().lower() == "off":
         return None
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or int(port) > 65535:
+    if not sep or not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise BoardError(f"{option}: expected HOST:PORT or off, not {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
 

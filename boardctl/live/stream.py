@@ -55,7 +55,7 @@ class Channel:
         if not last_event_id:
             return None
         epoch, _, number = last_event_id.strip().partition("-")
-        if epoch != self.epoch or not number.isdigit():
+        if epoch != self.epoch or not (number.isascii() and number.isdigit()) or len(number) > 18:
             return None
         n = int(number)
         with self._cond:

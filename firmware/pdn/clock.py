@@ -8,7 +8,7 @@ import re
 from firmware.pdn.model import ClockReading
 
 _CLOCK = re.compile(
-    r"\[%(?P<cmd>clock|clk)\s*(?P<args>[^\]]*)\]",
+    r"\[%(?P<cmd>clock|clk)\s*(?P<args>[^\[\]]*)\]",
     re.IGNORECASE,
 )
 _CLOCK_TIME = re.compile(r"([wWbB]?)\s*(\d{1,3}):(\d\d)(?::(\d\d(?:\.\d+)?))?")

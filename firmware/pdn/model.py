@@ -136,11 +136,16 @@ class PdnGame:
 def item_label(item: MoveText | Setup, number: int | None = None, white: bool = True) -> str:
     """How messages name a move or a setup: ``move 12... 18-23``, ``setup /FEN "..."/``."""
     if isinstance(item, Setup):
-        return f'setup /FEN "{item.fen}"/'
+        return f'setup /FEN "{_clip(item.fen)}"/'
     n = item.number if item.number is not None else number
     if n is None:
-        return f"move {item.text}"
-    return f"move {n}{'.' if white else '...'} {item.text}"
+        return f"move {_clip(item.text)}"
+    return f"move {n}{'.' if white else '...'} {_clip(item.text)}"
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """A move or FEN of a hostile file, cut to a readable length for a one-line message."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +243,8 @@ def replay_game(game: PdnGame, rules: RuleSet | None = None, fischer: bool = Tru
                 number = item.number
             record.push(parse_move(record.position, item.text))
         except BoardError as exc:
-            raise PdnError(f"{game.where(item, item_label(item, number, white))}: {exc}") from None
+            raise PdnError(f"{game.where(item, item_label(item, number, white))}: "
+                           f"{_clip(str(exc), 300)}") from None
         if not white:
             number += 1
     return record

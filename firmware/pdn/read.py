@@ -20,7 +20,7 @@ _TOKEN = re.compile(
     rf"""
     (?P<ws>\s+)
   | (?P<linecomment>(?:%|;)[^\n]*)
-  | (?P<tag>\[\s*(?P<tagname>[A-Za-z][A-Za-z0-9_]*)\s*"(?P<tagvalue>(?:[^"\\\n]|\\.)*)"\s*\])
+  | (?P<tag>\[\s*(?P<tagname>[A-Za-z][A-Za-z0-9_]*)\s*"(?P<tagvalue>(?:[^"\\\n]|\\.)*+)"\s*\])
   | (?P<loosetag>\[\s*(?P<loosename>[A-Za-z][A-Za-z0-9_]*)
         (?:\s*"(?P<quoted>[^\n]*)"|\s+(?P<bare>[^"\]\n]*))\s*\][ \t]*(?=\n|$))
   | (?P<comment>\{{)
@@ -28,7 +28,7 @@ _TOKEN = re.compile(
   | (?P<result>(?:1-0|0-1|1/2-1/2|½-½|2-0|0-2|1-1|0-0|\*){_END})
   | (?P<number>[0-9]+(?:\.\.\.|\.|…))
   | (?P<ellipsis>\.\.\.|…)
-  | (?P<move>(?P<squares>{_SQ}(?:\s*{_SEP}\s*{_SQ})+|[a-jA-J](?:10|[1-9])[a-jA-J](?:10|[1-9])
+  | (?P<move>(?P<squares>{_SQ}(?:\s*{_SEP}\s*{_SQ})++|[a-jA-J](?:10|[1-9])[a-jA-J](?:10|[1-9])
         |[0-9]{{4}}(?![0-9]))(?P<glued>\([!?]+\)|[!?*+=]+(?:[0-9]+)?)?(?:\.(?=\s|$))?)
   | (?P<strength>\([!?]+\)|[!?*+=]+(?:[0-9]+)?)
   | (?P<nag>\$[0-9]+)

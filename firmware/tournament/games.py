@@ -45,7 +45,7 @@ def match_game(t: Tournament, pdn: PdnGame) -> Found | None:
     rnd_text, board = round_and_board(pdn.tags)
     if rnd_text in _UNNAMED:
         return None
-    if not rnd_text.isdigit():
+    if not (rnd_text.isascii() and rnd_text.isdigit()):
         raise TournamentError(f"{where}: Round tag {rnd_text[:20]!r} is not a round number")
     number = int(rnd_text)
     if not 1 <= number <= t.rounds:

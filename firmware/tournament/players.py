@@ -13,6 +13,7 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from firmware.errors import TournamentError
 
@@ -68,6 +69,13 @@ def parse_players(text: str, source: str = "<players>") -> list[Player]:
 
 def _parse_csv(lines: Sequence[str], source: str) -> list[Player]:
     rows = csv.reader(io.StringIO("\n".join(lines)))
+    try:
+        return _csv_players(rows, source)
+    except csv.Error as exc:  # a field over csv's limit, a quote left open at the end, ...
+        raise TournamentError(f"{source}:{rows.line_num}: not CSV: {exc}") from None
+
+
+def _csv_players(rows: Any, source: str) -> list[Player]:
     header: list[str] | None = None
     players = []
     for row in rows:
@@ -80,7 +88,7 @@ def _parse_csv(lines: Sequence[str], source: str) -> list[Player]:
             if unknown or len(set(header)) != len(header):
                 raise TournamentError(
                     f"{source}:{number}: CSV header must name name, rating, club (each once),"
-                    f" not {', '.join(header)}"
+                    f" not {', '.join(header)[:80]!r}"
                 )
             continue
         if len(row) > len(header):
@@ -90,7 +98,8 @@ def _parse_csv(lines: Sequence[str], source: str) -> list[Player]:
         where = f"{source}:{number}"
         rating = None
         if cells.get("rating"):
-            if not cells["rating"].isdigit() or len(cells["rating"]) > 5:
+            rating_text = cells["rating"]
+            if not (rating_text.isascii() and rating_text.isdigit()) or len(rating_text) > 5:
                 raise TournamentError(f"{where}: rating {cells['rating'][:20]!r} is not a "
                                       "whole number")
             rating = int(cells["rating"])
