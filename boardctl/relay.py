@@ -12,7 +12,9 @@ Nothing is lost when a board is unplugged and plugged back in, or when lines are
 damaged lines are dropped (their checksum fails); moves carry their ply, so a move that does
 not follow the last one known is held back as a gap, which the next ``snapshot`` (sent by the
 board on every (re)connection and every few seconds) fills; a ``header`` with a new ``run``
-tells that the board restarted and its ``seq`` starts again.
+tells that the board restarted and its ``seq`` starts again. A line whose ``seq`` is not past
+the last of its run is a repeat (MQTT's QoS 1 delivers again; a reconnecting board sends again
+what the broker may have missed), not taken twice: an old snapshot would wind its game back.
 
 Nothing wrong is published either. A record can pass its checksum and still be wrong (a
 buggy or foreign sender): the relay plays every move on the rules core before it takes it.
@@ -174,6 +176,8 @@ class _Checks:
         self.held = 0
         #: Records of games beyond :data:`GAMES_PER_SOURCE` on their feed, not followed.
         self.beyond = 0
+        #: Lines of a board's run taken already (their ``seq`` is not past the last one).
+        self.repeats = 0
         self.log = log
 
     def _refuse(self, game: RelayGame, what: str) -> None:
@@ -306,11 +310,11 @@ class RelayState(_Checks):
                                      f"{MAX_SOURCES} feeds are followed already "
                                      f"({self.ignored} records ignored so far)")
             return False
-        refused, beyond = self.refused, self.beyond
+        refused, beyond, repeats = self.refused, self.beyond, self.repeats
         changed = self._record(src, record)
         kind = record.get("type")
         if ((kind == "move" and not changed) or (kind == "snapshot" and self.refused != refused)
-                or self.beyond != beyond):
+                or self.beyond != beyond or self.repeats != repeats):
             return changed  # the live page shows no move (nor game) the PDN does not hold
         for observer in self.observers:
             observer(src.board, record)
@@ -332,6 +336,15 @@ class RelayState(_Checks):
             src.seq = seq if isinstance(seq, int) else None
             return False
         if isinstance(seq, int):
+            if src.run is not None and src.seq is not None and seq <= src.seq \
+                    and kind != "game":
+                # A line of this run taken already: MQTT delivers a QoS 1 message again
+                # after a lost acknowledgement, and a board that reconnects sends again what
+                # the broker may have missed. Taken twice, an old snapshot would wind its
+                # game back. (A board that restarts says so first: a header, a new run; one
+                # whose header was lost starts with its game line, taken as a restart.)
+                self.repeats += 1
+                return False
             if src.seq is not None and seq != src.seq + 1:
                 src.lost += 1  # lines lost: the next snapshot puts things right
             src.seq = seq

@@ -113,20 +113,20 @@ def test_a_move_that_does_not_play_is_refused_and_the_game_waits_for_a_snapshot(
     for line in lines([header_record("4", "r", None), GAME, *moves[:2]]):
         state.feed_line("p", line)
     illegal = {**moves[2], "move": "31-22"}  # a man two rows forward: no capture there
-    state.feed_line("p", encode_line(illegal, 3))
+    state.feed_line("p", encode_line(illegal, 4))
     wrong_side = {**moves[2], "side": "black"}
-    state.feed_line("p", encode_line(wrong_side, 4))
+    state.feed_line("p", encode_line(wrong_side, 5))
     game = state.games["g1"]
     assert [m["ply"] for m in game.moves] == [1, 2] and game.gap
     assert state.refused == 1  # the second waits behind the gap: nothing more to refuse
     assert len(said) == 1 and "board 4, game g1: move refused at ply 3 ('31-22')" in said[0]
     assert "not legal" in said[0]
     assert seen == [None, None, *real_moves(2)]  # header, game, the moves that play
-    state.feed_line("p", encode_line(moves[2], 5))  # the right ply 3, but the game waits
+    state.feed_line("p", encode_line(moves[2], 6))  # the right ply 3, but the game waits
     assert len(game.moves) == 2
     snap = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
                            moves=moves[:5], tags=GAME["tags"])
-    assert state.feed_line("p", encode_line(snap, 6))
+    assert state.feed_line("p", encode_line(snap, 7))
     assert [m["move"] for m in game.moves] == real_moves(5) and not game.gap
     assert seen[-1] is None and len(seen) == 5  # the snapshot
     fresh = RelayState()
@@ -364,3 +364,38 @@ def test_two_boards_on_two_ports_make_one_pdn() -> None:
     games = list(read_games(state.pdn(), "relay"))
     assert [g.tags["Round"] for g in games] == ["3.1", "3.2"]
     assert [len(g.moves) for g in games] == [4, 6]
+
+
+def test_a_line_of_the_run_taken_already_is_not_taken_again() -> None:
+    """MQTT delivers a QoS 1 message again after a lost acknowledgement, and a board that
+    reconnects sends again what the broker may have missed: a line whose ``seq`` is not past
+    the last one of its run is a repeat. An old snapshot taken again would wind a finished game
+    back (and nothing would put it right: the board has moved on to its next game)."""
+    state = RelayState()
+    seen: list[object] = []
+    state.observers.append(lambda board, record: seen.append(record.get("type")))
+    moves = move_records()
+    early = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
+                            moves=moves[:4], tags=GAME["tags"])
+    recs = [header_record("6", "runA", None), GAME, *moves[:4], early, *moves[4:],
+            {"type": "result", "game": "g1", "result": "2-0", "reason": "resignation"}]
+    sent = lines(recs)
+    for line in sent:
+        state.feed_line("p", line)
+    told = len(seen)
+    for line in (sent[6], sent[3], sent[-1]):  # the early snapshot, a move, the result again
+        assert not state.feed_line("p", line)
+    game = state.games["g1"]
+    assert [m["move"] for m in game.moves] == real_moves() and game.result == "2-0"
+    assert state.repeats == 3 and len(seen) == told  # the live page is not told either
+    # A restart says so (a header, a new run): its seq starts again and is taken.
+    snap = snapshot_record(game="g2", rules="international", start_fen=START, fen="f",
+                           moves=moves[:2], tags=GAME["tags"])
+    for line in lines([header_record("6", "runB", None), {**GAME, "game": "g2"}, snap]):
+        state.feed_line("p", line)
+    assert [m["move"] for m in state.games["g2"].moves] == real_moves(2)
+    # A restart whose header was lost on the wire starts with its game line: taken as one.
+    for line in lines([{**GAME, "game": "g3"}, {**moves[0], "game": "g3"}], start=1):
+        state.feed_line("p", line)
+    assert [m["move"] for m in state.games["g3"].moves] == real_moves(1)
+    assert state.games["g1"].result == "2-0" and len(state.games["g1"].moves) == 12
