@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from firmware.errors import EventLogError
-from firmware.limits import TooDeep, finite_number, loads
+from firmware.limits import TooDeep, clip, finite_number, loads
 
 NS = 1_000_000_000
 SIDES = ("white", "black")
@@ -268,8 +268,7 @@ def parse_event_line(line: str | bytes, lineno: int, source: str = "") -> Event:
 
 
 def _shorten(text: str, limit: int = 40) -> str:
-    text = text.strip()
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+    return repr(clip(text.strip(), limit))
 
 
 def event_to_json(event: Event) -> str:

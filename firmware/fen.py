@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from firmware.errors import FenError, SquareError
-from firmware.limits import MAX_FEN
+from firmware.limits import MAX_FEN, clip
 from firmware.rules import RuleSet, Side
 
 
@@ -92,7 +92,7 @@ def parse_fen(rules: RuleSet, text: str) -> FenPieces:
 
 def _quote(text: str, limit: int = 80) -> str:
     """A FEN (or a part of one) quoted in a message, cut to a readable length."""
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+    return repr(clip(text, limit))
 
 
 def _expand(rules: RuleSet, body: str, text: str) -> list[int]:
@@ -109,8 +109,7 @@ def _expand(rules: RuleSet, body: str, text: str) -> list[int]:
             return list(range(a, b + 1))
         return [g.parse_square(body)]
     except SquareError as exc:  # it names the square as given: a 4000-digit one, too
-        reason = str(exc) if len(str(exc)) <= 160 else str(exc)[:160] + "..."
-        raise FenError(f"FEN {_quote(text)}: {reason}") from None
+        raise FenError(f"FEN {_quote(text)}: {clip(str(exc), 160)}") from None
 
 
 def _check_men(rules: RuleSet, text: str, pieces: dict[Side, tuple[set[int], set[int]]]) -> None:

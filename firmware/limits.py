@@ -96,6 +96,12 @@ def loads(text: str | bytes, unique_keys: bool = False) -> Any:
     return obj
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (and ``...``) for a one-line message: a value from
+    a hostile file or request may be megabytes long."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def is_text(text: str) -> bool:
     """True when ``text`` is real Unicode (no lone surrogate: it encodes as UTF-8)."""
     try:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.errors import ConfigError
+from firmware.limits import clip
 
 SYSTEM_PATH = Path("/etc/boardctl/config.toml")
 
@@ -228,8 +229,7 @@ class _Reader:
 
     def fail(self, key: str, what: str) -> ConfigError:
         """The one-line error, a value of any size in it cut to a readable length."""
-        text = f"{key}: {what}"
-        return ConfigError(f"{self.source}: {text if len(text) <= 300 else text[:300] + '...'}")
+        return ConfigError(f"{self.source}: {clip(f'{key}: {what}', 300)}")
 
     def table(self, data: Any, key: str, cls: type) -> dict[str, Any]:
         if not isinstance(data, dict):

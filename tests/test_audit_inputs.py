@@ -105,8 +105,9 @@ def test_demo_records_a_double_loss_as_one(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text", ["nan", "inf", "1_0", "\u0663", "1:60", "-5", ""])
 def test_clock_set_times_that_are_not_times(text: str) -> None:
-    """``boardctl clock-set``'s time: float() takes 'nan', 'inf', '1_0' (10) and '٣' (3)."""
-    with pytest.raises(BoardError, match="expected seconds, M:SS or H:MM:SS"):
+    """``boardctl clock-set``'s time, read as the clock script's: float() takes 'nan', 'inf',
+    '1_0' (10) and '٣' (3)."""
+    with pytest.raises(BoardError, match=f"bad time {text!r}"):
         parse_time(text)
     assert parse_time("1:02:03") == 3723 and parse_time("90.5") == 90.5
 

@@ -17,12 +17,14 @@ Modes:
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Any
 
 from boardctl.commands.clock_term import KEYS
 from firmware.errors import BoardError
+from firmware.limits import clip
 
 if TYPE_CHECKING:
     from firmware.clock import GameClock
@@ -100,17 +102,19 @@ def parse_duration(text: str) -> int:
         if len(parts) > 3 or not all(parts) or any("_" in p or not p.isascii() for p in parts):
             raise ValueError  # float() also takes '1_0' (10) and '١' (1): not times
         values = [float(part) for part in parts]
+        if not all(math.isfinite(v) for v in values):  # 'nan', 'inf': numbers, not times
+            raise ValueError
     except ValueError:
-        raise ScriptError(f"bad time {_clip(text)!r}: write H:MM:SS, M:SS or seconds") from None
-    if any(v < 0 or v != v or v == float("inf") for v in values):
-        raise ScriptError(f"bad time {_clip(text)!r}: must be 0 or more")
+        raise ScriptError(f"bad time {clip(text, 60)!r}: write H:MM:SS, M:SS or seconds") from None
+    if any(v < 0 for v in values):
+        raise ScriptError(f"bad time {clip(text, 60)!r}: must be 0 or more")
     if any(v >= 60 for v in values[1:]):  # 5:99 is not 6:39
-        raise ScriptError(f"bad time {_clip(text)!r}: minutes and seconds after a ':' run 0-59")
+        raise ScriptError(f"bad time {clip(text, 60)!r}: minutes and seconds after a ':' run 0-59")
     seconds = 0.0
     for value in values:
         seconds = seconds * 60 + value
     if seconds > 1000 * 3600:
-        raise ScriptError(f"bad time {_clip(text)!r}: over 1000 hours")
+        raise ScriptError(f"bad time {clip(text, 60)!r}: over 1000 hours")
     return round(seconds * NS)
 
 
@@ -187,11 +191,6 @@ def run_script(
         out.write(f"{until / NS:10.3f}  {'(until)':<34} {terminal_line(clock, until)}\n")
 
 
-def _clip(text: str, limit: int = 60) -> str:
-    """A bad line quoted in a message, cut to a readable length."""
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def _script_action(raw: str, lineno: int, source: str) -> tuple[int, str, list[str]] | None:
     where = f"{source} line {lineno}"
     text = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("{") else raw.strip()
@@ -215,7 +214,7 @@ def _script_action(raw: str, lineno: int, source: str) -> tuple[int, str, list[s
         return event.at, verb, words
     parts = text.split()
     if len(parts) < 2:
-        raise ScriptError(f"{where}: expected 'SECONDS ACTION', got {_clip(text)!r}")
+        raise ScriptError(f"{where}: expected 'SECONDS ACTION', got {clip(text, 60)!r}")
     try:
         at = parse_duration(parts[0])
     except ScriptError as exc:
@@ -229,7 +228,7 @@ def _side(word: str, where: str) -> Side:
     names = {"white": Side.WHITE, "w": Side.WHITE, "black": Side.BLACK, "b": Side.BLACK}
     side = names.get(word.lower())
     if side is None:
-        raise ScriptError(f"{where}: side must be white or black, not {_clip(word)!r}")
+        raise ScriptError(f"{where}: side must be white or black, not {clip(word, 60)!r}")
     return side
 
 
@@ -238,7 +237,7 @@ def _apply(clock: GameClock, at: int, verb: str, words: list[str], where: str) -
     action = _ACTIONS.get(verb)
     if action is None:
         raise ScriptError(
-            f"{where}: unknown action {_clip(verb)!r} (start, press, pause, resume, set, "
+            f"{where}: unknown action {clip(verb, 60)!r} (start, press, pause, resume, set, "
             "moves, adjourn, resume-adjourned, show)"
         )
     return action(clock, at, words, where)
@@ -297,7 +296,7 @@ def _moves(clock: GameClock, at: int, words: list[str], where: str) -> str:
     side = _side(words[0], where)
     if not (words[1].isascii() and words[1].isdigit() and len(words[1]) <= 6):
         raise ScriptError(f"{where}: move count must be a whole number up to 10000, not "
-                          f"{_clip(words[1])!r}")
+                          f"{clip(words[1], 60)!r}")
     added = clock.correct_moves(side, int(words[1]), at)
     note = f"arbiter: {side.value} moves {words[1]}"
     return note + (f" ({added / NS:+g} s, 004 §32)" if added else "")

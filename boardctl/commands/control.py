@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -78,24 +77,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def parse_time(text: str) -> float:
-    """``90``, ``1:30``, ``1:02:03`` or ``90.5`` -> seconds."""
-    from firmware.errors import BoardError
+    """``90``, ``1:30``, ``1:02:03`` or ``90.5`` -> seconds, read as the clock's script reads
+    its times (``boardctl.commands.clock.parse_duration``); BoardError if it is no time."""
+    from boardctl.commands.clock import parse_duration
+    from firmware.events import NS
 
-    parts = text.strip().split(":")
-    bad = BoardError(f"time {text[:40]!r}: expected seconds, M:SS or H:MM:SS")
-    if any("_" in p or not p.isascii() for p in parts):
-        raise bad  # float() also takes '1_0' (10) and '١' (1)
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        raise bad from None
-    if len(values) > 3 or any(not math.isfinite(v) or v < 0 for v in values) \
-            or any(v >= 60 for v in values[1:]):
-        raise bad
-    seconds = 0.0
-    for v in values:
-        seconds = seconds * 60 + v
-    return seconds
+    return parse_duration(text) / NS
 
 
 def _request_args(args: argparse.Namespace) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from firmware.errors import BoardError, PdnError
+from firmware.limits import clip
 
 if TYPE_CHECKING:
     from firmware.game import Game
@@ -136,16 +137,11 @@ class PdnGame:
 def item_label(item: MoveText | Setup, number: int | None = None, white: bool = True) -> str:
     """How messages name a move or a setup: ``move 12... 18-23``, ``setup /FEN "..."/``."""
     if isinstance(item, Setup):
-        return f'setup /FEN "{_clip(item.fen)}"/'
+        return f'setup /FEN "{clip(item.fen, 80)}"/'
     n = item.number if item.number is not None else number
     if n is None:
-        return f"move {_clip(item.text)}"
-    return f"move {n}{'.' if white else '...'} {_clip(item.text)}"
-
-
-def _clip(text: str, limit: int = 80) -> str:
-    """A move or FEN of a hostile file, cut to a readable length for a one-line message."""
-    return text if len(text) <= limit else text[:limit] + "..."
+        return f"move {clip(item.text, 80)}"
+    return f"move {n}{'.' if white else '...'} {clip(item.text, 80)}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,7 +240,7 @@ def replay_game(game: PdnGame, rules: RuleSet | None = None, fischer: bool = Tru
             record.push(parse_move(record.position, item.text))
         except BoardError as exc:
             raise PdnError(f"{game.where(item, item_label(item, number, white))}: "
-                           f"{_clip(str(exc), 300)}") from None
+                           f"{clip(str(exc), 300)}") from None
         if not white:
             number += 1
     return record

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import IO
 
 from firmware.errors import PdnError
+from firmware.limits import clip
 from firmware.pdn.clock import parse_clock
 from firmware.pdn.model import MoveText, PdnGame, Setup, item_label
 
@@ -268,7 +269,7 @@ class Reader:
     def _unreadable(self, game: PdnGame, tok: _Token) -> None:
         last = self.last
         where = f"after {item_label(last)}" if last is not None else "before the first move"
-        shown = tok.text if len(tok.text) <= 40 else tok.text[:40] + "..."
+        shown = clip(tok.text, 40)
         raise PdnError(f"{game.where()}: line {tok.line}: cannot read {shown!r} {where}")
 
     @staticmethod
