@@ -417,25 +417,27 @@ class RelayState(_Checks):
         elif reset:
             self._recheck(game)
         fen = record.get("fen")
-        if (moves is None or moves == []) and isinstance(fen, str) and _clean(fen):
-            # no moves: the live page shows this fen, so it must be where the game stands
-            self._check_fen(game, _clean(fen),
-                            game.start() if moves == [] or not game.moves else game.position)
+        if (moves is None or moves == []) and isinstance(fen, str) and _clean(fen) \
+                and not self._fen_stands(game, _clean(fen), game.start() if moves == []
+                                         or not game.moves else game.position):
+            return _looks(game) != before  # nor its result taken
         result = record.get("result")
         game.result = result if isinstance(result, str) and result in RESULTS else None
         game.reason = str(record.get("reason") or "") if game.result else None
         return _looks(game) != before
 
-    def _check_fen(self, game: RelayGame, fen: str, position: Position | None) -> None:
-        """A snapshot without moves shows its ``fen`` (the live page): it must be the
-        position the game stands in, else the snapshot is refused."""
+    def _fen_stands(self, game: RelayGame, fen: str, position: Position | None) -> bool:
+        """A snapshot without moves shows its ``fen`` (the live page): True when it is the
+        position the game stands in, else the snapshot is refused (False)."""
         try:
             claimed = Position.from_fen(game.rules, fen) if game.rules else None
         except (BoardError, ValueError):
             claimed = None
-        if position is None or claimed != position:
-            self._refuse(game, f"snapshot refused: its fen {fen[:60]!r} is not the position "
-                               "of its start and moves")
+        if position is not None and claimed == position:
+            return True
+        self._refuse(game, f"snapshot refused: its fen {fen[:60]!r} is not the position of "
+                           "its start and moves")
+        return False
 
     def _move(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
         if not _good_move(record):

@@ -399,3 +399,20 @@ def test_a_line_of_the_run_taken_already_is_not_taken_again() -> None:
         state.feed_line("p", line)
     assert [m["move"] for m in state.games["g3"].moves] == real_moves(1)
     assert state.games["g1"].result == "2-0" and len(state.games["g1"].moves) == 12
+
+
+def test_a_snapshot_without_moves_must_stand_where_the_game_stands() -> None:
+    """A snapshot without moves shows its ``fen`` on the live page: one claiming another
+    position is refused whole, its result too; one where the game stands is taken."""
+    state = RelayState()
+    moves = move_records()
+    for line in lines([header_record("8", "r", None), GAME, *moves[:2]]):
+        state.feed_line("p", line)
+    game = state.games["g1"]
+    wrong = {"type": "snapshot", "game": "g1", "rules": "international", "fen": "W:W1,2,3:B50",
+             "result": "2-0", "reason": "resignation"}
+    state.feed_line("p", encode_line(wrong, 4))
+    assert state.refused == 1 and game.result is None and len(game.moves) == 2
+    right = {**wrong, "fen": game.position.fen()}
+    state.feed_line("p", encode_line(right, 5))
+    assert state.refused == 1 and game.result == "2-0" and len(game.moves) == 2
