@@ -210,6 +210,8 @@ def test_boardctl_relay_as_a_process_follows_the_hall_and_stops_cleanly(
     from mqtt_broker import free_port
 
     port, arbiters = free_port(), free_port()
+    while arbiters == port:  # two picks of a free port may be the same one
+        arbiters = free_port()
     out = tmp_path / "live.pdn"
     proc = subprocess.Popen(
         [sys.executable, "-m", "boardctl", "relay", "--broker", mosquitto.url, "--hall", "H",
@@ -225,6 +227,9 @@ def test_boardctl_relay_as_a_process_follows_the_hall_and_stops_cleanly(
                 return None
 
         def published() -> bool:
+            if proc.poll() is not None:  # it could not start (a port taken meanwhile?): say why
+                raise AssertionError(f"boardctl relay exited {proc.returncode}: "
+                                     f"{proc.stderr.read() if proc.stderr else ''}")
             publisher.line("b1", game("b1", "4"))  # again until the relay is subscribed
             publisher.line("b1", move(1, "32-28"))
             return b"32-28" in (fetch(arbiters, "/H/round/4.pdn") or b"")
