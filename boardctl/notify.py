@@ -13,6 +13,8 @@ import os
 import socket
 from collections.abc import Mapping
 
+from firmware.limits import ascii_digits
+
 
 class Notifier:
     """Sends sd_notify messages; a no-op without ``$NOTIFY_SOCKET``."""
@@ -30,7 +32,7 @@ class Notifier:
         self.watchdog_ns: int | None = None
         usec = env.get("WATCHDOG_USEC", "")
         pid = env.get("WATCHDOG_PID", "")
-        if usec.isdigit() and int(usec) > 0 and (not pid or pid == str(os.getpid())):
+        if ascii_digits(usec) and int(usec) > 0 and (not pid or pid == str(os.getpid())):
             self.watchdog_ns = int(usec) * 1000 // 2
         self.sent: list[str] = []
         self._sock: socket.socket | None = None

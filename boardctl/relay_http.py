@@ -80,7 +80,9 @@ class View:
 
 
 def _natural(text: str) -> tuple[Any, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+    """A sort key that orders ``b2`` before ``b10``: the runs of 0-9 as numbers (the odd parts
+    of the split), the rest as text, so that like compares with like."""
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(re.split(r"([0-9]+)", text)))
 
 
 _ROUND = re.compile(r"/([A-Za-z0-9_-]+)/round/(.+)\.pdn")

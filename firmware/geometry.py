@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import cache
 
 from firmware.errors import SquareError
+from firmware.limits import ascii_digits
 
 #: The four diagonal directions as (file step, rank step) seen from White: NW, NE, SW, SE.
 DIRECTIONS: tuple[tuple[int, int], ...] = ((-1, 1), (1, 1), (-1, -1), (1, -1))
@@ -87,7 +88,7 @@ class Geometry:
     def parse_square(self, text: str) -> int:
         """A square given either as a number (``'32'``) or algebraically (``'c3'``)."""
         t = text.strip()
-        if t.isascii() and t.isdigit():
+        if ascii_digits(t):
             n = int(t)
             if 1 <= n <= self.count:
                 return n

@@ -96,6 +96,13 @@ def loads(text: str | bytes, unique_keys: bool = False) -> Any:
     return obj
 
 
+def ascii_digits(text: str) -> bool:
+    """True for a run of ``0``-``9`` only: what ``int()`` reads as the number it shows.
+    ``str.isdigit()`` also takes ``'²'``, which ``int()`` refuses, and ``'٣'``, which it reads
+    as 3."""
+    return text.isascii() and text.isdigit()
+
+
 def clip(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters (and ``...``) for a one-line message: a value from
     a hostile file or request may be megabytes long."""

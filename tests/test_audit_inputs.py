@@ -120,3 +120,15 @@ def test_a_config_value_of_any_size_gets_a_short_error(tmp_path: Path, line: str
     config.write_text(line + "\n")
     err = one_line_error("hwtest", "--sim", "--once", "--config", str(config))
     assert str(config) in err and len(err) < 300 + len(str(config)) + 40, len(err)
+
+
+def test_names_with_digits_int_refuses_sort_and_read_without_error() -> None:
+    """A board or round named ``²`` (``str.isdigit()`` says yes, ``int()`` refuses): the
+    relay's round pages still sort, ``b2`` before ``b10``; a watchdog setting of ``²`` is no
+    watchdog."""
+    from boardctl.notify import Notifier
+    from boardctl.relay_http import _natural
+
+    names = ["b10", "\u00b2", "b2", "b\u00b2", "\u0663"]
+    assert sorted(names, key=_natural) == ["b2", "b10", "b\u00b2", "\u00b2", "\u0663"]
+    assert Notifier({"WATCHDOG_USEC": "\u00b2"}).watchdog_ns is None

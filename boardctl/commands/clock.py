@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from boardctl.commands.clock_term import KEYS
 from firmware.errors import BoardError
-from firmware.limits import clip
+from firmware.limits import ascii_digits, clip
 
 if TYPE_CHECKING:
     from firmware.clock import GameClock
@@ -294,7 +294,7 @@ def _set(clock: GameClock, at: int, words: list[str], where: str) -> str:
 def _moves(clock: GameClock, at: int, words: list[str], where: str) -> str:
     _need(words, 2, "moves white|black N", where)
     side = _side(words[0], where)
-    if not (words[1].isascii() and words[1].isdigit() and len(words[1]) <= 6):
+    if not (ascii_digits(words[1]) and len(words[1]) <= 6):
         raise ScriptError(f"{where}: move count must be a whole number up to 10000, not "
                           f"{clip(words[1], 60)!r}")
     added = clock.correct_moves(side, int(words[1]), at)

@@ -14,6 +14,7 @@ from typing import Any
 from boardctl.live import web as live
 from boardctl.mqtt import add_login_options
 from firmware.errors import BoardError
+from firmware.limits import ascii_digits
 
 #: Longest broadcast delay (minutes): a day's round.
 MAX_DELAY = 24 * 60
@@ -73,7 +74,7 @@ def parse_address(text: str, option: str = "--http") -> tuple[str, int] | None:
     if text.strip().lower() == "off":
         return None
     host, sep, port = text.rpartition(":")
-    if not sep or not (port.isascii() and port.isdigit()) or int(port) > 65535:
+    if not sep or not ascii_digits(port) or int(port) > 65535:
         raise BoardError(f"{option}: expected HOST:PORT or off, not {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
 

@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 
+from firmware.limits import ascii_digits
+
 log = logging.getLogger(__name__)
 
 KEEP_EVENTS = 4096
@@ -55,7 +57,7 @@ class Channel:
         if not last_event_id:
             return None
         epoch, _, number = last_event_id.strip().partition("-")
-        if epoch != self.epoch or not (number.isascii() and number.isdigit()) or len(number) > 18:
+        if epoch != self.epoch or not ascii_digits(number) or len(number) > 18:
             return None
         n = int(number)
         with self._cond:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from firmware.errors import TournamentError
+from firmware.limits import ascii_digits
 from firmware.pdn import PdnGame
 from firmware.tournament.results import Result, parse_result
 from firmware.tournament.scoring import Key
@@ -45,7 +46,7 @@ def match_game(t: Tournament, pdn: PdnGame) -> Found | None:
     rnd_text, board = round_and_board(pdn.tags)
     if rnd_text in _UNNAMED:
         return None
-    if not (rnd_text.isascii() and rnd_text.isdigit()):
+    if not ascii_digits(rnd_text):
         raise TournamentError(f"{where}: Round tag {rnd_text[:20]!r} is not a round number")
     number = int(rnd_text)
     if not 1 <= number <= t.rounds:

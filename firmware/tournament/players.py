@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from firmware.errors import TournamentError
+from firmware.limits import ascii_digits
 
 MAX_NAME = 80
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -99,7 +100,7 @@ def _csv_players(rows: Any, source: str) -> list[Player]:
         rating = None
         if cells.get("rating"):
             rating_text = cells["rating"]
-            if not (rating_text.isascii() and rating_text.isdigit()) or len(rating_text) > 5:
+            if not ascii_digits(rating_text) or len(rating_text) > 5:
                 raise TournamentError(f"{where}: rating {cells['rating'][:20]!r} is not a "
                                       "whole number")
             rating = int(cells["rating"])
