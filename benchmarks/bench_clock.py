@@ -6,7 +6,7 @@
    writes, a slow SD card). Two clocks are fed the same presses: one charged at the edge's
    timestamp (``press.at``, what the service does), one at the time the loop got to the press.
    We report how far each clock's switch times and final remaining times are from the truth.
-2. Face update cost: formatting (firmware.clockface) plus Adafruit's HT16K33 driver writing to
+2. Face update cost: formatting (firmware.clock.face) plus Adafruit's HT16K33 driver writing to
    the recording I2C bus, per update in which a face changes.
 
 Run: ``.venv/bin/python benchmarks/bench_clock.py [--presses N]``
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gpiozero.pins.mock import MockFactory  # noqa: E402
 
-from firmware.clock import GameClock  # noqa: E402
-from firmware.clockface import face_view  # noqa: E402
-from firmware.rules import Side  # noqa: E402
+from firmware.clock.face import face_view  # noqa: E402
+from firmware.clock.gameclock import GameClock  # noqa: E402
+from firmware.rules.sets import Side  # noqa: E402
 from hw.buttons import ClockButtons  # noqa: E402
 from hw.mock.faces import simulated_faces  # noqa: E402
 

@@ -23,8 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from boardctl.crosstable_http import crosstable_handler  # noqa: E402
-from boardctl.hall_files import build_crosstable, load_tournament, save_tournament  # noqa: E402
+from boardctl.hall.crosstable_http import crosstable_handler  # noqa: E402
+from boardctl.hall.files import build_crosstable, load_tournament, save_tournament  # noqa: E402
 from firmware.pdn import read_games  # noqa: E402
 from firmware.tournament.crosstable import render_csv, render_html  # noqa: E402
 from firmware.tournament.players import Player, draw_numbers  # noqa: E402

@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import paho.mqtt.client as mqtt  # noqa: E402
 from mqtt_broker import Mosquitto, free_port  # noqa: E402
 
-from firmware.feed import encode_line  # noqa: E402
+from firmware.formats.feed import encode_line  # noqa: E402
 from firmware.pdn import read_games  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")

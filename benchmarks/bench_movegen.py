@@ -19,9 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-from firmware.perft import perft
-from firmware.position import Position
-from firmware.rules import RuleSet, Side, find_rules
+from firmware.rules.perft import perft
+from firmware.rules.position import Position
+from firmware.rules.sets import RuleSet, Side, find_rules
 
 PYDRAUGHTS_PERFT = """
 import sys, time

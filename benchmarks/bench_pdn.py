@@ -17,9 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from firmware.errors import PdnError  # noqa: E402
-from firmware.game import Game  # noqa: E402
-from firmware.notation import parse_move  # noqa: E402
 from firmware.pdn import PdnGame, format_game, read_games  # noqa: E402
+from firmware.rules.game import Game  # noqa: E402
+from firmware.rules.notation import parse_move  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "pdn"
 

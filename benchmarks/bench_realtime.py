@@ -67,9 +67,9 @@ def pct(values: list[float], q: float) -> float:
 
 
 def game_events(plies: int, seed: int, fast: bool = False) -> list:
-    from firmware.events import Press
-    from firmware.handling import NOISY, handle_game
+    from firmware.formats.events import Press
     from firmware.pdn import read_games
+    from firmware.session.handling import NOISY, handle_game
 
     data = HERE.parent / "boardctl" / "data" / "wk2003.pdn"
     game = next(read_games(data.read_text(), "wk2003.pdn")).replay()
@@ -172,11 +172,11 @@ def status_under_flood(requests: int = 100, budget_s: float = 60.0) -> tuple[lis
 
 
 def tamper(edits_wanted: int = 150) -> dict[str, int]:
-    from boardctl.hardware import EventScript, sim_hardware
-    from boardctl.journal_file import current_path
-    from boardctl.service import GameSetup, Service, rebuild
+    from boardctl.service.hardware import EventScript, sim_hardware
+    from boardctl.service.journal_file import current_path
+    from boardctl.service.service import GameSetup, Service, rebuild
     from firmware.errors import BoardError
-    from firmware.journal import read_journal
+    from firmware.formats.journal import read_journal
 
     events = game_events(10, seed=9)
     now = [7 * 10**12]
@@ -412,9 +412,9 @@ def referee_latency(plies: int = 80, seeds: int = 3) -> tuple[list[float], list[
     import gc
     import shutil
 
-    from boardctl.hardware import EventScript, sim_hardware
-    from boardctl.outputs import Display
-    from boardctl.service import GameSetup, Service
+    from boardctl.service.hardware import EventScript, sim_hardware
+    from boardctl.service.outputs import Display
+    from boardctl.service.service import GameSetup, Service
     from firmware.referee.referee import Referee
 
     decide: list[float] = []
@@ -461,7 +461,7 @@ def referee_latency(plies: int = 80, seeds: int = 3) -> tuple[list[float], list[
 
 
 def fast_press_game(plies: int = 46) -> tuple[int, int]:
-    from firmware.events import iter_records
+    from firmware.formats.events import iter_records
     from firmware.pdn import read_games
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-fast-"))

@@ -13,9 +13,9 @@ import random
 import statistics
 import time
 
-from firmware.game import Game
-from firmware.handling import NOISY, handle_game
-from firmware.session import BoardSession
+from firmware.rules.game import Game
+from firmware.session.handling import NOISY, handle_game
+from firmware.session.session import BoardSession
 
 
 def noisy_international_game(seed: int, plies: int = 200) -> Game:

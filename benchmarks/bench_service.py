@@ -73,10 +73,10 @@ def idle_usage(proc: subprocess.Popen[bytes], seconds: float = 5.0) -> tuple[flo
 
 
 def press_to_feed(plies: int = 30) -> list[float]:
-    from boardctl.hardware import sim_hardware
-    from boardctl.relay import LineSplitter
-    from boardctl.service import GameSetup, Service
-    from firmware.feed import decode_line
+    from boardctl.relay.relay import LineSplitter
+    from boardctl.service.hardware import sim_hardware
+    from boardctl.service.service import GameSetup, Service
+    from firmware.formats.feed import decode_line
     from firmware.pdn import read_games
 
     data = HERE.parent / "boardctl" / "data" / "wk2003.pdn"
@@ -137,8 +137,8 @@ def press_to_feed(plies: int = 30) -> list[float]:
 
 
 def loop_turn_cost(turns: int = 3000) -> float:
-    from boardctl.hardware import sim_hardware
-    from boardctl.service import GameSetup, Service
+    from boardctl.service.hardware import sim_hardware
+    from boardctl.service.service import GameSetup, Service
 
     now = [10**12]
     hw = sim_hardware(10, clock=lambda: now[0])

@@ -1,7 +1,8 @@
 """``boardctl demo``: a real game through the whole system, on simulated hardware.
 
 The moves of a PDN game are turned into what human hands do to a sensor board
-(``firmware.handling``: bounce, slides, landings touched or not, captured pieces taken off in
+(``firmware.session.handling``: bounce, slides, landings touched or not, captured pieces taken off
+in
 any order, a clock press after each move); the simulated reed matrix acts them out and the
 real service (scanner, debouncer, referee, clock, journal, LEDs, faces) plays the game on a
 virtual clock, sending its feed over a pty as over a serial cable. The relay's state machine
@@ -88,9 +89,9 @@ class Demo:
             raise BoardError(f"{self.pdn}: no such PDN file") from None
 
     def run(self) -> int:
-        from firmware.game import Game
-        from firmware.handling import NOISY, handle_game
         from firmware.pdn import read_games
+        from firmware.rules.game import Game
+        from firmware.session.handling import NOISY, handle_game
 
         text, name = self._source()
         number = self.game_number or (DEFAULT_GAME if self.pdn is None else 1)
@@ -130,7 +131,7 @@ class Demo:
         import pty
         import tty
 
-        from boardctl.relay import RelayState
+        from boardctl.relay.relay import RelayState
 
         clock = VirtualClock()
         master, slave = pty.openpty()
@@ -155,7 +156,7 @@ class Demo:
 
     def _pump(self, master: int, relay: Any) -> Callable[[], None]:
         """What reads the pty: feed lines to the relay (and the screen)."""
-        from boardctl.relay import LineSplitter
+        from boardctl.relay.relay import LineSplitter
 
         splitter = LineSplitter()
 
@@ -181,9 +182,9 @@ class Demo:
              pump: Callable[[], None]) -> int:
         """The service on the simulated board and the virtual clock until the log is acted
         out and 3 s more; the game's result recorded by the arbiter. The game seconds played."""
-        from boardctl.hardware import EventScript, sim_hardware
-        from boardctl.service import GameSetup, Service
-        from firmware.rules import find_rules
+        from boardctl.service.hardware import EventScript, sim_hardware
+        from boardctl.service.service import GameSetup, Service
+        from firmware.rules.sets import find_rules
         from hw.config import default_config
 
         rs = find_rules(rules)
@@ -222,7 +223,7 @@ class Demo:
 
     def _record_result(self, service: Any, rules: Any, result: str | None) -> None:
         """The PDN's result, recorded by the arbiter when the board did not end the game."""
-        from firmware.game import parse_result, result_text
+        from firmware.rules.game import parse_result, result_text
 
         session = service.session
         assert session is not None

@@ -5,7 +5,7 @@ Parts: an active buzzer on one GPIO (gpiozero ``Buzzer``: on/off) or a passive p
 fitted. :class:`hw.mock.buzzer.RecordingBuzzer` is the simulated twin: it keeps what was sounded.
 
 :class:`Beeper` is what the service calls: ``on_record(record)`` with every feed record it
-emits (``boardctl.service`` ``_emit``). It sounds
+emits (``boardctl.service.service`` ``_emit``). It sounds
 
 - ``flag``: a result by time forfeit (004 §32) or by lateness default: one long beep;
 - ``irregularity``: any irregularity record (000 5.4): two short beeps;

@@ -134,7 +134,7 @@ class SerialConfig:
 
 @dataclass(frozen=True, slots=True)
 class BrokerSection:
-    """The hall's MQTT broker (boardctl/broker.py, docs/HALL.md). ``url`` empty: no broker.
+    """The hall's MQTT broker (boardctl/hall/broker.py, docs/HALL.md). ``url`` empty: no broker.
     ``hall`` and ``board`` name this board in the hall (never taken from the hostname);
     ``password_file``: a file holding the password (kept out of this file's readers)."""
 

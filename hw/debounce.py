@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from firmware.events import Lift, Place
+from firmware.formats.events import Lift, Place
 
 
 class SquareEvent(NamedTuple):
@@ -29,7 +29,7 @@ class SquareEvent(NamedTuple):
     at: int
 
     def to_event(self) -> Lift | Place:
-        """The firmware.events dataclass for this change, as the referee takes it."""
+        """The firmware.formats.events dataclass for this change, as the referee takes it."""
         if self.kind == "lift":
             return Lift(at=self.at, square=self.square)
         return Place(at=self.at, square=self.square)
@@ -112,7 +112,7 @@ class Debouncer:
     def pending_since(self) -> int | None:
         """The earliest time stamp a change still being confirmed will carry (None: no change
         pending). Every event this debouncer has yet to report is stamped at or after it, or
-        after the next scan: the watermark of ``boardctl.sensing``."""
+        after the next scan: the watermark of ``boardctl.service.sensing``."""
         runs = self._runs
         return min(since for _, since in runs.values()) if runs else None
 

@@ -9,7 +9,7 @@ changes (gpiozero's lesson: swap the bus, not the driver):
   outermost edge that holds each chip's display RAM as the driver writes it and records what
   each face showed, read back from the segment bits.
 
-What to show comes from :mod:`firmware.clockface`; a face is written only when its text
+What to show comes from :mod:`firmware.clock.face`; a face is written only when its text
 changes, so the service can call :meth:`ClockFaces.update` on every loop.
 """
 
@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from firmware.clock import GameClock
-from firmware.clockface import FaceText, face_view
+from firmware.clock.face import FaceText, face_view
+from firmware.clock.gameclock import GameClock
 from firmware.errors import HardwareError
-from firmware.rules import Side
+from firmware.rules.sets import Side
 
 DEFAULT_ADDRESSES = {Side.WHITE: 0x70, Side.BLACK: 0x71}
 

@@ -1,6 +1,6 @@
 """The board's parts as the service uses them, one ``Protocol`` each, in one place: what a
-real driver and its twin (``hw/mock/``) both provide. ``boardctl.hardware.Hardware`` holds
-them; the assemblers (``boardctl.hardware``, ``hw.assemble``) choose real or simulated.
+real driver and its twin (``hw/mock/``) both provide. ``boardctl.service.hardware.Hardware`` holds
+them; the assemblers (``boardctl.service.hardware``, ``hw.assemble``) choose real or simulated.
 
 Only the calls the service makes are here: a part may do more (``hwtest`` uses more of it).
 """
@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from firmware.clock import GameClock
-    from firmware.clockface import FaceText
-    from firmware.rules import Side
+    from firmware.clock.face import FaceText
+    from firmware.clock.gameclock import GameClock
+    from firmware.rules.sets import Side
     from hw.buttons import ButtonPress
     from hw.debounce import Debouncer, SquareEvent
     from hw.matrix import MatrixLayout

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from firmware.notation import move_text
-from firmware.position import Move, Position
-from firmware.rules import RuleSet, Side, find_rules
+from firmware.rules.notation import move_text
+from firmware.rules.position import Move, Position
+from firmware.rules.sets import RuleSet, Side, find_rules
 
 SETTLE = 1.5
 

@@ -18,10 +18,10 @@ import pytest
 from adversarial_handling import Log, Script, Style, random_style
 
 from boardctl.cli import build_parser, main
-from firmware.notation import move_text
 from firmware.pdn import read_games
-from firmware.position import Move, Position
-from firmware.rules import Side, find_rules
+from firmware.rules.notation import move_text
+from firmware.rules.position import Move, Position
+from firmware.rules.sets import Side, find_rules
 
 DATA = Path(__file__).parent / "data" / "adversarial"
 PDN = Path(__file__).parent / "data" / "pdn"
@@ -112,7 +112,7 @@ def random_game(rules: str, seed: int, plies: int, fen: str | None = None) -> li
 
 
 def real_game(name: str, index: int = 0) -> tuple[str, list[Move]]:
-    from firmware.notation import parse_move
+    from firmware.rules.notation import parse_move
 
     text = (PDN / name).read_bytes()
     game = list(read_games(text, name))[index]

@@ -21,10 +21,10 @@ from typing import Any
 from processes import stop_by_pid
 from service_helpers import TC
 
-from boardctl.hall_relay import HallFollower
-from boardctl.mqtt import parse_broker
-from boardctl.relay import PdnServer, Relay, Timeline
-from firmware.events import Event
+from boardctl.hall.mqtt import parse_broker
+from boardctl.relay.follower import HallFollower
+from boardctl.relay.relay import PdnServer, Relay, Timeline
+from firmware.formats.events import Event
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from service_helpers import wk_game
 
-from boardctl.live.web import LiveHub
-from boardctl.relay import PdnServer, Relay
-from firmware.feed import encode_line, header_record
-from firmware.notation import move_text
+from boardctl.relay.live.web import LiveHub
+from boardctl.relay.relay import PdnServer, Relay
+from firmware.formats.feed import encode_line, header_record
+from firmware.rules.notation import move_text
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where the page tests leave their screenshots (docs/img/live-page.png is one of them).
@@ -55,7 +55,7 @@ def game_records(game: str, plies: int, *, number: int = 1, white: str = "Ann Aa
 
 
 class LiveRelay:
-    """The relay's HTTP server (``boardctl.relay.PdnServer``) and state with the live hub on
+    """The relay's HTTP server (``boardctl.relay.relay.PdnServer``) and state with the live hub on
     their hooks, as ``boardctl relay`` wires them; records go in as real feed lines."""
 
     def __init__(self, *, delay: float = 0.0, token: str | None = None,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from firmware.position import Position
-from firmware.rules import RuleSet, Side
+from firmware.rules.position import Position
+from firmware.rules.sets import RuleSet, Side
 
 
 def random_position(rules: RuleSet, rng: random.Random) -> Position:

@@ -7,13 +7,13 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from boardctl.hardware import EventScript, sim_hardware
-from boardctl.service import GameSetup, Service
-from firmware.events import Event
-from firmware.handling import NOISY, handle_game
+from boardctl.service.hardware import EventScript, sim_hardware
+from boardctl.service.service import GameSetup, Service
+from firmware.formats.events import Event
 from firmware.pdn import read_games
-from firmware.position import Move, Position
-from firmware.session import BoardSession
+from firmware.rules.position import Move, Position
+from firmware.session.handling import NOISY, handle_game
+from firmware.session.session import BoardSession
 
 DATA = Path(__file__).resolve().parents[1] / "boardctl" / "data" / "wk2003.pdn"
 S = 1_000_000_000
@@ -104,7 +104,7 @@ def fast_presses(events: list[Event], lo_ms: float = 0.0, hi_ms: float = 30.0,
     before it: a player who hits the clock as the piece touches down."""
     import random
 
-    from firmware.events import Press
+    from firmware.formats.events import Press
 
     rng = random.Random(seed)
     out: list[Event] = []

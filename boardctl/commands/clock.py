@@ -27,8 +27,8 @@ from firmware.errors import BoardError
 from firmware.limits import ascii_digits, clip
 
 if TYPE_CHECKING:
-    from firmware.clock import GameClock
-    from firmware.rules import Side
+    from firmware.clock.gameclock import GameClock
+    from firmware.rules.sets import Side
 
 NS = 1_000_000_000
 
@@ -119,11 +119,11 @@ def parse_duration(text: str) -> int:
 
 
 def run_clock(args: argparse.Namespace) -> int:
+    from firmware.clock.timecontrol import PRESETS, TimeControl
     from firmware.limits import bounded_lines
-    from firmware.timecontrol import PRESETS, TimeControl
 
     if args.list_presets:
-        from firmware.timecontrol import SOURCES
+        from firmware.clock.timecontrol import SOURCES
 
         for name, control in PRESETS.items():
             print(f"{name:26} {str(control):22} {control.describe()}")
@@ -160,9 +160,9 @@ def run_script(
     source: str = "script",
 ) -> None:
     """Play ``lines`` on a clock with ``control`` and write the timeline to ``out``."""
-    from firmware.clock import GameClock
-    from firmware.clockface import terminal_line
-    from firmware.timecontrol import TimeControl
+    from firmware.clock.face import terminal_line
+    from firmware.clock.gameclock import GameClock
+    from firmware.clock.timecontrol import TimeControl
 
     tc = TimeControl.parse(control)
     clock = GameClock(tc)
@@ -197,7 +197,7 @@ def _script_action(raw: str, lineno: int, source: str) -> tuple[int, str, list[s
     if not text:
         return None
     if text.startswith("{"):
-        from firmware.events import parse_event_line
+        from firmware.formats.events import parse_event_line
 
         event = parse_event_line(text, lineno, source)
         fields = event.fields()
@@ -223,7 +223,7 @@ def _script_action(raw: str, lineno: int, source: str) -> tuple[int, str, list[s
 
 
 def _side(word: str, where: str) -> Side:
-    from firmware.rules import Side
+    from firmware.rules.sets import Side
 
     names = {"white": Side.WHITE, "w": Side.WHITE, "black": Side.BLACK, "b": Side.BLACK}
     side = names.get(word.lower())
@@ -249,7 +249,7 @@ def _need(words: list[str], count: int, usage: str, where: str) -> None:
 
 
 def _start(clock: GameClock, at: int, words: list[str], where: str) -> str:
-    from firmware.rules import Side
+    from firmware.rules.sets import Side
 
     if len(words) > 1:
         raise ScriptError(f"{where}: usage: SECONDS start [white|black]")
@@ -333,7 +333,7 @@ _ACTIONS: dict[str, Callable[[GameClock, int, list[str], str], str]] = {
 
 
 def _report_flags(clock: GameClock, at: int, out: IO[str], reported: set[Any]) -> None:
-    from firmware.clockface import terminal_line
+    from firmware.clock.face import terminal_line
 
     for flag in clock.flags(at):
         key = (flag.side, flag.at)

@@ -1,10 +1,10 @@
 """``boardctl clock`` in a terminal: the keys, the status line and the faces (issue 11).
 
 The status line fits the terminal's width (one column kept free, so that it never wraps and
-scrolls: ``firmware.clockface.fit_line``) and is drawn again at once when the terminal is
+scrolls: ``firmware.clock.face.fit_line``) and is drawn again at once when the terminal is
 resized (SIGWINCH). ``--plain`` draws nothing in place: it writes one plain sentence per event
 (a press, the arbiter's keys, a flag) and whenever ``t`` is typed, so that a screen reader reads
-each line once (``firmware.clockface.plain_line``).
+each line once (``firmware.clock.face.plain_line``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.errors import BoardError
 
 if TYPE_CHECKING:
-    from firmware.clock import GameClock
+    from firmware.clock.gameclock import GameClock
 
 NS = 1_000_000_000
 #: Erase from the cursor to the end of the line (ECMA-48 EL).
@@ -43,7 +43,7 @@ class Screen:
         self.resized = True
 
     def status(self, clock: GameClock, at: int, origin: int, prefix: str = "") -> None:
-        from firmware.clockface import fit_line
+        from firmware.clock.face import fit_line
 
         if self.plain:
             return
@@ -54,7 +54,7 @@ class Screen:
 
     def say(self, clock: GameClock, at: int, origin: int, force: bool = False) -> None:
         """Plain mode: the sentence, when it changed (or ``force``: the t key)."""
-        from firmware.clockface import plain_line
+        from firmware.clock.face import plain_line
 
         if not self.plain:
             return
@@ -78,7 +78,7 @@ def interactive(args: argparse.Namespace, control: Any) -> int:
     import time
     import tty
 
-    from firmware.clock import GameClock
+    from firmware.clock.gameclock import GameClock
 
     if not sys.stdin.isatty():
         raise BoardError("the interactive clock needs a terminal; use --script FILE")
@@ -121,7 +121,7 @@ def interactive(args: argparse.Namespace, control: Any) -> int:
 
 def _act(clock: Any, name: str, at: int) -> None:
     """A button: a player's press, or the arbiter's start/pause/resume."""
-    from firmware.rules import Side
+    from firmware.rules.sets import Side
 
     if name == "white" or name == "black":
         clock.press(Side(name), at)
@@ -219,7 +219,7 @@ _ARBITER_KEYS = {
 def arbiter_key(clock: GameClock, key: str, at: int) -> None:
     """Start, corrections (004 §32: a count past a control adds its period, the 15-minute
     rule), adjournment and resumption (004 §34-35) from the keyboard."""
-    from firmware.rules import Side
+    from firmware.rules.sets import Side
 
     if key == "s" and not clock.started:
         clock.start(at)

@@ -1,7 +1,7 @@
 """The arbiter's commands to a running board service, over its Unix socket.
 
 ``boardctl new|start|status|pause|resume|clock-set|moves-set|accept|adjourn|resume-adjourned|
-result|pdn``; each sends one request (boardctl.control) and prints the answer. When the
+result|pdn``; each sends one request (boardctl.service.control) and prints the answer. When the
 service is not running, a one-line error says so (exit 2).
 """
 
@@ -80,7 +80,7 @@ def parse_time(text: str) -> float:
     """``90``, ``1:30``, ``1:02:03`` or ``90.5`` -> seconds, read as the clock's script reads
     its times (``boardctl.commands.clock.parse_duration``); BoardError if it is no time."""
     from boardctl.commands.clock import parse_duration
-    from firmware.events import NS
+    from firmware.formats.events import NS
 
     return parse_duration(text) / NS
 
@@ -150,7 +150,7 @@ def describe(answer: dict[str, Any]) -> str:
 
 
 def run_control(args: argparse.Namespace) -> int:
-    from boardctl.control import default_socket, request
+    from boardctl.service.control import default_socket, request
 
     path = args.socket or default_socket(args.state_dir)
     answer = request(path, args.cmd, **_request_args(args))

@@ -120,7 +120,7 @@ def _broker_options(q: argparse.ArgumentParser) -> None:
 
 def _publish(args: argparse.Namespace, messages: list[tuple[str, bytes]]) -> tuple[int, str]:
     """Publish (or with --dry-run print) the messages; their count and the broker's name."""
-    from boardctl.hall_publish import Broker, parse_broker, password_from, publish
+    from boardctl.hall.publish import Broker, parse_broker, password_from, publish
 
     host, port, tls = parse_broker(args.broker)
     if args.dry_run:
@@ -134,21 +134,21 @@ def _publish(args: argparse.Namespace, messages: list[tuple[str, bytes]]) -> tup
 
 
 def _load(args: argparse.Namespace) -> Tournament:
-    from boardctl.hall_files import load_tournament
+    from boardctl.hall.files import load_tournament
 
     return load_tournament(args.state)
 
 
 def _save(args: argparse.Namespace, t: Tournament) -> None:
-    from boardctl.hall_files import save_tournament
+    from boardctl.hall.files import save_tournament
 
     save_tournament(args.state, t)
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from boardctl.hall_files import load_players
-    from firmware.rules import find_rules
-    from firmware.timecontrol import TimeControl
+    from boardctl.hall.files import load_players
+    from firmware.clock.timecontrol import TimeControl
+    from firmware.rules.sets import find_rules
     from firmware.tournament.state import Tournament, from_json, to_json
 
     if args.state.exists() and not args.force:
@@ -285,8 +285,8 @@ def run_withdraw(args: argparse.Namespace) -> int:
 
 
 def run_crosstable(args: argparse.Namespace) -> int:
-    from boardctl.hall_files import build_crosstable
-    from boardctl.relay import write_atomically
+    from boardctl.hall.files import build_crosstable
+    from boardctl.relay.relay import write_atomically
     from firmware.tournament.crosstable import render_csv, render_html, render_text
 
     t = _load(args)

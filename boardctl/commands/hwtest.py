@@ -56,7 +56,7 @@ def _seconds(text: str) -> float:
 
 
 def _start_squares(size: int) -> set[str]:
-    from firmware.geometry import geometry
+    from firmware.rules.geometry import geometry
 
     g = geometry(size)
     rows = 4 if size == 10 else 3
@@ -232,8 +232,8 @@ def _buzzer_test(config: Any, args: argparse.Namespace, out: Any, backend: Any) 
 
 
 def _face_test(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> Any:
-    from firmware.clockface import FaceText
-    from firmware.rules import Side
+    from firmware.clock.face import FaceText
+    from firmware.rules.sets import Side
     from hw.faces import ClockFaces
     from hw.mock.faces import simulated_faces
 

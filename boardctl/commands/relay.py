@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from boardctl.live import web as live
-from boardctl.mqtt import add_login_options
+from boardctl.hall.mqtt import add_login_options
+from boardctl.relay.live import web as live
 from firmware.errors import BoardError
 from firmware.limits import ascii_digits
 
@@ -109,7 +109,7 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _server(text: str | None, option: str, **kwargs: Any) -> Any:
-    from boardctl.relay import PdnServer
+    from boardctl.relay.relay import PdnServer
 
     address = parse_address(text, option) if text else None
     if address is None:
@@ -121,8 +121,8 @@ def _server(text: str | None, option: str, **kwargs: Any) -> Any:
 
 
 def run_relay(args: argparse.Namespace) -> int:
-    from boardctl.mqtt import check_name
-    from boardctl.relay import Relay, Timeline
+    from boardctl.hall.mqtt import check_name
+    from boardctl.relay.relay import Relay, Timeline
 
     _check(args)
     hall = check_name(args.hall, "--hall") if args.hall else None
@@ -164,12 +164,12 @@ def run_relay(args: argparse.Namespace) -> int:
 
 
 def _follower(args: argparse.Namespace, hall: str | None) -> Any:
-    """``--broker``: the hall's boards followed over MQTT (boardctl.hall_relay), else None."""
+    """``--broker``: the hall's boards followed over MQTT (boardctl.relay.follower), else None."""
     if not args.broker:
         return None
-    from boardctl.hall_board import read_password
-    from boardctl.hall_relay import HallFollower
-    from boardctl.mqtt import parse_broker
+    from boardctl.hall.board import read_password
+    from boardctl.hall.mqtt import parse_broker
+    from boardctl.relay.follower import HallFollower
 
     config = parse_broker(args.broker, username=args.broker_user,
                           password=read_password(args.broker_password_file),
@@ -181,8 +181,8 @@ def _pusher(args: argparse.Namespace, hall: str | None, timeline: Any) -> Any:
     """``--push``: the public PDN sent to a web server on every change, else None."""
     if not args.push:
         return None
-    from boardctl.hall_relay import Pusher
-    from boardctl.relay_http import select_games
+    from boardctl.relay.follower import Pusher
+    from boardctl.relay.http import select_games
 
     path = args.push_path or f"/{hall}.pdn" if hall else args.push_path or "/"
 
@@ -200,7 +200,7 @@ def _add_crosstable(args: argparse.Namespace, servers: list[Any], hall: str | No
     the games (the public one keeps --delay, as the public PDN does; the arbiters' is live)."""
     if args.tournament is None:
         return
-    from boardctl.crosstable_http import crosstable_handler
+    from boardctl.hall.crosstable_http import crosstable_handler
 
     if not args.tournament.is_file():
         raise BoardError(f"--tournament {args.tournament}: no such file")

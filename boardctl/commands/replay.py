@@ -1,10 +1,12 @@
 """``boardctl replay``: an event log (or a service journal) through the board's own code.
 
 ``boardctl replay --rules R [--fen FEN] [--time-control TC] [--format pdn|feed] [--settle S]
-EVENTS.jsonl`` (CONTRACT.md "Commands"). The events go through ``firmware.session.BoardSession``,
+EVENTS.jsonl`` (CONTRACT.md "Commands"). The events go through
+``firmware.session.session.BoardSession``,
 the composition the service runs, so the game printed is the game the board would have seen.
 
-A journal written by the service (``firmware.journal``: a leading ``game`` record) is read too;
+A journal written by the service (``firmware.formats.journal``: a leading ``game`` record) is read
+too;
 its rules, start position, time control, tags and settle time are used unless given on the
 command line, its ``decision`` and ``note`` records are skipped, and a torn last line (a power
 cut) is tolerated. A plain event log must be readable to its last line.
@@ -128,13 +130,13 @@ def replay_lines(
     touch_ns: int | None = None,
 ) -> str:
     """Replay the lines of an event log or journal; the PDN text or the feed lines."""
+    from firmware.clock.timecontrol import TimeControl
     from firmware.errors import EventLogError
-    from firmware.events import NS, Start
-    from firmware.feed import encode_line, header_record
-    from firmware.position import Position
-    from firmware.rules import find_rules
-    from firmware.session import BoardSession
-    from firmware.timecontrol import TimeControl
+    from firmware.formats.events import NS, Start
+    from firmware.formats.feed import encode_line, header_record
+    from firmware.rules.position import Position
+    from firmware.rules.sets import find_rules
+    from firmware.session.session import BoardSession
 
     log = _read_log(lines, source, warn)
     rules, fen = rules or log.rules, fen or log.fen
@@ -169,8 +171,8 @@ def replay_lines(
 
 def _read_log(lines: list[bytes], source: str, warn: Any) -> _Log:
     """A journal (its header first) or a plain event log, with the lines of its events."""
-    from firmware.events import event_from_record, read_events, same_instant_order
-    from firmware.journal import read_journal
+    from firmware.formats.events import event_from_record, read_events, same_instant_order
+    from firmware.formats.journal import read_journal
 
     first = _first_record(lines)
     if first is not None and first.get("type") == "game":
@@ -225,7 +227,7 @@ def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[dict[str, Any]]:
     SNAPSHOT_EVERY seconds of log time and at the end, as the service sends them on the
     serial line (CONTRACT.md "Broadcast feed")."""
     from firmware.errors import BoardError
-    from firmware.events import NS
+    from firmware.formats.events import NS
 
     records: list[dict[str, Any]] = []
     step = round(SNAPSHOT_EVERY * NS)

@@ -6,7 +6,7 @@ square, the end. Squares are written as the rule set writes them: algebraic on 8
 (``28x19x10``, PDN). Simple moves use ``-`` (``c3-d4``, ``32-28``). Routes taking the same
 pieces in another order are listed each on its own line.
 
-``perft`` prints the number of leaf nodes as its last line (firmware.perft for the counting
+``perft`` prints the number of leaf nodes as its last line (firmware.rules.perft for the counting
 convention: moves with the same start, end and captured pieces count once).
 """
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from firmware.errors import RulesError
 
 if TYPE_CHECKING:
-    from firmware.position import Move, Position
+    from firmware.rules.position import Move, Position
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -65,8 +65,8 @@ def _depth(text: str) -> int:
 
 
 def _position(args: argparse.Namespace) -> Position:
-    from firmware.position import Position
-    from firmware.rules import find_rules
+    from firmware.rules.position import Position
+    from firmware.rules.sets import find_rules
 
     rules = find_rules(args.rules)
     if args.fen is None:
@@ -91,7 +91,7 @@ def run_moves(args: argparse.Namespace) -> int:
 
 
 def run_perft(args: argparse.Namespace) -> int:
-    from firmware.perft import divide, perft
+    from firmware.rules.perft import divide, perft
 
     position = _position(args)
     if args.depth > 64:

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from boardctl.mqtt import add_login_options
+from boardctl.hall.mqtt import add_login_options
 from firmware.errors import BoardError
 
 logger = logging.getLogger(__name__)
@@ -132,9 +132,9 @@ def _state_dir(args: argparse.Namespace, config: Any) -> Path:
 
 
 def run_service(args: argparse.Namespace) -> int:
-    from boardctl.hardware import pi_hardware, sim_hardware
-    from boardctl.notify import Notifier
-    from boardctl.service import Service
+    from boardctl.service.hardware import pi_hardware, sim_hardware
+    from boardctl.service.notify import Notifier
+    from boardctl.service.service import Service
 
     config, rules = _config_and_rules(args)
     script = _script(args, rules) if args.events is not None else None
@@ -174,8 +174,8 @@ def run_service(args: argparse.Namespace) -> int:
 def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
     """The board's configuration and the new game's rule set, checked against each other
     (with the other options that can be checked before anything starts)."""
-    from firmware.rules import find_rules
-    from firmware.timecontrol import TimeControl
+    from firmware.clock.timecontrol import TimeControl
+    from firmware.rules.sets import find_rules
     from hw.config import default_config, load_config
 
     if args.time_control:
@@ -200,9 +200,9 @@ def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def _resumed_rules(args: argparse.Namespace) -> str | None:
     """The rule set of the game in play in the state directory ``run --sim`` will use."""
-    from boardctl.journal_file import resumed_rules
+    from boardctl.service.journal_file import resumed_rules
     from firmware.errors import RulesError
-    from firmware.rules import find_rules
+    from firmware.rules.sets import find_rules
     from hw.config import default_config
 
     name = resumed_rules(_state_dir(args, default_config(10)))
@@ -214,9 +214,9 @@ def _resumed_rules(args: argparse.Namespace) -> str | None:
 
 def _script(args: argparse.Namespace, rules: Any) -> Any:
     """``--events``: the event log the simulated hand acts out, every square on the board."""
-    from boardctl.hardware import EventScript
+    from boardctl.service.hardware import EventScript
     from firmware.errors import EventLogError
-    from firmware.events import read_events
+    from firmware.formats.events import read_events
     from firmware.limits import bounded_lines
 
     if not args.sim:
@@ -241,7 +241,7 @@ def _script(args: argparse.Namespace, rules: Any) -> Any:
 
 def _setup(args: argparse.Namespace, config: Any, rules: Any, script: Any) -> Any:
     """The new game's setup from the options (a game already in the journal wins)."""
-    from boardctl.service import GameSetup
+    from boardctl.service.service import GameSetup
     from firmware.referee import check_touch_min
 
     touch_min = args.touch_min if args.touch_min is not None else config.touch_min
@@ -281,8 +281,8 @@ def _serve(service: Any, hall: Any) -> None:
 
 
 def hall_link(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
-    """The broker link (boardctl.hall_board) from --broker/--hall/--board or [broker], or None."""
-    from boardctl.hall_board import HallBoard, broker_settings
+    """The broker link (boardctl.hall.board) from --broker/--hall/--board or [broker], or None."""
+    from boardctl.hall.board import HallBoard, broker_settings
 
     settings = broker_settings(args, config.broker, str(config.source))
     return HallBoard(settings, state_dir) if settings is not None else None
@@ -320,10 +320,10 @@ def _check_feed(url: str) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from boardctl.journal_file import current_path, load_journal
-    from boardctl.service import rebuild, snapshot_of
+    from boardctl.service.journal_file import current_path, load_journal
+    from boardctl.service.service import rebuild, snapshot_of
     from firmware.errors import EventLogError
-    from firmware.feed import encode_line, header_record
+    from firmware.formats.feed import encode_line, header_record
 
     path = args.journal
     if path is None:

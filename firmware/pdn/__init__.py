@@ -12,7 +12,7 @@ tolerated), ``%`` and ``;`` line comments, clock commands ``[%clock w1:02:03 B0:
 
 Writing produces PDN 3.0: the seven-tag roster, ``GameType``, ``FEN`` for set-up positions,
 ``TimeControl`` when given (``4800+60@start`` names the DGT Fischer convention,
-``firmware.timecontrol``), moves in the rule set's notation with captures written ``x`` in
+``firmware.clock.timecontrol``), moves in the rule set's notation with captures written ``x`` in
 every game type (``c3xe5``: PDN 3.0 game type 26, Brazilian, writes ``x``; 000 8.5.5 allows
 "ristike või koolon", a cross or a colon, in Russian; pydraughts 0.6.7 cannot read an 8x8
 ``:`` capture; ``:`` is still read, and the feed keeps the rule set's own separator),

@@ -11,8 +11,8 @@ from firmware.errors import BoardError, PdnError
 from firmware.limits import clip
 
 if TYPE_CHECKING:
-    from firmware.game import Game
-    from firmware.rules import RuleSet
+    from firmware.rules.game import Game
+    from firmware.rules.sets import RuleSet
 
 
 # --------------------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ _OTHER_VARIANTS = frozenset(
 
 def rules_for_game(game: PdnGame) -> RuleSet:
     """The rule set of a game read (module docstring); PdnError for an unknown GameType."""
-    from firmware.rules import RULESETS, find_rules
+    from firmware.rules.sets import RULESETS, find_rules
 
     variant = game.tags.get("Variant", "").strip().lower()
     if variant in RULESETS:
@@ -207,10 +207,10 @@ def rules_tags(rules: RuleSet) -> dict[str, str]:
 def replay_game(game: PdnGame, rules: RuleSet | None = None, fischer: bool = True) -> Game:
     """``PdnGame.replay``: the main line played through the rules; PdnError naming the file,
     the game and the move when a move cannot be read or is not legal."""
-    from firmware.game import Game
-    from firmware.notation import parse_move
-    from firmware.position import Position
-    from firmware.rules import Side
+    from firmware.rules.game import Game
+    from firmware.rules.notation import parse_move
+    from firmware.rules.position import Position
+    from firmware.rules.sets import Side
 
     rs = rules if rules is not None else rules_for_game(game)
     fen = game.tags.get("FEN", "").strip()

@@ -12,7 +12,7 @@ from firmware.pdn.clock import clock_command
 from firmware.pdn.model import ClockReading, Setup, rules_tags
 
 if TYPE_CHECKING:
-    from firmware.game import Game
+    from firmware.rules.game import Game
 
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _UNKNOWN = {"Date": "????.??.??", "Result": "*"}
@@ -36,12 +36,13 @@ def write_game(
 ) -> str:
     """One game as PDN 3.0 text, ending with a blank line.
 
-    ``moves`` are move texts already in the rule set's notation (``firmware.notation``) and
+    ``moves`` are move texts already in the rule set's notation (``firmware.rules.notation``) and
     ``Setup`` items for positions the arbiter accepted mid-game (written ``/FEN "..."/``).
     ``start_fen`` is written as the FEN tag when the game did not start from the start position.
     ``clocks[i]`` (when given) is the clock after the i-th move text, written
     ``{[%clock wH:MM:SS BH:MM:SS]}``; a reading whose ``running`` is None gets the side to move
-    next. ``result`` is the game's result in the rule set's form (``firmware.game``), ``*`` when
+    next. ``result`` is the game's result in the rule set's form (``firmware.rules.game``), ``*``
+    when
     the game is not over. ``comments[i]`` is written after the i-th move text.
     """
     all_tags = _tags(tags, result, game_type, start_fen)
@@ -149,7 +150,7 @@ def _wrap(words: Iterable[str]) -> list[str]:
 def game_moves(game: Game) -> list[str | Setup]:
     """A game's record as ``write_game`` takes it: move texts (shortest unambiguous form) and
     setups."""
-    from firmware.notation import move_text
+    from firmware.rules.notation import move_text
 
     out: list[str | Setup] = []
     before = game.start
@@ -170,7 +171,7 @@ def format_game(
 ) -> str:
     """A ``Game`` as PDN 3.0 (``write_game``): GameType from its rule set, the FEN tag when it
     did not start from the start position, the result from ``game.outcome()`` or ``*``."""
-    from firmware.position import Position
+    from firmware.rules.position import Position
 
     outcome = game.outcome()
     start_fen = None if game.start == Position.start(game.rules) else game.start.fen()

@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from firmware.geometry import Geometry
-from firmware.position import Move, Position
 from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE, WRONG, LedMark
-from firmware.rules import Side
+from firmware.rules.geometry import Geometry
+from firmware.rules.position import Move, Position
+from firmware.rules.sets import Side
 
 Board = frozenset[int]
 
@@ -25,7 +25,7 @@ Board = frozenset[int]
 @cache
 def _between(size: int, a: int, b: int) -> tuple[int, ...]:
     """Squares strictly between a and b on one diagonal (empty if not on one)."""
-    from firmware.geometry import geometry
+    from firmware.rules.geometry import geometry
 
     g = geometry(size)
     for ray in g.rays[a]:

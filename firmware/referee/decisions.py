@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware.position import Move, Position
 from firmware.referee.kinds import KINDS as _KINDS
-from firmware.rules import Side
+from firmware.rules.position import Move, Position
+from firmware.rules.sets import Side
 
 RESTORE = "restore"
 REMOVE = "remove"

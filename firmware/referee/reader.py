@@ -3,11 +3,11 @@ irregularity (``analysis.MoveTable``), and why a press on a move under way is re
 
 from __future__ import annotations
 
-from firmware.position import Move
 from firmware.referee.analysis import Board, Reading
 from firmware.referee.decisions import Irregularity, LedMark
 from firmware.referee.sensed import SensedBoard
-from firmware.rules import Side
+from firmware.rules.position import Move
+from firmware.rules.sets import Side
 
 
 class BoardReader(SensedBoard):

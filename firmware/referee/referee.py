@@ -29,7 +29,6 @@ a board mismatch until taken off.
 
 from __future__ import annotations
 
-from firmware.position import Move
 from firmware.referee.decisions import (
     WRONG,
     Accepted,
@@ -40,6 +39,7 @@ from firmware.referee.decisions import (
 )
 from firmware.referee.release import Release
 from firmware.referee.sensed import BOUNCE_NS, SETTLE_NS, TOUCH_NS
+from firmware.rules.position import Move
 
 __all__ = ["BOUNCE_NS", "SETTLE_NS", "TOUCH_MAX_NS", "TOUCH_NS", "Referee", "check_touch_min"]
 

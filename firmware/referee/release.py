@@ -7,7 +7,7 @@ from __future__ import annotations
 from firmware.referee.analysis import Board, MoveTable
 from firmware.referee.decisions import Decision, Irregularity, PressRefused
 from firmware.referee.judge import Judge
-from firmware.rules import Side
+from firmware.rules.sets import Side
 
 
 class Release(Judge):

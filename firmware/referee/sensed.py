@@ -5,10 +5,10 @@ through the hand (lifts and places), the touches of this turn, and the move comm
 from __future__ import annotations
 
 from firmware.errors import SquareError
-from firmware.position import Move, Piece, Position
 from firmware.referee.analysis import Board, MoveTable, Reading
 from firmware.referee.decisions import MUST_MOVE, Decision, Irregularity, LedMark, MoveCommitted
-from firmware.rules import RuleSet, Side
+from firmware.rules.position import Move, Piece, Position
+from firmware.rules.sets import RuleSet, Side
 
 #: Default settle time without a clock (issue 3 item 1).
 SETTLE_NS = 1_500_000_000

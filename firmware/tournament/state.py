@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware.clock.timecontrol import TimeControl
 from firmware.errors import RulesError, TimeControlError, TournamentError
-from firmware.rules import find_rules
-from firmware.timecontrol import TimeControl
+from firmware.rules.sets import find_rules
 from firmware.tournament.players import Player, check_name, check_unique
 from firmware.tournament.results import Result, parse_result
 from firmware.tournament.tables import Round, check_players, rounds_count, schedule

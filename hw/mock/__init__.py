@@ -1,6 +1,6 @@
 """The simulated twins of the board's parts, apart from the real drivers (as gpiozero keeps
 its ``pins/mock.py``): each part's real driver runs on its twin unchanged, and nothing in
-``hw``'s real drivers imports from here; the assembler (``boardctl.hardware``,
+``hw``'s real drivers imports from here; the assembler (``boardctl.service.hardware``,
 ``hw.assemble``) chooses.
 
 - :mod:`hw.mock.matrix`: the reed matrix as a diode matrix on gpiozero's MockFactory pins

@@ -1,0 +1,98 @@
+"""``boardctl run`` in a hall: the broker link and the setup applier, attached to the service
+through its ``on_line`` hook (docs/HALL.md, "Board configuration")."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from boardctl.hall.broker import BoardLink, instance_id
+from boardctl.hall.mqtt import BrokerConfig, check_name, make_client, parse_broker, read_secret
+from boardctl.hall.setup import SetupApplier
+from firmware.errors import BoardError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BrokerSettings:
+    broker: BrokerConfig
+    hall: str
+    board: str
+    queue_lines: int
+
+
+def read_password(path: Path | str | None) -> str | None:
+    env = os.environ.get("BOARDCTL_BROKER_PASSWORD")
+    if not path:
+        return env
+    return read_secret(path)
+
+
+def broker_settings(args: argparse.Namespace, section: Any, source: str) -> BrokerSettings | None:
+    """The command line over the config file's ``[broker]``; None when no broker is named."""
+    url = args.broker or section.url
+    if not url:
+        for flag in ("hall", "broker_user", "broker_password_file", "broker_ca"):
+            if getattr(args, flag, None):
+                raise BoardError(f"--{flag.replace('_', '-')} needs --broker (or [broker] url "
+                                 f"in {source})")
+        return None
+    hall = args.hall or section.hall
+    board = args.board or section.board
+    if not hall or not board:
+        missing = "--hall" if not hall else "--board"
+        raise BoardError(f"{missing} is needed with a broker (or [broker] "
+                         f"{missing[2:]} in {source}): a board's name never comes from its "
+                         "hostname alone")
+    check_name(hall, "--hall")
+    check_name(board, "--board")
+    broker = parse_broker(
+        url,
+        username=args.broker_user or section.username or None,
+        password=read_password(args.broker_password_file or section.password_file or None),
+        ca_file=args.broker_ca or section.ca_file or None,
+        tls=True if section.tls else None,
+        keepalive=section.keepalive,
+    )
+    if broker.tls:
+        make_client(broker, "kabelaud-check")  # a CA file it cannot read: say so before start
+    return BrokerSettings(broker, hall, board, section.queue_lines)
+
+
+class HallBoard:
+    """One board's hall parts: :class:`BoardLink` (feed out, setups in) and
+    :class:`SetupApplier`; ``on_line`` goes to the service, ``attach`` once it exists."""
+
+    def __init__(self, settings: BrokerSettings, state_dir: Path) -> None:
+        self.settings = settings
+        self.board = settings.board
+        self.state_dir = Path(state_dir)
+        self.applier: SetupApplier | None = None
+        self.link = BoardLink(settings.broker, settings.hall, settings.board,
+                              instance_id(self.state_dir), queue_lines=settings.queue_lines,
+                              on_setup=self._on_setup)
+
+    def attach(self, service: Any) -> None:
+        self.applier = SetupApplier(self.state_dir, self.board, command=service.command,
+                                    call_soon=service.call_soon, emit=service.emit, log=logger.info,
+                                    show=lambda note: setattr(service, "face_note", note))
+        self.link.request_snapshot = service.request_snapshot
+        service.status_extras.append(lambda: {"broker": self.link.status()})
+        self.link.start()
+
+    def on_line(self, line: str) -> None:
+        self.link.send(line)
+        if self.applier is not None:
+            self.applier.on_line(line)
+
+    def _on_setup(self, payload: bytes) -> None:
+        if self.applier is not None:
+            self.applier.receive(payload)
+
+    def close(self) -> None:
+        self.link.close()

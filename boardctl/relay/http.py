@@ -1,0 +1,339 @@
+"""The relay's HTTP side: what broadcast sites poll (docs/HALL.md, "The round URL").
+
+The relay's state thread hands over a :class:`View` after every change: each game's PDN text
+with its round, board and the time its text last changed. The HTTP threads only read views, so
+no request ever touches the relay's state. Paths::
+
+    /HALL.pdn                every game of the hall
+    /HALL/round/R.pdn        the games whose Round is R or starts with "R." (ordered by board),
+                             at most 64 a URL; a bigger round goes on at R-2.pdn, R-3.pdn ...
+    anything else            every game (a serial relay's PDN at /, /games.pdn ...), unless one
+                             of ``server.extra_handlers`` (the live page) answers it first
+
+Every PDN answer has an ``ETag`` and a ``Last-Modified`` (the newest change of the games it
+holds), and a poller that sends them back gets ``304 Not Modified``. With a broadcast delay
+(``--delay``) the public server answers from the view as it stood that many seconds ago
+(:class:`Timeline`), while an arbiters' server (``live=True``) answers from the newest.
+A round with no game yet is a valid, empty PDN body (200, zero games), never a 404.
+
+A slow client cannot hold a connection slot (:data:`MAX_CLIENTS`): from the moment the server
+waits for a request on a connection (the first one, or the next one of a keep-alive
+connection), the request line and all headers must have come within ``timeout`` seconds in
+all, however the bytes trickle in; past that the server closes the connection
+(:meth:`PdnServer.reap_slow_heads`, run by ``serve_forever`` every :data:`REAP_EVERY` seconds).
+Once the head is read that deadline is over: answers and the live page's event streams run as
+long as they need, with their own write timeouts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import logging
+import re
+import socket
+import threading
+import time
+import urllib.parse
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+#: Games a URL holds at most (broadcast sites read no more of one URL).
+PER_URL = 64
+#: Connections served at once; more get a quick 503 (a broadcast site retries). Room for the
+#: live page's event streams (512 at most: boardctl.relay.live.stream.MAX_CLIENTS), each a
+#: connection
+#: held open, and 128 pollers of the PDN beside them.
+MAX_CLIENTS = 640
+#: How often ``serve_forever`` closes connections whose request head is overdue (seconds).
+REAP_EVERY = 0.5
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[http.server.BaseHTTPRequestHandler, str], bool]
+
+
+@dataclass(frozen=True)
+class GameText:
+    key: str
+    round: str
+    board: str
+    text: str
+    changed: float
+
+
+@dataclass(frozen=True)
+class View:
+    """Every game as it stood at ``stamp`` (wall-clock seconds)."""
+
+    games: tuple[GameText, ...] = ()
+    stamp: float = 0.0
+
+    def body(self, games: list[GameText] | tuple[GameText, ...]) -> tuple[bytes, str, float]:
+        """(PDN bytes, ETag, Last-Modified) of some of this view's games."""
+        body = "".join(g.text for g in games).encode("utf-8")
+        etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+        changed = max((g.changed for g in games), default=0.0)
+        return body, etag, changed
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """A sort key that orders ``b2`` before ``b10``: the runs of 0-9 as numbers (the odd parts
+    of the split), the rest as text, so that like compares with like."""
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(re.split(r"([0-9]+)", text)))
+
+
+_ROUND = re.compile(r"/([A-Za-z0-9_-]+)/round/(.+)\.pdn")
+
+
+def select_games(view: View, hall: str | None, path: str) -> list[GameText] | None:
+    """The games ``path`` names in ``view``, or None when it names none of these URLs."""
+    if hall is not None and path == f"/{hall}.pdn":
+        return list(view.games)
+    m = _ROUND.fullmatch(path)
+    if hall is None or m is None or m.group(1) != hall:
+        return None
+    name, part = m.group(2), 1
+    rounds = {g.round for g in view.games}
+    tail = re.fullmatch(r"(.+)-(\d{1,4})", name)
+    if tail and not any(_in_round(r, name) for r in rounds):
+        name, part = tail.group(1), int(tail.group(2))
+    if part < 1:
+        return []
+    games = sorted((g for g in view.games if _in_round(g.round, name)),
+                   key=lambda g: (_natural(g.round), _natural(g.board)))
+    return games[(part - 1) * PER_URL: part * PER_URL]
+
+
+def _in_round(tag: str, name: str) -> bool:
+    return tag == name or tag.startswith(name + ".")
+
+
+class Timeline:
+    """The views of the last ``delay`` seconds (one a second at most), for a broadcast delay:
+    ``public()`` is the newest view at least ``delay`` old (an empty one before that)."""
+
+    def __init__(self, delay: float = 0.0, now: Callable[[], float] = time.time) -> None:
+        self.delay = delay
+        self.now = now
+        self._lock = threading.Lock()
+        self._views: deque[View] = deque()
+        self._live = View(stamp=now())
+        self._empty = View(stamp=self._live.stamp)
+
+    def push(self, view: View) -> None:
+        with self._lock:
+            self._live = view
+            if self.delay <= 0:
+                return
+            if self._views and view.stamp - self._views[-1].stamp < 1.0:
+                self._views[-1] = view  # views within a second: the last one stands for all
+            else:
+                self._views.append(view)
+            self._trim(view.stamp)
+
+    def _trim(self, now: float) -> None:
+        cut = now - self.delay
+        while len(self._views) > 1 and self._views[1].stamp <= cut:
+            self._empty = self._views.popleft()
+
+    def live(self) -> View:
+        with self._lock:
+            return self._live
+
+    def public(self) -> View:
+        if self.delay <= 0:
+            return self.live()
+        with self._lock:
+            now = self.now()
+            self._trim(now)
+            cut = now - self.delay
+            if self._views and self._views[0].stamp <= cut:
+                return self._views[0]
+            return self._empty  # the newest view dropped from the queue (or none at all)
+
+
+class PdnServer(http.server.ThreadingHTTPServer):
+    """The relay's HTTP server (module docstring). ``publish(text)`` keeps a serial relay's
+    old call working (one anonymous view of all games).
+
+    ``timeout`` bounds a whole request head (and each read); ``clock`` is the monotonic clock
+    the head deadlines are read on, injected so tests pass time without waiting."""
+
+    daemon_threads = True
+    request_queue_size = 128  # the listen backlog: a round's worth of pollers at once
+
+    def __init__(self, address: tuple[str, int], *, hall: str | None = None,
+                 timeline: Timeline | None = None, live: bool = False,
+                 timeout: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.hall = hall
+        self.timeline = timeline or Timeline()
+        self.live = live
+        self.client_timeout = timeout
+        self.clock = clock
+        self.extra_handlers: list[Handler] = []
+        self._clients = threading.BoundedSemaphore(MAX_CLIENTS)
+        self._heads: dict[_PdnHandler, float] = {}  # connections awaiting a head: deadline
+        self._heads_lock = threading.Lock()
+        self._first = time.time()
+        super().__init__(address, _PdnHandler)
+
+    def serve_forever(self, poll_interval: float = REAP_EVERY) -> None:
+        """Serve until ``shutdown()``; ``poll_interval`` also paces :meth:`service_actions`,
+        so overdue request heads are reaped that often."""
+        super().serve_forever(poll_interval)
+
+    def service_actions(self) -> None:
+        super().service_actions()
+        self.reap_slow_heads()
+
+    def await_head(self, handler: _PdnHandler) -> None:
+        """``handler`` starts waiting for a request: its whole head is due within
+        ``client_timeout`` seconds from now."""
+        with self._heads_lock:
+            self._heads[handler] = self.clock() + self.client_timeout
+
+    def head_read(self, handler: _PdnHandler) -> bool:
+        """``handler`` is done waiting for its head (read, refused or gone): no deadline any
+        more. False when the reaper closed it first (what it read is cut short)."""
+        with self._heads_lock:
+            self._heads.pop(handler, None)
+            return not handler.head_overdue
+
+    def waiting_for_heads(self) -> int:
+        """How many connections are waiting for a request head now."""
+        with self._heads_lock:
+            return len(self._heads)
+
+    def reap_slow_heads(self) -> int:
+        """Close every connection whose request head is overdue; how many were closed.
+
+        The shutdown ends the handler's blocked read, so its thread ends and frees its slot.
+        It runs under the lock, so a handler that has just read its head is never cut."""
+        now = self.clock()
+        with self._heads_lock:
+            late = [h for h, due in self._heads.items() if now >= due]
+            for handler in late:
+                del self._heads[handler]
+                handler.head_overdue = True
+                try:
+                    handler.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # the client went already
+        if late:
+            log.debug("closed %d connection(s) slow to send a request head", len(late))
+        return len(late)
+
+    def publish(self, text: str) -> None:
+        now = self.timeline.now()
+        self.timeline.push(View((GameText("*", "", "", text, now),), now))
+
+    def view(self) -> View:
+        return self.timeline.live() if self.live else self.timeline.public()
+
+    def answer(self, path: str) -> tuple[bytes, str, float]:
+        view = self.view()
+        games = select_games(view, self.hall, path)
+        if games is None:
+            games = list(view.games)
+        body, etag, changed = view.body(games)
+        return body, etag, changed or self._first
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._clients.acquire(blocking=False):
+            try:
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                                b"Retry-After: 2\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._clients.release()
+
+
+class _PdnHandler(http.server.BaseHTTPRequestHandler):
+    server: PdnServer
+    protocol_version = "HTTP/1.1"
+    server_version = "kabelaud-relay"
+
+    #: Set by the server's reaper when the request head did not come in time.
+    head_overdue = False
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.client_timeout)  # a silent client is let go
+
+    def handle_one_request(self) -> None:
+        self.server.await_head(self)  # each request of a keep-alive connection, idle included
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        """Read the head as ``http.server`` does, then drop its deadline; a head the reaper
+        cut short is not answered (its end was the shutdown, not the client's blank line)."""
+        if self.head_overdue:
+            self.close_connection = True
+            return False
+        try:
+            parsed = super().parse_request()
+        finally:
+            in_time = self.server.head_read(self)
+        if not in_time:
+            self.close_connection = True
+            return False
+        return parsed
+
+    def finish(self) -> None:
+        self.server.head_read(self)
+        super().finish()
+
+    def version_string(self) -> str:
+        return self.server_version  # no Python version in the Server header
+
+    def _send(self, head_only: bool) -> None:
+        for handler in list(self.server.extra_handlers):
+            if handler(self, self.path):  # the whole target: a handler reads its own query
+                return
+        path = urllib.parse.urlsplit(self.path).path
+        body, etag, changed = self.server.answer(path)
+        modified = self.date_time_string(int(changed))
+        fresh = False
+        match = self.headers.get("If-None-Match")
+        if match is not None:
+            fresh = etag in [t.strip() for t in match.split(",")] or match.strip() == "*"
+        elif self.headers.get("If-Modified-Since"):
+            try:
+                since = parsedate_to_datetime(self.headers["If-Modified-Since"]).timestamp()
+                fresh = since >= int(changed)
+            except (TypeError, ValueError, IndexError, OverflowError):
+                fresh = False
+        self.send_response(304 if fresh else 200)
+        self.send_header("Content-Type", "application/x-draughts-pdn; charset=utf-8")
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", modified)
+        self.send_header("Cache-Control", "no-cache")
+        if fresh:
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head_only:
+            self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        self._send(head_only=False)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._send(head_only=True)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass

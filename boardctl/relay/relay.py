@@ -1,0 +1,657 @@
+"""The relay on the broadcast PC: board feeds in, live multi-game PDNs out.
+
+Each board's feed (``firmware.formats.feed`` lines) arrives on a serial port (a USB gadget port, a
+UART adapter, a pty, or any pySerial URL: boardctl.relay.serial) or, for a hall, from the MQTT
+broker (boardctl.relay.follower, where a board is known by its topic's name). :class:`RelayState`
+(pure: records in, PDN out) keeps every game it has heard of, with ``[%clock]`` comments and a
+``Round "r.b"`` tag (round, then board); :class:`Relay` (the one state thread) reads the
+sources, writes the PDN to a file atomically when it changes and hands a new view to the HTTP
+servers (boardctl.relay.http: the hall, each round, 304s, a broadcast delay) and the pusher.
+
+Nothing is lost when a board is unplugged and plugged back in, or when lines are damaged:
+damaged lines are dropped (their checksum fails); moves carry their ply, so a move that does
+not follow the last one known is held back as a gap, which the next ``snapshot`` (sent by the
+board on every (re)connection and every few seconds) fills; a ``header`` with a new ``run``
+tells that the board restarted and its ``seq`` starts again. A line whose ``seq`` is not past
+the last of its run is a repeat (MQTT's QoS 1 delivers again; a reconnecting board sends again
+what the broker may have missed), not taken twice: an old snapshot would wind its game back.
+
+Nothing wrong is published either. A record can pass its checksum and still be wrong (a
+buggy or foreign sender): the relay plays every move on the rules core before it takes it.
+A rule set it does not know, a start position that does not read, a move that is not legal
+where it stands or comes from the side not to move, a snapshot whose moves do not play
+through: each is refused, counted (``RelayState.refused``) and told in the relay's log (the
+first ten, then every thousandth), and the game waits for the next snapshot, as after lost
+lines. A board's PDN holds only moves that play, and the observers (the live page) are told
+only the moves the PDN holds. Memory is bounded: :data:`MAX_SOURCES` feeds, :data:`GAMES_PER_SOURCE`
+games each, :data:`MAX_MOVES` moves in all; beyond, records are left out and told.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boardctl.relay.http import GameText, PdnServer, Timeline, View
+from boardctl.relay.serial import MAX_LINE, LineSplitter, SerialFeed
+from firmware.errors import BoardError
+from firmware.formats.feed import decode_line
+from firmware.pdn import ClockReading, write_game
+from firmware.pdn.tags import fit_tags
+from firmware.rules.game import RESULTS
+from firmware.rules.notation import parse_move
+from firmware.rules.position import Position
+from firmware.rules.sets import find_rules
+
+__all__ = ["MAX_LINE", "LineSplitter", "PdnServer", "Relay", "RelayGame", "RelayState",
+           "SerialFeed", "Timeline", "View", "write_atomically"]
+
+GameKey = str
+#: Games one source may open (a hostile publisher inventing game ids is stopped there).
+GAMES_PER_SOURCE = 100
+#: Sources (ports, hall boards) followed at most: a hall's 200 boards five times over (a
+#: hostile publisher inventing board names is stopped there).
+MAX_SOURCES = 1000
+#: Moves held in all: a 200-board hall's eleven rounds are about 330,000.
+MAX_MOVES = 1_000_000
+
+
+@dataclass
+class RelayGame:
+    """One game as the relay knows it."""
+
+    board: str
+    game: str
+    key: str = ""
+    rules: str | None = None
+    start_fen: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    time_control: str | None = None
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    result: str | None = None
+    reason: str | None = None
+    running: str | None = None
+    #: A move arrived that does not follow the last one: waiting for a snapshot.
+    gap: bool = False
+    #: Counts the changes to what the PDN is made of (the text cache's key).
+    version: int = 0
+    #: The position after ``moves`` (None: not played yet, or no rule set known).
+    position: Position | None = field(default=None, repr=False, compare=False)
+
+    def start(self) -> Position | None:
+        """The position before the first move; None while no rule set is known."""
+        if self.rules is None:
+            return None
+        if self.start_fen is None:
+            return Position.start(self.rules)
+        return Position.from_fen(self.rules, self.start_fen)  # read when it was taken
+
+    def round_tag(self) -> str:
+        """``r.b``: the game's round and its board number (PDN ``Round`` for broadcasts)."""
+        rnd = self.tags.get("Round", "").strip() or "?"
+        if "." in rnd:
+            return rnd
+        board = self.tags.get("Board", "").strip() or self.board
+        return f"{rnd}.{board}"
+
+    def pdn(self) -> str:
+        from firmware.rules.sets import find_rules
+
+        tags = dict(self.tags)
+        tags.pop("Board", None)
+        tags["Round"] = self.round_tag()
+        if "/" in self.key:  # a hall board's game: its topic's name (docs/CONTRACT.md)
+            tags["Board"] = self.board
+        if self.time_control:
+            tags.setdefault("TimeControl", self.time_control)
+        game_type = None
+        start_fen = self.start_fen
+        if self.rules:
+            try:
+                rules = find_rules(self.rules)
+            except Exception:  # an unknown rule set on the wire: keep the game, drop the type
+                rules = None
+            if rules is not None:
+                game_type = rules.game_type
+                if start_fen is not None and start_fen == Position.start(rules).fen():
+                    start_fen = None
+        clocks: list[ClockReading | None] = []
+        for m in self.moves:
+            c = m.get("clock")
+            if isinstance(c, dict):
+                mover = m.get("side")
+                running = "black" if mover == "white" else "white"
+                clocks.append(ClockReading(_num(c.get("white")), _num(c.get("black")), running))
+            else:
+                clocks.append(None)
+        return write_game(
+            tags,
+            [str(m.get("move")) for m in self.moves],
+            start_fen=start_fen,
+            clocks=clocks if any(clocks) else None,
+            result=self.result or "*",
+            game_type=game_type,
+        )
+
+
+def _num(value: Any) -> float | None:
+    """A clock reading in seconds, or None for anything that is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value < 1e7 else None
+
+
+@dataclass
+class _Source:
+    name: str
+    board: str
+    run: str | None = None
+    seq: int | None = None
+    game: str | None = None
+    lost: int = 0
+    #: A hall board: its name is its MQTT topic's, and its games are keyed by it.
+    topic: bool = False
+    games: int = 0
+    #: Not followed: :data:`MAX_SOURCES` were followed already.
+    ignored: bool = False
+
+
+class _Checks:
+    """What the rules core says of a game's rule set, start and moves, and the bounds on what
+    is held: the checking half of :class:`RelayState`."""
+
+    def __init__(self, log: Callable[[str], None] | None) -> None:
+        #: Records (or parts: a start position, a snapshot's moves) refused as wrong.
+        self.refused = 0
+        #: Records from sources beyond :data:`MAX_SOURCES`, not followed.
+        self.ignored = 0
+        #: Moves held in all games (at most :data:`MAX_MOVES`).
+        self.held = 0
+        #: Records of games beyond :data:`GAMES_PER_SOURCE` on their feed, not followed.
+        self.beyond = 0
+        #: Lines of a board's run taken already (their ``seq`` is not past the last one).
+        self.repeats = 0
+        self.log = log
+
+    def _refuse(self, game: RelayGame, what: str) -> None:
+        self.refused += 1
+        n = self.refused
+        self._tell(n, f"relay: board {game.board}, game {game.game}: {what} ({n} refused so "
+                      "far)")
+
+    def _tell(self, n: int, message: str) -> None:
+        """Log the ``n``-th message of a kind: the first ten, then every thousandth."""
+        if self.log is not None and (n <= 10 or n % 1000 == 0):
+            self.log(message)
+
+    def _hold(self, game: RelayGame, moves: list[dict[str, Any]]) -> bool:
+        """Make ``moves`` the game's moves, within :data:`MAX_MOVES` in all."""
+        more = len(moves) - len(game.moves)
+        if self.held + more > MAX_MOVES:
+            self._refuse(game, f"moves refused: the relay holds {self.held} moves already")
+            return False
+        self.held += more
+        game.moves = moves
+        return True
+
+    def _setup(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
+        """Take a record's rule set, start position, time control and tags; True when the
+        rule set or the start position changed (the moves must be played again)."""
+        rules, start_fen = game.rules, game.start_fen
+        name = record.get("rules")
+        if isinstance(name, str):
+            try:
+                rules = find_rules(name).name
+            except BoardError:
+                self._refuse(game, f"unknown rule set {_clean(name)[:40]!r} refused")
+        fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
+        if isinstance(fen, str) and _clean(fen):
+            if rules is None:
+                self._refuse(game, "a start position without a rule set refused")
+            else:
+                try:
+                    start = Position.from_fen(rules, _clean(fen))
+                    start_fen = None if start == Position.start(rules) else start.fen()
+                except (BoardError, ValueError) as exc:
+                    self._refuse(game, f"start position refused: {exc}")
+        _details(game, record)
+        if rules is not None and rules != game.rules and start_fen == game.start_fen:
+            start_fen = None  # a new rule set without a start position: its own start
+        changed = (rules, start_fen) != (game.rules, game.start_fen)
+        game.rules, game.start_fen = rules, start_fen
+        return changed
+
+    def _recheck(self, game: RelayGame) -> None:
+        """The moves played again after the rule set or the start position changed: those
+        that no longer play are dropped until a snapshot says what they are."""
+        game.position = None
+        if not game.moves:
+            return
+        played = self._play(game, game.moves, from_start=True, what="move")
+        if played is None:
+            return
+        position, good = played
+        if good < len(game.moves):
+            self._hold(game, game.moves[:good])
+            game.gap = True
+        game.position = position
+
+    def _play(self, game: RelayGame, moves: list[dict[str, Any]], *, from_start: bool,
+              what: str) -> tuple[Position, int] | None:
+        """``moves`` played on the game (from its start, or on from its own moves when
+        ``moves`` begins with them): the position after the moves that play and their count,
+        the first that does not refused and told; None with no rule set known."""
+        position = game.start()
+        if position is None:
+            self._refuse(game, f"{what} refused: no rule set known yet")
+            return None
+        first = 0
+        known = game.moves
+        if (not from_start and game.position is not None and len(known) <= len(moves)
+                and all(_same(a, b) for a, b in zip(known, moves[:len(known)], strict=True))):
+            position, first = game.position, len(known)
+        for k in range(first, len(moves)):
+            after = _after(position, moves[k], k + 1)
+            if isinstance(after, str):
+                self._refuse(game, f"{what} refused at ply {k + 1} "
+                                   f"({moves[k].get('move')!r}): {after}")
+                return position, k
+            position = after
+        return position, len(moves)
+
+
+class RelayState(_Checks):
+    """Every game heard of, built from decoded feed records. Pure: no I/O, no clock; ``log``
+    is told what it refuses (module docstring)."""
+
+    def __init__(self, log: Callable[[str], None] | None = None) -> None:
+        self.games: dict[GameKey, RelayGame] = {}
+        self._sources: dict[str, _Source] = {}
+        self._texts: dict[str, tuple[Any, str]] = {}
+        self.dropped = 0
+        super().__init__(log)
+        self._beyond = _Source(name="", board="", ignored=True)
+        #: Called after every accepted record with (board name, record), on this state's
+        #: thread (docs/HALL.md; the live page's view model subscribes here).
+        self.observers: list[Callable[[str, Mapping[str, Any]], None]] = []
+
+    def source(self, name: str, topic: bool = False) -> _Source:
+        """A feed's source; ``topic``: a hall board named by its MQTT topic (its games are
+        told apart by that name, whatever ids its lines carry)."""
+        src = self._sources.get(name)
+        if src is None:
+            if len(self._sources) >= MAX_SOURCES:
+                return self._beyond
+            src = self._sources[name] = _Source(name=name, board=name, topic=topic)
+        return src
+
+    def feed_line(self, source: str, line: str | bytes) -> bool:
+        """Take one raw line from ``source``; True when the PDN changed."""
+        record = decode_line(line)
+        if record is None:
+            if line.strip() if isinstance(line, str) else bytes(line).strip():
+                self.dropped += 1
+            return False
+        return self.feed_record(source, record)
+
+    def feed_record(self, source: str, record: Mapping[str, Any]) -> bool:
+        """Take one decoded record from ``source``; True when the PDN changed."""
+        src = self.source(source)
+        if src.ignored:
+            self.ignored += 1
+            self._tell(self.ignored, f"relay: {_clean(source)[:100]!r} not followed: "
+                                     f"{MAX_SOURCES} feeds are followed already "
+                                     f"({self.ignored} records ignored so far)")
+            return False
+        refused, beyond, repeats = self.refused, self.beyond, self.repeats
+        changed = self._record(src, record)
+        kind = record.get("type")
+        if ((kind == "move" and not changed) or (kind == "snapshot" and self.refused != refused)
+                or self.beyond != beyond or self.repeats != repeats):
+            return changed  # the live page shows no move (nor game) the PDN does not hold
+        for observer in self.observers:
+            observer(src.board, record)
+        return changed
+
+    def notify(self, board: str, record: Mapping[str, Any]) -> None:
+        """Tell the observers a record that is not part of any game (a board's status)."""
+        for observer in self.observers:
+            observer(board, record)
+
+    def _record(self, src: _Source, record: Mapping[str, Any]) -> bool:
+        kind = record.get("type")
+        seq = record.get("seq")
+        if kind == "header":
+            board, run = record.get("board"), record.get("run")
+            if isinstance(board, str) and _clean(board) and not src.topic:
+                src.board = _clean(board)
+            src.run = run if isinstance(run, str) else None
+            src.seq = seq if isinstance(seq, int) else None
+            return False
+        if isinstance(seq, int):
+            if src.run is not None and src.seq is not None and seq <= src.seq \
+                    and kind != "game":
+                # A line of this run taken already: MQTT delivers a QoS 1 message again
+                # after a lost acknowledgement, and a board that reconnects sends again what
+                # the broker may have missed. Taken twice, an old snapshot would wind its
+                # game back. (A board that restarts says so first: a header, a new run; one
+                # whose header was lost starts with its game line, taken as a restart.)
+                self.repeats += 1
+                return False
+            if src.seq is not None and seq != src.seq + 1:
+                src.lost += 1  # lines lost: the next snapshot puts things right
+            src.seq = seq
+        game_id = record.get("game")
+        if isinstance(game_id, str | int) and not isinstance(game_id, bool):
+            src.game = _clean(str(game_id))[:80]
+        if src.game is None:
+            return False  # nothing to attach the record to until a game or snapshot line
+        # Games are known by their id alone (unique per board and game): a board that comes
+        # back on another port, or names itself only after its first lines, is the same game.
+        # A hall board's games are known by its topic's name and the id.
+        key = f"{src.name}/{src.game}" if src.topic else src.game
+        game = self.games.get(key)
+        if game is None:
+            if kind not in ("game", "snapshot", "move") or (kind == "move"
+                                                             and not _good_move(record)):
+                return False
+            if src.games >= GAMES_PER_SOURCE:
+                self.beyond += 1
+                self._tell(self.beyond, f"relay: {_clean(src.name)[:100]!r}: game "
+                                        f"{src.game!r} not followed: {GAMES_PER_SOURCE} games "
+                                        f"from this feed are followed already ({self.beyond} "
+                                        "records left out so far)")
+                return False
+            src.games += 1
+            game = self.games[key] = RelayGame(board=src.board, game=src.game, key=key)
+            if kind == "move":
+                game.gap = record.get("ply") != 1
+        if src.board != src.name:
+            game.board = src.board
+        changed = self._apply(game, kind, record)
+        if changed:
+            game.version += 1
+        return changed
+
+    def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
+        if kind == "game":
+            before = _looks(game)
+            if self._setup(game, record):
+                self._recheck(game)
+            return _looks(game) != before
+        if kind == "snapshot":
+            return self._snapshot(game, record)
+        if kind == "move":
+            return self._move(game, record)
+        if kind == "result":
+            result = record.get("result")
+            if isinstance(result, str) and result in RESULTS and result != game.result:
+                game.result = result
+                game.reason = str(record.get("reason") or "")
+                return True
+        return False
+
+    def _snapshot(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
+        before = _looks(game)
+        reset = self._setup(game, record)
+        moves = record.get("moves")
+        if moves is not None and not (isinstance(moves, list)
+                                      and all(_good_move(m) for m in moves)):
+            self._refuse(game, "snapshot's moves refused: not a list of move records")
+            moves = ()
+        if isinstance(moves, list):
+            taken = [dict(m) for m in moves]
+            played = self._play(game, taken, from_start=reset, what="snapshot")
+            if played is not None and played[1] == len(taken) and self._hold(game, taken):
+                game.position = played[0]
+                game.gap = False
+            elif reset:
+                self._recheck(game)
+        elif reset:
+            self._recheck(game)
+        fen = record.get("fen")
+        if (moves is None or moves == []) and isinstance(fen, str) and _clean(fen) \
+                and not self._fen_stands(game, _clean(fen), game.start() if moves == []
+                                         or not game.moves else game.position):
+            return _looks(game) != before  # nor its result taken
+        result = record.get("result")
+        game.result = result if isinstance(result, str) and result in RESULTS else None
+        game.reason = str(record.get("reason") or "") if game.result else None
+        return _looks(game) != before
+
+    def _fen_stands(self, game: RelayGame, fen: str, position: Position | None) -> bool:
+        """A snapshot without moves shows its ``fen`` (the live page): True when it is the
+        position the game stands in, else the snapshot is refused (False)."""
+        try:
+            claimed = Position.from_fen(game.rules, fen) if game.rules else None
+        except (BoardError, ValueError):
+            claimed = None
+        if position is not None and claimed == position:
+            return True
+        self._refuse(game, f"snapshot refused: its fen {fen[:60]!r} is not the position of "
+                           "its start and moves")
+        return False
+
+    def _move(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
+        if not _good_move(record):
+            return False
+        ply = record["ply"]
+        if ply == len(game.moves) + 1 and not game.gap:
+            keep = ("ply", "side", "move", "clock")
+            move = {k: record[k] for k in keep if k in record}
+            position = game.position
+            if position is None:  # the first move, or the first after a change of rules
+                played = self._play(game, game.moves, from_start=True, what="move")
+                if played is None or played[1] < len(game.moves):
+                    game.gap = True  # wait for the next snapshot
+                    return False
+                position = played[0]
+            after = _after(position, move, ply)
+            if isinstance(after, str):
+                self._refuse(game, f"move refused at ply {ply} ({move['move']!r}): {after}")
+                game.gap = True  # wait for the next snapshot
+                return False
+            if self.held >= MAX_MOVES:
+                self._refuse(game, f"move refused: the relay holds {self.held} moves already")
+                game.gap = True
+                return False
+            self.held += 1
+            game.moves.append(move)
+            game.position = after
+            return True
+        if ply > len(game.moves) + 1:
+            game.gap = True  # lines were lost: wait for the next snapshot
+        return False
+
+    def pdn(self) -> str:
+        """All the games, in the order first heard of, as one PDN text."""
+        return "".join(text for _, text in self.texts())
+
+    def texts(self) -> list[tuple[RelayGame, str]]:
+        """Each game with its PDN text, in the order first heard of (each text is kept until
+        that game changes: a tournament's relay rewrites only what moved)."""
+        out = []
+        for key, game in self.games.items():
+            looks = (game.version, game.board)
+            cached = self._texts.get(key)
+            if cached is None or cached[0] != looks:
+                cached = self._texts[key] = (looks, game.pdn())
+            out.append((game, cached[1]))
+        return out
+
+
+def _looks(game: RelayGame) -> tuple[Any, ...]:
+    """Everything the game's PDN is made of (cheaper to compare than the PDN itself)."""
+    return (game.rules, game.start_fen, dict(game.tags), game.time_control,
+            [dict(m) for m in game.moves], game.result)
+
+
+def _details(game: RelayGame, record: Mapping[str, Any]) -> None:
+    """A record's time control and tags (those only while the game has no move)."""
+    tc = record.get("time_control")
+    if isinstance(tc, str) and _clean(tc):
+        game.time_control = _clean(tc)
+    tags = record.get("tags")
+    if isinstance(tags, dict) and not game.moves:  # a started game keeps its tags
+        game.tags = fit_tags(tags)  # a hostile record is not a bigger PDN
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same move record (its clock aside)."""
+    return all(a.get(k) == b.get(k) for k in ("ply", "side", "move"))
+
+
+def _after(position: Position, m: Mapping[str, Any], ply: int) -> Position | str:
+    """The position after move record ``m`` as ply ``ply`` from ``position``, or why it
+    cannot be."""
+    if m.get("ply") != ply:
+        return f"numbered ply {m.get('ply')}"
+    if m.get("side") != position.turn.value:
+        return f"{m.get('side')} moved, {position.turn.value} is to move"
+    try:
+        return position.play(parse_move(position, m["move"]))
+    except (BoardError, ValueError) as exc:
+        return str(exc)
+
+
+def _clean(text: str) -> str:
+    """Text fit for a PDN tag value: no control characters, at most 200 characters."""
+    return "".join(ch for ch in text if ch >= " " and ch != "\x7f")[:200]
+
+
+_MOVE = re.compile(r"[a-j0-9]{1,3}(?:[-x:][a-j0-9]{1,3}){1,25}")
+
+
+def _good_move(m: Any) -> bool:
+    """A move record a PDN can carry: its ply, its side and a move in PDN notation."""
+    return (
+        isinstance(m, dict)
+        and isinstance(m.get("ply"), int)
+        and not isinstance(m.get("ply"), bool)
+        and 1 <= m["ply"] <= 10_000
+        and isinstance(m.get("move"), str)
+        and _MOVE.fullmatch(m["move"]) is not None
+        and m.get("side") in ("white", "black")
+    )
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` so that a reader sees the old file or the new, never half."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
+    except OSError as exc:  # name the file the user gave, not the temporary one
+        raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class Relay:
+    """Reads the feeds (serial ports, and a hall's boards through ``hall``, a
+    :class:`boardctl.relay.follower.HallFollower`), keeps the state, writes the file, hands each
+    new :class:`View` to the HTTP servers' :class:`Timeline` and wakes the pusher."""
+
+    def __init__(self, urls: Sequence[str], out: Path | None = None,
+                 server: PdnServer | None = None,
+                 now: Callable[[], float] = time.monotonic, *,
+                 hall: Any = None, timeline: Timeline | None = None,
+                 wall: Callable[[], float] = time.time,
+                 on_publish: Callable[[], None] | None = None,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.feeds = [SerialFeed(url, now=now) for url in urls]
+        self.state = RelayState(log=log)
+        self.out = out
+        self.server = server
+        self.hall = hall
+        self.timeline = timeline or (server.timeline if server is not None else Timeline())
+        self.wall = wall
+        self.on_publish = on_publish
+        self.writes = 0
+        self._published: str | None = None
+        self._changed: dict[str, tuple[str, float]] = {}
+
+    def poll(self) -> bool:
+        """Read every port once (and what the hall's boards sent); publish when the PDN
+        changed. True when it did."""
+        changed = False
+        for feed in self.feeds:
+            for line in feed.read_lines():
+                changed |= self.state.feed_line(feed.name, line)
+        if self.hall is not None:
+            for board, payload in self.hall.drain():
+                record = decode_line(payload)
+                if record is None:  # not a feed line: it opens no source (nor takes a slot)
+                    if bytes(payload).strip():
+                        self.state.dropped += 1
+                        self.hall.damaged(board)
+                    continue
+                self.state.source(board, topic=True)
+                changed |= self.state.feed_record(board, record)
+            for board, up in self.hall.drain_status():
+                status = "online" if up else "offline"
+                self.state.notify(board, {"type": "status", "status": status})
+        if changed or self._published is None:
+            self.publish()
+        return changed
+
+    @property
+    def text(self) -> str:
+        """Every game as PDN, as last published (live, never delayed; safe from any thread)."""
+        return self._published or ""
+
+    def publish(self) -> None:
+        texts = self.state.texts()
+        text = "".join(t for _, t in texts)
+        if text == self._published:
+            return
+        self._published = text
+        if self.out is not None:  # the file first: what HTTP serves is on disk already
+            write_atomically(self.out, text)
+            self.writes += 1
+        now = self.wall()
+        games = []
+        for game, body in texts:
+            key = game.key or game.game
+            seen = self._changed.get(key)
+            if seen is None or seen[0] != body:
+                seen = self._changed[key] = (body, now)
+            games.append(GameText(key, game.round_tag(), game.tags.get("Board") or game.board,
+                                  body, seen[1]))
+        self.timeline.push(View(tuple(games), now))
+        if self.on_publish is not None:
+            self.on_publish()
+
+    def wait(self, timeout: float) -> None:
+        """Block until a port has something to read, a hall board sent something, or
+        ``timeout`` seconds have passed."""
+        fds = [fd for fd in (feed.fileno() for feed in self.feeds) if fd is not None]
+        if self.hall is not None:
+            if self.feeds:
+                timeout = min(timeout, 0.05)
+            else:
+                self.hall.wait(timeout)
+                return
+        if len(fds) == len(self.feeds) and fds:
+            select.select(fds, [], [], timeout)
+        else:
+            time.sleep(timeout)
+
+    def close(self) -> None:
+        for feed in self.feeds:
+            feed.close()

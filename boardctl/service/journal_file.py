@@ -1,0 +1,212 @@
+"""The journal on disk: one append-only file per game in the service's state directory.
+
+Layout of ``STATE_DIR`` (systemd's ``StateDirectory``, ``/var/lib/boardctl``)::
+
+    games/<game id>.jsonl   one journal per game (format: firmware.formats.journal)
+    current                 the file name of the game in play, replaced atomically
+
+Every line is sealed (``firmware.formats.journal.seal``: record number and chained CRC-32). The
+service writes from one thread (``boardctl.service.outputs.Outbox``), a batch of lines at a time.
+
+Durability: lines are written with ``os.write`` on an ``O_APPEND`` descriptor, so a
+crash leaves at worst a torn last line, which the reader drops and :func:`open_journal`
+truncates before appending. ``fsync`` runs when the caller says the line matters (a committed
+move, a pause, an arbiter's decision, a new game); a new file and the ``current`` pointer are
+made durable with an ``fsync`` of the directory too.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from firmware.errors import EventLogError
+from firmware.formats.journal import SEALED, GameHeader, Journal, dumps, read_journal, seal
+from firmware.limits import MAX_LINE, bounded_lines
+
+GAMES = "games"
+CURRENT = "current"
+#: The longest ``current`` pointer read (a journal's name is some 30 bytes).
+MAX_POINTER = 255
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class JournalWriter:
+    """Appends journal lines to one file, sealed (``firmware.formats.journal.seal``) unless it goes
+    on
+    with a version-1 journal; ``sync=True`` makes a line durable before returning.
+
+    :meth:`encode` (which advances the seal chain) and :meth:`append` (which writes) are apart
+    so that a writer thread can keep encoded lines while the disk is full and write them when
+    space returns; :attr:`size` is the length of the whole lines on disk, where a failed
+    write's torn piece is cut off before the next try. ``fsync`` is injectable (fault tests)."""
+
+    def __init__(self, path: Path, *, sealed: bool = True, last_n: int = -1, last_c: str = "",
+                 fsync: Callable[[int], None] = os.fsync) -> None:
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640)
+        self.size = os.fstat(self._fd).st_size
+        self.sealed = sealed
+        self.n = last_n
+        self.c = last_c
+        self.fsync = fsync
+        self.syncs = 0
+
+    def encode(self, record: Mapping[str, Any]) -> bytes:
+        if not self.sealed:
+            return dumps(record).encode("ascii")
+        line, self.c = seal(record, self.n + 1, self.c)
+        self.n += 1
+        return line.encode("ascii")
+
+    def append(self, data: bytes) -> None:
+        """Write whole lines (OSError: nothing of them counts; the torn piece is cut off)."""
+        if os.fstat(self._fd).st_size != self.size:
+            os.ftruncate(self._fd, self.size)
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        self.size += len(data)
+
+    def write(self, record: Mapping[str, Any], sync: bool = False) -> None:
+        self.append(self.encode(record))
+        if sync:
+            self.sync()
+
+    def sync(self) -> None:
+        self.fsync(self._fd)
+        self.syncs += 1
+
+    def unlinked(self) -> bool:
+        """True when the file was deleted under the writer (or the descriptor is closed)."""
+        try:
+            return os.fstat(self._fd).st_nlink == 0
+        except OSError:
+            return True
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> JournalWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def new_game_id(now: float | None = None) -> str:
+    """A sortable, readable, unique id: the wall-clock time the game was set up and 24
+    random bits (relays tell the games of many boards apart by it)."""
+    now = time.time() if now is None else now
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+def current_path(state_dir: Path) -> Path | None:
+    """The journal of the game in play in ``state_dir``, or None when there is none."""
+    pointer = state_dir / CURRENT
+    try:
+        with pointer.open("rb") as f:  # a name, not a file's worth: /dev/zero must not fill memory
+            raw = f.read(MAX_POINTER + 1)
+        if len(raw) > MAX_POINTER:
+            raise EventLogError(f"{pointer}: longer than {MAX_POINTER} bytes: does not name a "
+                                "journal file")
+        name = raw.decode("utf-8").strip()
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise EventLogError(f"{pointer}: does not name a journal file (not UTF-8 text)") from None
+    except IsADirectoryError:
+        raise EventLogError(f"{pointer}: is a directory, not the name of a journal") from None
+    if not name or "/" in name or name.startswith("."):
+        raise EventLogError(f"{pointer}: does not name a journal file")
+    path = state_dir / GAMES / name
+    if not path.exists():
+        raise EventLogError(f"{pointer}: names {name}, which is not in {state_dir / GAMES}")
+    return path
+
+
+def resumed_rules(state_dir: Path) -> str | None:
+    """The rule set of the game in play in ``state_dir`` (its journal's first record): what
+    the simulated board's size follows when ``boardctl run --sim`` resumes without --rules.
+    None: no game in play, or a journal that cannot be read (the service's start says why)."""
+    try:
+        path = current_path(state_dir)
+        if path is None:
+            return None
+        with path.open("rb") as f:
+            first = f.readline(MAX_LINE)
+        header = read_journal([first], str(path)).header
+    except (OSError, EventLogError):
+        return None
+    return header.rules if header is not None else None
+
+
+def create_journal(state_dir: Path, header: GameHeader, *,
+                   fsync: Callable[[int], None] = os.fsync,
+                   lines: bytes | None = None) -> JournalWriter:
+    """Start a new game's journal, make it the current one and make both durable. With
+    ``lines`` (the whole journal so far, from memory), write those instead of a header: a
+    journal rewritten after its state directory was deleted."""
+    games = state_dir / GAMES
+    games.mkdir(parents=True, exist_ok=True)
+    path = games / f"{header.id}.jsonl"
+    if path.exists() and lines is None:
+        raise EventLogError(f"{path}: a journal for game {header.id} exists already")
+    if lines is not None:
+        path.unlink(missing_ok=True)
+    writer = JournalWriter(path, fsync=fsync)
+    if lines is None:
+        writer.write(header.record(SEALED), sync=True)
+    else:
+        writer.append(lines)
+        writer.sync()
+    _fsync_dir(games)
+    tmp = state_dir / f".{CURRENT}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(path.name + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, state_dir / CURRENT)
+    _fsync_dir(state_dir)
+    return writer
+
+
+def load_journal(path: Path, *, salvage: bool = False) -> Journal:
+    """Read a journal file (a torn tail is dropped; lines and size bounded)."""
+    with open(path, "rb") as f:
+        lines = bounded_lines(f, str(path), error=EventLogError)
+        return read_journal(lines, source=str(path), salvage=salvage)
+
+
+def read_bytes(path: Path, end: int) -> bytes:
+    """The first ``end`` bytes of a journal (its good part, kept in memory by the writer)."""
+    with open(path, "rb") as f:
+        return f.read(end)
+
+
+def open_journal(path: Path, *, fsync: Callable[[int], None] = os.fsync,
+                 ) -> tuple[Journal, JournalWriter]:
+    """Read a journal and reopen it for appending, cutting off a torn tail first."""
+    journal = load_journal(path)
+    if path.stat().st_size > journal.end:
+        with open(path, "r+b") as f:
+            f.truncate(journal.end)
+            f.flush()
+            os.fsync(f.fileno())
+    return journal, JournalWriter(path, sealed=journal.verified, last_n=journal.last_n,
+                                  last_c=journal.last_c, fsync=fsync)

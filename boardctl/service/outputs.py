@@ -1,0 +1,469 @@
+"""I/O off the referee's path (issue 10 item 2): the journal, the feed, the LEDs and faces.
+
+:class:`Outbox` takes what one referee turn produced (journal records, whether they must be
+durable, feed lines) as one batch. Its thread (the journal writer; ``threaded=False`` runs it
+inline, for tests on a virtual clock) takes every batch waiting, writes their records, runs one
+``fsync`` for all of them if any must be durable (a group commit), and only then hands their
+feed lines on to the feed sinks: a move is in the journal before it is on the feed. A slow
+disk delays the feed, never the referee, which has moved on long before.
+
+Faults. A failing write (a full disk: ENOSPC; EIO) keeps the encoded lines in memory, raises
+an alarm naming the file (``on_alarm``), and tries again every :data:`RETRY_S`; when space
+returns the lines are written in order and the alarm cleared. Every :data:`WATCH_S` the
+thread checks that the journal is still where ``current`` points: a deleted state directory,
+journal or pointer is an alarm, and the journal is written again from memory (the writer keeps
+every line of the game). While the journal cannot be written, feed lines go out anyway (the
+broadcast must not stop) after the alarm.
+
+Feed sinks are objects with ``send(line: str) -> None`` (a serial port's queue, an MQTT link):
+called on this thread, in feed order, after the line's records are durable; they must not
+block (queue and return). One that raises is logged and kept.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from boardctl.service.journal_file import CURRENT, JournalWriter, create_journal
+from boardctl.service.threadname import name_thread
+from firmware.formats.feed import encode_line
+
+logger = logging.getLogger(__name__)
+
+RETRY_S = 1.0
+WATCH_S = 0.5
+
+
+class FeedSink(Protocol):
+    """Where feed lines go (``Service(..., sinks=[...])``); ``send`` must not block."""
+
+    def send(self, line: str) -> None: ...
+
+
+class Batch:
+    """What one referee turn hands to the journal writer."""
+
+    __slots__ = ("records", "durable", "lines", "writer", "ticket")
+
+    def __init__(self) -> None:
+        self.ticket = 0
+        self.records: list[Mapping[str, Any]] = []
+        self.durable = False
+        #: Feed records and their sequence numbers, encoded as lines on the writer's thread
+        #: (JSON and CRC are output work: the referee's thread only numbers them).
+        self.lines: list[tuple[Mapping[str, Any], int]] = []
+        #: Go on with another journal: (writer, what is on disk already, header), or
+        #: (None, b"", header): create a new game's journal (on the writer's thread).
+        self.writer: tuple[JournalWriter | None, bytes, Any] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.records or self.lines or self.writer)
+
+
+class _JournalWriting:
+    """The journal writer's side of the outbox (its own thread, or inline without one): encode
+    the records, create or reopen the journal, write and group-fsync, send the lines after,
+    watch the state directory, raise and clear alarms."""
+
+    def __init__(self, state_dir: Path, send: Callable[[str], None], *,
+                 fsync: Callable[[int], None] = os.fsync,
+                 on_alarm: Callable[[str | None], None] = lambda message: None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.state_dir = state_dir
+        self.send = send
+        self.fsync = fsync
+        self.on_alarm = on_alarm
+        self.clock = clock
+        self.batch = Batch()
+        self.writer: JournalWriter | None = None
+        self.header: Any = None
+        self.history: list[bytes] = []
+        self.backlog: list[bytes] = []
+        self.durable = False
+        self.alarm: str | None = None
+        self.written = 0
+        self._queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._idle = threading.Condition()
+        self._busy = 0
+        self._next_watch = 0.0
+        #: The ``current`` pointer, its (inode, size, mtime) when last read, what it named.
+        self._pointer = str(state_dir / CURRENT)
+        self._pointer_stamp: tuple[int, int, int] | None = None
+        self._pointer_named = ""
+        self._tickets = 0  # batches handed on (the referee's count)
+        self._done = 0  # the last batch written (the writer's)
+        self._next_retry = 0.0
+        self._kind = ""
+        #: A new game's records while its journal cannot be created (None: it exists).
+        self.unborn: list[Mapping[str, Any]] | None = None
+
+    def _run(self) -> None:
+        name_thread("boardctl-journal")
+        while True:
+            try:
+                first = self._queue.get(timeout=WATCH_S)
+            except queue.Empty:
+                self._handle([])
+                continue
+            batches = [first]
+            while True:  # group commit: everything waiting goes in one write and one fsync
+                try:
+                    batches.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            stop = None in batches
+            real = [b for b in batches if b is not None]
+            try:
+                self._handle(real)
+            except Exception as exc:  # never let the writer die silently
+                self._raise(f"journal writer: {type(exc).__name__}: {exc}")
+            with self._idle:
+                self._busy -= len(real)
+                self._done = max([self._done, *(b.ticket for b in real)])
+                self._idle.notify_all()
+            if stop:
+                return
+
+    def _handle(self, batches: list[Batch]) -> None:
+        lines: list[tuple[Mapping[str, Any], int]] = []
+        for batch in batches:
+            if batch.writer is not None:
+                self._write()
+                if self.writer is not None and self.writer is not batch.writer[0]:
+                    self.writer.close()
+                writer, written, self.header = batch.writer
+                self.writer = writer
+                self.history = [written] if written else []
+                self.backlog = []
+                self.durable = False
+                self.unborn = [] if writer is None else None
+                if self.alarm is not None:
+                    self._raise(None)  # a new game, a new journal
+            if self.unborn is not None:  # the new game's journal is not created yet
+                self.unborn += batch.records
+                self.durable |= batch.durable
+            elif self.writer is not None:
+                self._encode(batch.records)
+                self.durable |= batch.durable
+            lines += batch.lines
+        self._create()
+        self._write()
+        self._watch()
+        for record, seq in lines:
+            try:
+                self.send(encode_line(record, seq))
+            except Exception as exc:  # a sink's bug must not stop the journal
+                logger.warning(f"feed line {seq}: {type(exc).__name__}: {exc}")
+
+    def _encode(self, records: list[Mapping[str, Any]]) -> None:
+        writer = self.writer
+        assert writer is not None
+        for rec in records:
+            data = writer.encode(rec)
+            self.history.append(data)
+            self.backlog.append(data)
+
+    def _create(self) -> None:
+        """Create the new game's journal (and point ``current`` at it); on failure (a full
+        disk) keep its records in memory, raise the alarm and try again every RETRY_S."""
+        if self.unborn is None or self.clock() < self._next_retry:
+            return
+        try:
+            writer = create_journal(self.state_dir, self.header, fsync=self.fsync)
+        except OSError as exc:
+            self._next_retry = self.clock() + RETRY_S
+            self._raise(f"journal of game {self.header.id} in {self.state_dir / 'games'}: "
+                        f"cannot be created: {exc.strerror or exc}; {len(self.unborn)} records "
+                        "kept in memory", "write")
+            return
+        self.writer = writer
+        self.history = [writer.path.read_bytes()]
+        records, self.unborn = self.unborn, None
+        self._encode(records)
+        if self._kind == "write":
+            self._raise(None)
+
+    def _write(self) -> None:
+        writer = self.writer
+        if writer is None or not (self.backlog or self.durable):
+            return
+        if self.alarm is not None and self.clock() < self._next_retry:
+            return
+        self._next_retry = self.clock() + RETRY_S
+        try:
+            if self.backlog:
+                writer.append(b"".join(self.backlog))
+                self.written += len(self.backlog)
+                self.backlog = []
+            if self.durable:
+                writer.sync()
+                self.durable = False
+        except OSError as exc:
+            what = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+            self._raise(f"journal {writer.path}: {what}: {len(self.backlog)} records kept in "
+                        "memory until it can be written", "write")
+            return
+        if self._kind == "write":
+            self._raise(None)
+            logger.warning(f"journal {writer.path}: written again, nothing lost")
+
+    def _watch(self) -> None:
+        """The state directory, the pointer and the journal still there (module docstring)."""
+        now = self.clock()
+        if now < self._next_watch or self.writer is None or self.header is None:
+            return
+        self._next_watch = now + WATCH_S
+        writer = self.writer
+        pointer = self._pointer
+        try:  # the pointer is read again only when its file changed (a stat twice a second)
+            seen = os.stat(pointer)
+            stamp = (seen.st_ino, seen.st_size, seen.st_mtime_ns)
+            if stamp != self._pointer_stamp:
+                with open(pointer, encoding="ascii") as f:
+                    self._pointer_named = f.read().strip()
+                self._pointer_stamp = stamp
+            named = self._pointer_named
+        except (OSError, UnicodeDecodeError):
+            named = ""
+            self._pointer_stamp = None
+        if named == writer.path.name and not writer.unlinked():
+            return
+        self._raise(f"journal {writer.path}: deleted (state directory {self.state_dir}); "
+                    "written again from memory")
+        try:
+            self._write()
+            fresh = create_journal(self.state_dir, self.header, fsync=writer.fsync,
+                                   lines=b"".join(self.history))
+        except OSError as exc:
+            self._raise(f"journal {writer.path}: cannot be written again: "
+                        f"{exc.strerror or exc}; {len(self.history)} records kept in memory")
+            return
+        fresh.n, fresh.c, fresh.sealed = writer.n, writer.c, writer.sealed
+        writer.close()
+        self.writer = fresh
+        self.backlog = []
+        logger.warning(f"journal {fresh.path}: written again from memory "
+                       f"({len(self.history)} records)")
+
+    def _raise(self, message: str | None, kind: str = "") -> None:
+        """Raise (or clear, None) the alarm; ``kind`` "write" clears itself once a write
+        succeeds, any other stays up for the rest of the game (the arbiter must know)."""
+        if message == self.alarm:
+            return
+        self.alarm = message
+        self._kind = kind
+        if message is not None:
+            logger.error(message)
+        self.on_alarm(message)
+
+
+class Outbox(_JournalWriting):
+    """The journal writer and the feed behind it (module docstring)."""
+
+    # -- the referee's side ---------------------------------------------------------------
+
+    def record(self, rec: Mapping[str, Any], durable: bool = False) -> None:
+        self.batch.records.append(rec)
+        self.batch.durable |= durable
+
+    def line(self, record: Mapping[str, Any], seq: int) -> None:
+        """Feed record number ``seq``, a line on the feed once the turn's records are in the
+        journal (the record is the outbox's from now on: nobody changes it)."""
+        self.batch.lines.append((record, seq))
+
+    def use(self, writer: JournalWriter | None, written: bytes, header: Any) -> None:
+        """Go on with this journal (one recovered: ``written`` is what is on disk already),
+        or with None, a new journal for ``header``'s game, created and made durable (with
+        the ``current`` pointer) on the writer's thread."""
+        self.commit()
+        self.batch.writer = (writer, written, header)
+        self.commit()
+
+    def commit(self) -> int:
+        """Hand the turn's batch on (inline when no thread runs); the ticket of the last
+        batch handed on (:meth:`wait_done`)."""
+        batch = self.batch
+        if not batch:
+            if self._thread is None and (self.alarm is not None
+                                         or self.clock() >= self._next_watch):
+                self._handle([])  # inline: the watch and the retries run from here
+            return self._tickets
+        self.batch = Batch()
+        self._tickets += 1
+        batch.ticket = self._tickets
+        if self._thread is None:
+            self._handle([batch])
+            self._done = batch.ticket
+            return batch.ticket
+        with self._idle:
+            self._busy += 1
+        self._queue.put(batch)
+        return batch.ticket
+
+    def wait_done(self, ticket: int, timeout: float) -> bool:
+        """Wait until the batch ``ticket`` is written (and its lines sent), or ``timeout``."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._done >= ticket or self._thread is None,
+                                       timeout)
+
+    # -- the thread -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="journal", daemon=True)
+        self._thread.start()
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every batch committed so far is handled (True) or ``timeout``."""
+        self.commit()
+        if self._thread is None:
+            return True
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.flush(timeout)
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._thread = None
+
+    def close(self) -> None:
+        self.stop()
+        if self.writer is not None:
+            self.writer.close()
+
+
+#: What the faces show, every other second, while the journal has an alarm.
+ALARM_FACE = "Err "
+
+
+def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
+                 note: tuple[str, str] | None = None) -> None:
+    """The clock faces at game time ``at``; with an alarm, every other second ``Err`` on both
+    (blinking) in turn with the times, which keep counting; with a ``note`` (a round's
+    pairing, White's face then Black's) and no alarm, the note instead of the times."""
+    from firmware.clock.face import FaceText
+    from firmware.rules.sets import Side
+
+    if alarm is not None and (at // 1_000_000_000) % 2 == 1:
+        for side in (Side.WHITE, Side.BLACK):
+            faces.show(side, FaceText(ALARM_FACE, blink=True))
+        return
+    if note is not None and alarm is None:
+        faces.show(Side.WHITE, FaceText(note[0]))
+        faces.show(Side.BLACK, FaceText(note[1]))
+        return
+    faces.update(game_clock, at)
+
+
+class Display:
+    """The LEDs and the clock faces on their own thread: the referee posts a new LED picture
+    when it changes and a copy of the game clock after each event; the thread writes the LEDs
+    at once and the faces ``faces_hz`` times a second from that copy (the faces write only
+    what changed), so they keep counting whatever the disk or the referee is doing."""
+
+    def __init__(self, hardware: Any, faces_ns: int, clock: Callable[[], int]) -> None:
+        self.hw = hardware
+        self.faces_ns = faces_ns
+        self.clock = clock
+        self._cond = threading.Condition()
+        self._picture: dict[str, str] | None = None
+        self._game_clock: Any = None
+        self._origin = 0
+        self._alarm: str | None = None
+        self._note: tuple[str, str] | None = None
+        #: Something was posted since the faces were last drawn.
+        self._posted = False
+        self._stop = False
+        self._thread: threading.Thread | None = None
+
+    @property
+    def alarm(self) -> str | None:
+        """The journal's alarm (boardctl.service.outputs.Outbox), shown on the faces."""
+        return self._alarm
+
+    @alarm.setter
+    def alarm(self, message: str | None) -> None:
+        with self._cond:
+            if message != self._alarm:
+                self._alarm = message
+                self._posted = True
+                self._cond.notify()
+
+    @property
+    def note(self) -> tuple[str, str] | None:
+        """A round's pairing shown instead of the times (Service.face_note)."""
+        return self._note
+
+    @note.setter
+    def note(self, note: tuple[str, str] | None) -> None:
+        with self._cond:
+            if note != self._note:
+                self._note = note
+                self._posted = True
+                self._cond.notify()
+
+    def show(self, picture: Mapping[str, str]) -> None:
+        with self._cond:
+            self._picture = dict(picture)
+            self._cond.notify()
+
+    def publish(self, game_clock: Any, origin: int) -> None:
+        snapshot = game_clock.copy()
+        with self._cond:
+            self._game_clock, self._origin = snapshot, origin
+            self._posted = True
+            self._cond.notify()
+
+    def wait_s(self) -> float | None:
+        """How long the thread may sleep with nothing posted: the faces' period while they
+        count, blink or alternate; None (until something is posted) while they stand still:
+        no clock yet, or one not started (the set times, or a round's pairing)."""
+        game_clock = self._game_clock
+        if self._alarm is None and (game_clock is None or not game_clock.started):
+            return None
+        return self.faces_ns / 1e9
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="display", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        name_thread("boardctl-display")
+        while True:
+            with self._cond:
+                if self._picture is None and not self._posted and not self._stop:
+                    self._cond.wait(self.wait_s())
+                picture, self._picture = self._picture, None
+                self._posted = False
+                game_clock, origin, stop = self._game_clock, self._origin, self._stop
+            if picture is not None and self.hw.leds is not None:
+                try:
+                    self.hw.leds.show(picture)
+                except Exception as exc:
+                    logger.warning(f"LEDs: {exc}")
+            if game_clock is not None and self.hw.faces is not None:
+                try:
+                    update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm,
+                                     self.note)
+                except Exception as exc:
+                    logger.warning(f"clock faces: {exc}")
+            if stop:
+                return
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(2.0)
+            self._thread = None

@@ -1,0 +1,107 @@
+"""The configuration file: the example loads to the defaults, and every kind of mistake is a
+ConfigError naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from firmware.errors import ConfigError
+from hw.config import BoardConfig, default_config, load_config, parse_config
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "hw" / "config.example.toml"
+
+
+def _fields(config: BoardConfig) -> dict[str, object]:
+    return {name: getattr(config, name) for name in config.__slots__ if name != "source"}
+
+
+def test_example_file_is_the_defaults() -> None:
+    config = load_config(EXAMPLE)
+    assert _fields(config) == _fields(default_config(10))
+    assert config.source == str(EXAMPLE)
+    assert config.matrix.rows == (4, 5, 6, 12, 13, 16, 17, 19, 20, 21)
+    assert config.faces.black_address == 0x71
+
+
+def test_small_board_and_settings(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('size = 8\n[matrix]\nscan_hz = 500\n[leds]\nbackend = "spi"\n'
+                    '[leds.colours]\nwrong = [1, 2, 3]\nrestore = "#0A0B0C"\n'
+                    '[serial]\nport = "/dev/serial0"\n[gpio]\nchip = 4\n')
+    config = load_config(path)
+    assert config.size == 8 and len(config.matrix.rows) == 8 and len(config.matrix.columns) == 4
+    assert config.matrix.scan_hz == 500.0
+    assert config.leds.colours["wrong"] == (1, 2, 3)
+    assert config.leds.colours["restore"] == (10, 11, 12)
+    assert config.leds.colours["remove"] == (255, 0, 0)
+    assert config.serial.port == "/dev/serial0" and config.gpio.chip == 4
+    claims = dict(config.gpio_claims())
+    assert claims[10] == "leds (SPI MOSI)" and claims[4] == "matrix.rows[0]"
+    assert len(claims) == len(config.gpio_claims()) == 2 + 1 + 8 + 4 + 3
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("sise = 10", "sise: unknown key; did you mean 'size'?"),
+    ("size = 12", "size: 12 is not a board size"),
+    ("state_dir = 'var/lib'", "state_dir: 'var/lib' is not an absolute path"),
+    ("state_dir = 5", "state_dir: expected a non-empty string, got int 5"),
+    ("[matrix]\nrows = [4, 5]", "matrix.rows: expected 10 GPIO numbers, got 2"),
+    ("[matrix]\nrows = [4, 5, 6, 12, 13, 16, 17, 19, 20, 40]",
+     "matrix.rows[9]: GPIO40 is not a usable header GPIO"),
+    ("[matrix]\ncolumns = 'abc'", "matrix.columns: expected a list of GPIO numbers"),
+    ("[matrix]\nwiring = 'dakr'", "matrix.wiring: 'dakr' is not one of dark, full; "
+                                  "did you mean 'dark'?"),
+    ("[matrix]\nwiring = 'full'", "matrix.columns: full wiring needs 10 column GPIOs"),
+    ("[matrix]\nscan_hz = 5", "matrix.scan_hz: 5 is out of range 10..2000"),
+    ("[matrix]\ndebounce_samples = true", "matrix.debounce_samples: expected an integer"),
+    ("[matrix]\nscan_rate = 100", "matrix.scan_rate: unknown key; did you mean 'scan_hz'?"),
+    ("[leds]\nbackend = 'pwm'\npin = 17", "leds.pin: GPIO17 cannot drive a NeoPixel strip"),
+    ("[leds]\nbrightness = 2", "leds.brightness: 2 is out of range 0..1"),
+    ("[leds.colours]\nrestroe = '#ffffff'", "leds.colours.restroe: unknown LED meaning; "
+                                            "did you mean 'restore'?"),
+    ("[leds.colours]\nwrong = '#fff'", "leds.colours.wrong: expected a colour"),
+    ("[leds.layout]\nrotation = 45", "leds.layout.rotation: 45 is not 0, 90, 180 or 270"),
+    ("[leds.layout]\norigin = 'h1'", "leds.layout.origin: 'h1' is not one of"),
+    ("[faces]\nblack_address = 0x70", "faces.black_address: 0x70 is also faces.white_address"),
+    ("[faces]\nwhite_address = 0x20", "faces.white_address: 32 is out of range 112..119"),
+    ("[buttons]\nwhite = 4", "buttons.white: GPIO4 is already used by matrix.rows[0]"),
+    ("[buttons]\nblack = 2", "buttons.black: GPIO2 is already used by faces (I2C SDA)"),
+    ("[buttons]\npause = 0\nblack = 25", None),
+    ("serial = 3", "serial: expected a table ([serial]), got int 3"),
+    ("[serial]\nport = ''", "serial.port: expected a non-empty string"),
+    ('state_dir = "/tmp/a\\u0000b"', "state_dir: expected one line of text"),
+    ("[gpio]\nbackend = 'pigpio'", "gpio.backend: 'pigpio' is not one of auto, rpigpio, lgpio"),
+    ("[gpio]\nbackend = 'rpigpio'\nchip = 4", "gpio.chip: a gpiochip is an lgpio setting"),
+    ("[serial]\nwrite_timeout = 'soon'", "serial.write_timeout: expected a number"),
+])
+def test_mistakes_name_the_key(tmp_path: Path, text: str, message: str | None) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text + "\n")
+    if message is None:
+        assert load_config(path).buttons.pause == 0
+        return
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value).startswith(f"{path}: {message}")
+    assert "\n" not in str(err.value)
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such configuration file"):
+        load_config(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[matrix\nrows = 1\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(bad)
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"size = \xff\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(binary)
+
+
+def test_parse_config_takes_a_document() -> None:
+    assert parse_config({"size": 8}).size == 8
+    with pytest.raises(ConfigError, match="<config>: leds.layout: expected a table"):
+        parse_config({"leds": {"layout": 3}})

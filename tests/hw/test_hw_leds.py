@@ -1,0 +1,123 @@
+"""The LED strip: square-to-pixel maps and the frames the simulated strip (the real adafruit
+PixelBuf) records."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware.errors import HardwareError
+from firmware.rules.geometry import geometry
+from hw.assemble import open_strip
+from hw.config import LedConfig, LedLayout
+from hw.leds import LedStrip, PixelMap
+from hw.mock.leds import RecordingPixels
+
+
+def _strip(size: int = 10, brightness: float = 1.0, **layout: object) -> LedStrip:
+    return open_strip(size, LedConfig(backend="sim", brightness=brightness,
+                                      layout=LedLayout(**layout)))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size", [8, 10])
+@pytest.mark.parametrize("origin", ["a1", "right-1", "a-top", "right-top"])
+@pytest.mark.parametrize("direction", ["ranks", "files"])
+@pytest.mark.parametrize("serpentine", [True, False])
+@pytest.mark.parametrize("dark_only", [True, False])
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+def test_every_layout_gives_each_dark_square_its_own_pixel(
+        size: int, origin: str, direction: str, serpentine: bool, dark_only: bool,
+        rotation: int) -> None:
+    pm = PixelMap(size, LedLayout(origin=origin, direction=direction, serpentine=serpentine,
+                                  dark_only=dark_only, rotation=rotation, first_pixel=2))
+    squares = {geometry(size).algebraic(n) for n in geometry(size).squares}
+    assert set(pm.pixel) == squares
+    assert len(set(pm.pixel.values())) == len(squares)
+    assert pm.count == 2 + (size * size // 2 if dark_only else size * size)
+    assert all(pm.square_at(i) == sq for sq, i in pm.pixel.items())
+
+
+def test_serpentine_from_a1_along_ranks() -> None:
+    pm = PixelMap(10, LedLayout(origin="a1", direction="ranks", serpentine=True))
+    # rank 1 runs a..j (pixels 0..9), rank 2 back j..a (10..19): b2 is the 9th of it
+    assert (pm.pixel["a1"], pm.pixel["c1"], pm.pixel["j2"], pm.pixel["b2"]) == (0, 2, 10, 18)
+    dark = PixelMap(10, LedLayout(origin="a1", dark_only=True, serpentine=True))
+    assert (dark.pixel["a1"], dark.pixel["i1"], dark.pixel["j2"], dark.pixel["b2"]) == (0, 4, 5, 9)
+
+
+def test_rotation_and_origin_move_the_first_pixel() -> None:
+    assert PixelMap(8, LedLayout(rotation=180)).pixel["h8"] == 0
+    assert PixelMap(8, LedLayout(origin="right-top")).pixel["h8"] == 0
+    down_files = PixelMap(8, LedLayout(origin="a-top", direction="files"))
+    assert (down_files.square_at(0), down_files.pixel["a7"], down_files.pixel["b8"]) == (
+        None, 1, 15)
+    # turned a quarter clockwise, j1 lies on the panel's first cell, a1 at its top left
+    quarter = PixelMap(10, LedLayout(rotation=90, serpentine=False))
+    assert (quarter.square_at(0), quarter.pixel["j2"], quarter.pixel["a1"]) == (None, 1, 90)
+
+
+def test_show_lights_the_picture_squares_in_their_colours() -> None:
+    strip = _strip()
+    strip.show({"e5": "restore", "f6": "remove", "a1": "must-move"})
+    pixels = strip.pixels
+    assert isinstance(pixels, RecordingPixels)
+    assert pixels.shown == 1
+    assert strip.lit(pixels.colours()) == {
+        "e5": (0, 255, 0), "f6": (255, 0, 0), "a1": (255, 160, 0)}
+    # the bytes a GRB strip receives: green first
+    e5 = strip.map.pixel["e5"]
+    assert pixels.frames[-1][3 * e5: 3 * e5 + 3] == bytes([255, 0, 0])
+    strip.show({})
+    assert strip.lit(pixels.colours()) == {}
+    assert len(pixels.frames) == 2
+
+
+def test_brightness_and_configured_colours_reach_the_frame() -> None:
+    strip = open_strip(8, LedConfig(backend="sim", brightness=0.5, pixel_order="RGB",
+                                    colours={"wrong": (200, 100, 0)}))
+    strip.show({"d4": "wrong"})
+    assert strip.lit(strip.pixels.colours()) == {"d4": (100, 50, 0)}
+
+
+def test_bad_picture_is_refused_and_the_old_one_stays() -> None:
+    strip = _strip()
+    strip.show({"c3": "restore"})
+    with pytest.raises(HardwareError, match="'sparkle'"):
+        strip.show({"c3": "sparkle"})
+    with pytest.raises(HardwareError, match="'b1'"):
+        strip.show({"b1": "restore"})
+    assert strip.pixels.shown == 1
+    assert strip.lit(strip.pixels.colours()) == {"c3": (0, 255, 0)}
+
+
+def test_walk_lights_each_dark_square_once_then_off() -> None:
+    strip = _strip(8, dark_only=True)
+    walked = list(strip.walk((1, 2, 3)))
+    assert sorted(walked) == sorted(strip.map.pixel)
+    frames = list(strip.pixels.frames)
+    assert [list(strip.lit(strip.pixels.colours(f))) for f in frames[:-1]] == [
+        [sq] for sq in walked]
+    assert strip.lit(strip.pixels.colours(frames[-1])) == {}
+
+
+def test_strip_too_short_for_the_layout() -> None:
+    with pytest.raises(HardwareError, match="needs 100 pixels"):
+        LedStrip(RecordingPixels(50), PixelMap(10, LedLayout()))
+
+
+def test_real_backend_off_the_pi_is_a_clear_error() -> None:
+    with pytest.raises(HardwareError):
+        open_strip(10, LedConfig(backend="spi"))
+
+
+def test_the_referees_picture_lights_its_squares() -> None:
+    """A piece of the side not to move taken off (a7, Black's, with White to move): the
+    session asks for it back, and the strip lights a7 in the restore colour, nothing else."""
+    from firmware.formats.events import Lift
+    from firmware.session.session import BoardSession
+
+    session = BoardSession("international", started=True)
+    session.handle(Lift(at=1, square="a7"))
+    session.tick(3_000_000_000)
+    strip = _strip(dark_only=True, origin="right-top")
+    strip.show(session.leds())
+    assert strip.lit(strip.pixels.colours()) == {"a7": (0, 255, 0)}

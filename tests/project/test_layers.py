@@ -1,0 +1,140 @@
+"""The layers of the code, checked on the source (STYLE.md lesson 15, issue 12): ``firmware``
+(the brain) imports nothing from ``hw`` or ``boardctl``; ``hw`` (the body) nothing from
+``boardctl``; the rules core nothing from the referee, the clock or the session; and no module
+reaches itself through its imports (an import cycle), not even through imports made for
+annotations only (``if TYPE_CHECKING:``); no package folder holds more than 20 modules (issue 26).
+Lazy imports inside functions count."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("firmware", "hw", "boardctl")
+#: The rules core: positions, moves and notation, whatever plays or referees the game.
+RULES_CORE = ("firmware.errors", "firmware.rules")
+#: Modules above the rules core that it must never import.
+ABOVE_RULES = ("firmware.referee", "firmware.clock", "firmware.session", "firmware.formats")
+
+
+def modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def imports(path: Path, known: dict[str, Path], typing: bool = False) -> set[str]:
+    """The project modules a file imports (``from a import b`` counts as ``a.b`` when that is
+    a module, else as ``a``); with ``typing``, those under ``if TYPE_CHECKING:`` too."""
+    out: set[str] = set()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and _type_checking(block) for stmt in block.body for n in ast.walk(stmt)}
+    for node in ast.walk(tree):
+        if id(node) in typing_only and not typing:
+            continue  # `if TYPE_CHECKING:` imports never run: annotations only
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] in PACKAGES}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] not in PACKAGES:
+                continue
+            subs = {f"{node.module}.{a.name}" for a in node.names}
+            out |= (subs & known.keys()) or {node.module}
+    return out
+
+
+def _type_checking(node: ast.If) -> bool:
+    return ((isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+            or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
+
+
+GRAPH = {name: imports(path, modules()) for name, path in modules().items()}
+#: The same with the imports made for annotations only: a circle of concepts all the same.
+TYPED_GRAPH = {name: imports(path, modules(), typing=True) for name, path in modules().items()}
+#: The most modules one package folder holds (issue 26): a folder's name should say what is in it.
+MAX_MODULES = 20
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+@pytest.mark.parametrize(("layer", "forbidden"), [
+    (("firmware",), ("hw", "boardctl")),
+    (("hw",), ("boardctl",)),
+    (RULES_CORE, ABOVE_RULES),
+])
+def test_no_import_goes_up_a_layer(layer: tuple[str, ...], forbidden: tuple[str, ...]) -> None:
+    wrong = sorted(f"{m} imports {d}" for m, deps in GRAPH.items() if _within(m, layer)
+                   for d in deps if _within(d, forbidden))
+    assert wrong == []
+
+
+def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in graph:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(comp)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def test_no_import_cycle_not_even_for_annotations() -> None:
+    assert any(GRAPH[m] != TYPED_GRAPH[m] for m in GRAPH)  # the check sees typing imports
+    assert cycles(TYPED_GRAPH) == []
+
+
+def test_no_package_folder_is_a_heap() -> None:
+    crowded = {}
+    for package in PACKAGES:
+        for folder in [ROOT / package, *(p.parent for p in (ROOT / package).rglob("__init__.py"))]:
+            count = len(list(folder.glob("*.py")))
+            if count > MAX_MODULES:
+                crowded[str(folder.relative_to(ROOT))] = count
+    assert crowded == {}
+
+
+def test_real_drivers_never_import_their_twins() -> None:
+    """``hw/mock/`` holds the simulated twins (issue 12): only the assemblers choose them
+    (``hw.assemble`` in ``hw``; ``boardctl`` builds simulated boards for ``--sim``)."""
+    assert any(_within(d, ("hw.mock",)) for d in GRAPH["hw.assemble"])  # the check sees it
+    wrong = sorted(f"{m} imports {d}" for m, deps in GRAPH.items()
+                   if _within(m, ("hw",)) and not _within(m, ("hw.mock", "hw.assemble"))
+                   for d in deps if _within(d, ("hw.mock",)))
+    assert wrong == []
