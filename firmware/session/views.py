@@ -1,18 +1,42 @@
 """What a board session shows: the ``snapshot`` feed record a reader starts from and the
 ``status`` a display or the control socket reads. Read-only views of a
-:class:`firmware.session.session.BoardSession`."""
+:class:`firmware.session.session.BoardSession`, written against :class:`Viewed` (what they
+read of it), so this module needs nothing of the session's."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from firmware.clock.timecontrol import TimeControl
 from firmware.formats.feed import snapshot_record
+from firmware.formats.records import ResultRecord, Scoresheet
+from firmware.referee import Referee
+from firmware.rules.position import Move, Position
+from firmware.rules.sets import RuleSet
+from firmware.session.clock import SessionClock
 
-if TYPE_CHECKING:
-    from firmware.session.session import BoardSession
+
+class Viewed(Protocol):
+    """What the views read of a board session (:class:`firmware.session.session.BoardSession`)."""
+
+    rules: RuleSet
+    control: TimeControl | None
+    referee: Referee
+    sheet: Scoresheet
+    tags: dict[str, str]
+    outcome: ResultRecord | None
+    sealed: Move | None
+    timing: SessionClock
+
+    @property
+    def position(self) -> Position: ...
+
+    def snapshot_start(self) -> tuple[str, list[dict[str, Any]]]: ...
+
+    def leds(self) -> dict[str, str]: ...
 
 
-def snapshot(session: BoardSession, game: str, at: int) -> dict[str, Any]:
+def snapshot(session: Viewed, game: str, at: int) -> dict[str, Any]:
     """A full-state ``snapshot`` feed record (``firmware.formats.feed.snapshot_record``). After an
     accepted position (000 5.7) it starts there: ``start_fen`` + ``moves`` give ``fen``."""
     outcome = session.outcome
@@ -28,7 +52,7 @@ def snapshot(session: BoardSession, game: str, at: int) -> dict[str, Any]:
     )
 
 
-def status(session: BoardSession, at: int) -> dict[str, Any]:
+def status(session: Viewed, at: int) -> dict[str, Any]:
     """What a display shows: position, turn, move count, clocks, LED picture, result."""
     notice = session.referee.notice
     outcome = session.outcome
