@@ -335,5 +335,16 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:  # noqa: N802
         self._send(head_only=True)
 
+    def do_POST(self) -> None:  # noqa: N802
+        """Only ``extra_handlers`` take a POST (the arbiter's desk); anything else is 404."""
+        for handler in list(self.server.extra_handlers):
+            if handler(self, self.path):
+                return
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.send_header("Connection", "close")
+        self.close_connection = True
+        self.end_headers()
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
