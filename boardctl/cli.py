@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from firmware.errors import BoardError
 
 #: Modules under boardctl.commands, in the order their subcommands are listed in --help.
-COMMAND_MODULES = ("rules", "replay", "clock", "hwtest", "service", "relay", "hall", "control")
+COMMAND_MODULES = ("rules", "replay", "clock", "terminal", "hwtest", "service", "relay", "hall",
+                   "control", "engine")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,92 @@
+"""The built-in engine: ``Engine.search(game, limits, clock, stop)`` -> the move to play.
+
+Alpha-beta with iterative deepening (firmware.engine.tree), a bounded transposition table,
+quiescence over capture sequences, move ordering, an evaluation for 8x8 and 10x10
+(firmware.engine.evaluate), the game's draw rules, levels (firmware.engine.levels) and a seeded
+random choice among near-equal moves at the root. Pure: the clock is passed in.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from firmware.engine.common import (
+    DEFAULT_TT_MIB,
+    Info,
+    Limits,
+    Result,
+    TranspositionTable,
+    tt_entries,
+)
+from firmware.engine.levels import DEFAULT_LEVEL, LEVELS, Level
+from firmware.engine.tree import Tree
+from firmware.errors import BoardError
+from firmware.rules.game import Game
+from firmware.rules.position import Position
+from firmware.rules.sets import RuleSet
+
+
+class EngineError(BoardError):
+    """The engine cannot search: no legal move, a finished game, a bad setting."""
+
+
+class Engine:
+    """The built-in engine for one rule set. ``level`` 1-10 (levels.py), ``tt_mib`` the
+    transposition table's size, ``seed`` for the root's random choice among near-equal moves."""
+
+    def __init__(self, rules: str | RuleSet, level: int = DEFAULT_LEVEL,
+                 tt_mib: float = DEFAULT_TT_MIB, seed: int | None = None) -> None:
+        start = Position.start(rules)
+        self.rules = start.rules
+        if level not in LEVELS:
+            raise EngineError(f"unknown level {level!r} (1-10)")
+        if not 0 < tt_mib <= 4096:
+            raise EngineError(f"transposition table size {tt_mib} MiB out of 1-4096")
+        self.level: Level = LEVELS[level]
+        self.tt = TranspositionTable(tt_entries(tt_mib))
+        self.rng = random.Random(seed)
+        self.nodes = 0
+
+    def set_level(self, level: int) -> None:
+        if level not in LEVELS:
+            raise EngineError(f"unknown level {level!r} (1-10)")
+        self.level = LEVELS[level]
+
+    def new_game(self) -> None:
+        """Forget what earlier searches learnt (Hub ``new-game``)."""
+        self.tt.clear()
+
+    def search(
+        self,
+        game: Game,
+        limits: Limits,
+        clock: Callable[[], float],
+        stop: Callable[[], bool] = lambda: False,
+        on_info: Callable[[Info], None] | None = None,
+    ) -> Result:
+        """The move to play in ``game.position``. EngineError if the game has ended or the
+        side to move has no legal move. The move is always one of the position's legal
+        moves, even when stopped at once (then the first iteration's, or the first move)."""
+        position = game.position
+        if game.outcome() is not None:
+            raise EngineError("the game has ended: there is no move to search")
+        if position.rules != self.rules:
+            raise EngineError(f"a {position.rules.name} game for a {self.rules.name} engine")
+        moves = position.legal_moves()
+        if not moves:
+            raise EngineError("the side to move has no legal move")
+        tree = Tree(self.tt, self.rng, self.jitter(len(game.moves)), self.level.max_depth,
+                    game, limits, clock, stop, on_info)
+        result = tree.run()
+        self.nodes = result.nodes
+        return result
+
+    def jitter(self, ply: int) -> int:
+        """The size of the random root bonus for the game's ``ply``."""
+        lv = self.level
+        if lv.opening_plies is not None and ply >= lv.opening_plies:
+            return 0
+        return lv.jitter
+
+
