@@ -37,9 +37,37 @@ DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
 USABLE_GPIOS = range(2, 28)
 _I2C_GPIOS = {2: "I2C SDA", 3: "I2C SCL"}
 _SPI_MOSI = 10
+#: What the kernel holds with SPI0 on (dtparam=spi=on), besides MOSI: "GPIO busy" for another
+#: user. The chip selects are free with dtoverlay=spi0-0cs (``[leds] free_chip_selects``).
+_SPI_HELD = {9: "SPI MISO", 11: "SPI SCLK"}
+_SPI_CHIP_SELECTS = {8: "SPI CE0", 7: "SPI CE1"}
 _PWM_GPIOS = (10, 12, 13, 18, 19, 21)  # the pins rpi_ws281x drives a strip from (18 usual)
 
 _CORNERS = ("a1", "right-1", "a-top", "right-top")
+
+#: The most bytes Blinka's SPI (Adafruit_PureIO) writes in one transfer (its chunk size, and
+#: the kernel spidev driver's default bufsiz). Between two transfers the data line rests low
+#: long enough for a WS2812 to latch, so a longer frame would show in two halves.
+SPI_FRAME_MAX = 4096
+#: neopixel_spi at its 6.4 MHz: one SPI byte per data bit, and 80 us of reset (64 bytes)
+#: before and after each frame.
+_SPI_RESET_BYTES = 64
+
+
+def spi_frame_bytes(pixels: int, pixel_order: str = "GRB") -> int:
+    """The bytes neopixel_spi sends over SPI for one frame of ``pixels``."""
+    return 2 * _SPI_RESET_BYTES + 8 * len(pixel_order) * pixels
+
+
+def spi_frame_limit(pixel_order: str = "GRB") -> int:
+    """The most pixels one SPI transfer carries in ``pixel_order`` (165 GRB, 124 GRBW)."""
+    return (SPI_FRAME_MAX - 2 * _SPI_RESET_BYTES) // (8 * len(pixel_order))
+
+
+def led_pixels(size: int, layout: LedLayout) -> int:
+    """The strip's pixels for a board: those before the board, then one per square (per dark
+    square with ``dark_only``)."""
+    return layout.first_pixel + (size * size // 2 if layout.dark_only else size * size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +112,14 @@ class LedConfig:
     """The NeoPixel strip under the squares (hw/leds.py).
 
     ``backend``: ``"none"``, ``"sim"`` (recording twin), ``"pwm"`` (adafruit-circuitpython-
-    neopixel on ``pin``, needs root) or ``"spi"`` (neopixel_spi on SPI0 MOSI, GPIO10, no root).
+    neopixel on ``pin``, needs root) or ``"spi"`` (neopixel_spi on SPI0 MOSI, GPIO10, no root;
+    SPI0 then holds GPIO 7-11). ``free_chip_selects``: config.txt has dtoverlay=spi0-0cs, so
+    the kernel leaves GPIO 7 and 8 (CE1, CE0) free for other uses.
     """
 
     backend: str = "none"
     pin: int = 18
+    free_chip_selects: bool = False
     pixel_order: str = "GRB"
     brightness: float = 0.3
     layout: LedLayout = field(default_factory=LedLayout)
@@ -147,6 +178,8 @@ class BrokerSection:
     tls: bool = False
     keepalive: int = 10
     queue_lines: int = 10_000
+    #: A file holding the hall's key: the arbiter's desk may act on this board (docs/HALL.md).
+    hall_key_file: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +231,10 @@ class BoardConfig:
         if self.leds.backend == "pwm":
             claims.append((self.leds.pin, "leds.pin"))
         elif self.leds.backend == "spi":
-            claims.append((_SPI_MOSI, "leds (SPI MOSI)"))
+            held = {_SPI_MOSI: "SPI MOSI", **_SPI_HELD}
+            if not self.leds.free_chip_selects:
+                held.update(_SPI_CHIP_SELECTS)
+            claims += [(pin, f"leds ({what})") for pin, what in held.items()]
         claims += [(p, f"matrix.rows[{i}]") for i, p in enumerate(self.matrix.rows)]
         claims += [(p, f"matrix.columns[{i}]") for i, p in enumerate(self.matrix.columns)]
         claims += [(getattr(self.buttons, n), f"buttons.{n}") for n in ("white", "black", "pause")
@@ -379,7 +415,21 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
                          buzzer=buzzer, broker=_broker(r, top.get("broker", {})),
                          source=source)
     _check_pins(r, config)
+    if config.leds.backend == "spi" and (why := spi_frame_refusal(config.size, config.leds)):
+        raise r.fail("leds.layout", why)
     return config
+
+
+def spi_frame_refusal(size: int, leds: LedConfig) -> str | None:
+    """Why the SPI strip of this layout cannot show a frame whole, or None."""
+    pixels = led_pixels(size, leds.layout)
+    frame = spi_frame_bytes(pixels, leds.pixel_order)
+    if frame <= SPI_FRAME_MAX:
+        return None
+    return (f"{pixels} {leds.pixel_order} pixels take {frame} bytes a frame over SPI, more "
+            f"than the {SPI_FRAME_MAX} Blinka's SPI sends in one transfer: the strip would "
+            f"latch mid-frame; at most {spi_frame_limit(leds.pixel_order)} pixels (fewer "
+            "first_pixel, or dark_only = true)")
 
 
 def _gpio(r: _Reader, data: Any) -> GpioConfig:
@@ -423,6 +473,7 @@ def _leds(r: _Reader, data: Any) -> LedConfig:
                      f"(use one of {', '.join(map(str, _PWM_GPIOS))}; 18 is usual)")
     return LedConfig(
         backend=backend, pin=pin, pixel_order=pixel_order,
+        free_chip_selects=r.boolean(led, "leds", "free_chip_selects", False),
         brightness=r.number(led, "leds", "brightness", 0.3, 0.0, 1.0),
         layout=layout, colours=colours,
     )
@@ -506,7 +557,8 @@ def _broker(r: _Reader, data: Any) -> BrokerSection:
     """``[broker]``: names as MQTT topics allow them, an mqtt:// or mqtts:// URL."""
     k = r.table(data, "broker", BrokerSection)
     strings = {name: r.string(k, "broker", name, "") if name in k else ""
-               for name in ("url", "hall", "board", "username", "password_file", "ca_file")}
+               for name in ("url", "hall", "board", "username", "password_file", "ca_file",
+                            "hall_key_file")}
     url = strings["url"]
     if url and not re.fullmatch(r"mqtts?://[^/?#\s]+", url):
         raise r.fail("broker.url", f"{url!r} is not mqtt://HOST:PORT or mqtts://HOST:PORT")

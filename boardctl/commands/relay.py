@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="where to serve the PDN (default 127.0.0.1:8080; 'off' for none; port 0 picks one)",
     )
     p.add_argument("--poll", type=float, default=0.05, help="seconds between port reads")
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="where the relay keeps its games across restarts, in DIR/HALL (default "
+                   "$STATE_DIRECTORY under systemd, else $XDG_STATE_HOME/boardctl/relay or "
+                   "~/.local/state/boardctl/relay; 'off' keeps nothing)")
     h = p.add_argument_group("hall (docs/HALL.md)")
     h.add_argument("--broker", metavar="URL", help="follow a hall's boards on this MQTT broker "
                    "(mqtt://HOST:PORT or mqtts://HOST:PORT)")
@@ -63,6 +67,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="which public URL's PDN to push (default /HALL.pdn)")
     h.add_argument("--push-method", choices=("PUT", "POST"), default="PUT")
     live.add_arguments(h)
+    h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key (the "
+                   "boards' --hall-key): with --arbiter-token, the arbiter's desk acts on the "
+                   "boards (POST /arbiter/BOARD, buttons on the arbiters' page)")
+    h.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate "
+                   "(chain, PEM): the arbiter's token travels with every request")
+    h.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
     h.add_argument("--tournament", type=Path, metavar="FILE",
                    help="the tournament file of `boardctl hall`: serve its crosstable at "
                    "/HALL/crosstable.html and .csv from the games the relay follows")
@@ -94,6 +104,11 @@ def _check(args: argparse.Namespace) -> None:
         raise BoardError("--push-path and --push-method need --push URL")
     if args.push and not args.push.startswith(("http://", "https://")):
         raise BoardError(f"--push {args.push!r}: expected an http:// or https:// URL")
+    if args.hall_key and not (args.broker and args.arbiter_token):
+        raise BoardError("--hall-key needs --broker and --hall (the boards) and "
+                         "--arbiter-token (who may act)")
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise BoardError("--tls-cert and --tls-key go together")
     if args.out is not None and not args.out.parent.resolve().is_dir():
         raise BoardError(f"--out: directory {args.out.parent} does not exist")
     if args.out is not None and args.out.is_dir():
@@ -108,16 +123,45 @@ def _check(args: argparse.Namespace) -> None:
                 raise BoardError(f"{url}: {exc}") from None
 
 
-def _server(text: str | None, option: str, **kwargs: Any) -> Any:
+def _server(text: str | None, option: str, tls: tuple[str, str] | None = None,
+            **kwargs: Any) -> Any:
     from boardctl.relay.relay import PdnServer
 
     address = parse_address(text, option) if text else None
     if address is None:
         return None
     try:
-        return PdnServer(address, **kwargs)
+        server = PdnServer(address, **kwargs)
     except OSError as exc:
         raise BoardError(f"{option} {text}: cannot listen: {exc.strerror or exc}") from None
+    if tls is not None:
+        from boardctl.relay.desk import serve_tls
+
+        try:
+            serve_tls(server, *tls)
+        except BoardError:
+            server.server_close()
+            raise
+        setattr(server, "scheme", "https")  # noqa: B010 (said in the start-up line)
+    return server
+
+
+def _desk(args: argparse.Namespace, hall: str | None, servers: list[Any]) -> Any:
+    """``--hall-key``: the arbiter's desk (boardctl.relay.desk) first on every HTTP server."""
+    if not args.hall_key or hall is None:
+        return None
+    from boardctl.hall.board import read_password
+    from boardctl.hall.mqtt import parse_broker
+    from boardctl.hall.signing import read_key
+    from boardctl.relay.desk import Desk
+
+    config = parse_broker(args.broker, username=args.broker_user,
+                          password=read_password(args.broker_password_file),
+                          ca_file=args.broker_ca)
+    desk = Desk(config, hall, read_key(args.hall_key), args.arbiter_token, log=_say)
+    for server in servers:
+        server.extra_handlers.insert(0, desk.handle)
+    return desk.start()
 
 
 def run_relay(args: argparse.Namespace) -> int:
@@ -128,21 +172,26 @@ def run_relay(args: argparse.Namespace) -> int:
     hall = check_name(args.hall, "--hall") if args.hall else None
     follower = _follower(args, hall)
     timeline = Timeline(delay=args.delay * 60)
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
     servers = [s for s in (
-        _server(args.http, "--http", hall=hall, timeline=timeline),
-        _server(args.arbiter_http, "--arbiter-http", hall=hall, timeline=timeline, live=True),
+        _server(args.http, "--http", tls, hall=hall, timeline=timeline),
+        _server(args.arbiter_http, "--arbiter-http", tls, hall=hall, timeline=timeline,
+                live=True),
     ) if s is not None]
     pusher = _pusher(args, hall, timeline)
     relay = Relay(args.ports, out=args.out, hall=follower, timeline=timeline,
-                  on_publish=pusher.notify if pusher is not None else None, log=_say)
+                  on_publish=pusher.notify if pusher is not None else None, log=_say,
+                  store=_store(args, hall))
     for extend in EXTENSIONS:
         extend(relay, servers, hall)
     _add_crosstable(args, servers, hall)
+    desk = _desk(args, hall, servers)
     # The live page (docs/HALL.md) on every HTTP server: public at /, arbiters at /?token=.
     hub = live.attach(args, relay.state.observers, servers[0] if servers else None)
     for server in servers[1:]:
         if hub is not None:
             server.extra_handlers.append(hub.handle)
+    relay.restore()  # what a former run served, before anything is served or pushed
     stop = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
@@ -154,7 +203,7 @@ def run_relay(args: argparse.Namespace) -> int:
     try:
         _follow_feeds(relay, stop, args.poll)
     finally:
-        for part in (hub, relay, follower, pusher):
+        for part in (desk, hub, relay, follower, pusher):
             if part is not None:
                 part.close()
         for server in servers:
@@ -175,6 +224,16 @@ def _follower(args: argparse.Namespace, hall: str | None) -> Any:
                           password=read_password(args.broker_password_file),
                           ca_file=args.broker_ca)
     return HallFollower(config, str(hall), log=_say)
+
+
+def _store(args: argparse.Namespace, hall: str | None) -> Any:
+    """``--state-dir``: the relay's games kept across restarts (boardctl.relay.store)."""
+    from boardctl.relay.store import GameStore, default_dir
+
+    if args.state_dir is not None and args.state_dir.strip().lower() == "off":
+        return None
+    base = Path(args.state_dir) if args.state_dir else default_dir()
+    return GameStore(base / (hall or "serial"), log=_say).open()
 
 
 def _pusher(args: argparse.Namespace, hall: str | None, timeline: Any) -> Any:
@@ -214,9 +273,10 @@ def _start(servers: list[Any], hall: str | None, follower: Any, pusher: Any) -> 
         threading.Thread(target=server.serve_forever, daemon=True).start()
         host, port = str(server.server_address[0]), int(server.server_address[1])
         what = "live PDN for the arbiters" if server.live else "PDN"
-        _say(f"relay: serving {what} at http://{host}:{port}/"
+        scheme = getattr(server, "scheme", "http")
+        _say(f"relay: serving {what} at {scheme}://{host}:{port}/"
              + (f"{hall}.pdn" if hall else "games.pdn")
-             + f", live page at http://{host}:{port}/")
+             + f", live page at {scheme}://{host}:{port}/")
     if follower is not None:
         follower.start()
     if pusher is not None:

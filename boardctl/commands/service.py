@@ -68,6 +68,9 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
     h.add_argument("--hall", help="the hall's (event's) short name in the broker's topics")
     add_login_options(h)
+    h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key: the "
+                   "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
+                   "without it the board takes no control messages ([broker] hall_key_file)")
     p.set_defaults(func=run_service)
 
 

@@ -12,7 +12,9 @@ from typing import Any
 
 from boardctl.hall.broker import BoardLink, instance_id
 from boardctl.hall.mqtt import BrokerConfig, check_name, make_client, parse_broker, read_secret
+from boardctl.hall.remote import RemoteControl
 from boardctl.hall.setup import SetupApplier
+from boardctl.hall.signing import Verifier, read_key
 from firmware.errors import BoardError
 
 logger = logging.getLogger(__name__)
@@ -24,6 +26,8 @@ class BrokerSettings:
     hall: str
     board: str
     queue_lines: int
+    #: The hall's key (``--hall-key`` or ``[broker] hall_key_file``): None, no desk control.
+    hall_key: bytes | None = None
 
 
 def read_password(path: Path | str | None) -> str | None:
@@ -37,7 +41,7 @@ def broker_settings(args: argparse.Namespace, section: Any, source: str) -> Brok
     """The command line over the config file's ``[broker]``; None when no broker is named."""
     url = args.broker or section.url
     if not url:
-        for flag in ("hall", "broker_user", "broker_password_file", "broker_ca"):
+        for flag in ("hall", "broker_user", "broker_password_file", "broker_ca", "hall_key"):
             if getattr(args, flag, None):
                 raise BoardError(f"--{flag.replace('_', '-')} needs --broker (or [broker] url "
                                  f"in {source})")
@@ -61,27 +65,38 @@ def broker_settings(args: argparse.Namespace, section: Any, source: str) -> Brok
     )
     if broker.tls:
         make_client(broker, "kabelaud-check")  # a CA file it cannot read: say so before start
-    return BrokerSettings(broker, hall, board, section.queue_lines)
+    key_file = getattr(args, "hall_key", None) or getattr(section, "hall_key_file", "")
+    key = read_key(key_file) if key_file else None
+    return BrokerSettings(broker, hall, board, section.queue_lines, key)
 
 
 class HallBoard:
-    """One board's hall parts: :class:`BoardLink` (feed out, setups in) and
-    :class:`SetupApplier`; ``on_line`` goes to the service, ``attach`` once it exists."""
+    """One board's hall parts: :class:`BoardLink` (feed out, setups and the desk's requests
+    in), :class:`SetupApplier` and, with the hall's key, :class:`RemoteControl`; ``on_line``
+    goes to the service, ``attach`` once it exists."""
 
     def __init__(self, settings: BrokerSettings, state_dir: Path) -> None:
         self.settings = settings
         self.board = settings.board
         self.state_dir = Path(state_dir)
         self.applier: SetupApplier | None = None
+        self.remote: RemoteControl | None = None
         self.link = BoardLink(settings.broker, settings.hall, settings.board,
                               instance_id(self.state_dir), queue_lines=settings.queue_lines,
-                              on_setup=self._on_setup)
+                              on_setup=self._on_setup,
+                              on_control=self._on_control if settings.hall_key else None)
 
     def attach(self, service: Any) -> None:
         self.applier = SetupApplier(self.state_dir, self.board, command=service.command,
                                     call_soon=service.call_soon, emit=service.emit, log=logger.info,
                                     show=lambda note: setattr(service, "face_note", note))
         self.link.request_snapshot = service.request_snapshot
+        if self.settings.hall_key is not None:
+            from boardctl.service.journal_file import current_path
+
+            verifier = Verifier(self.settings.hall_key, self.settings.hall, self.board)
+            self.remote = RemoteControl(verifier, command=service.command, send=self.link.reply,
+                                        journal=lambda: current_path(self.state_dir))
         service.status_extras.append(lambda: {"broker": self.link.status()})
         self.link.start()
 
@@ -94,5 +109,11 @@ class HallBoard:
         if self.applier is not None:
             self.applier.receive(payload)
 
+    def _on_control(self, payload: bytes) -> None:
+        if self.remote is not None:
+            self.remote.receive(payload)
+
     def close(self) -> None:
+        if self.remote is not None:
+            self.remote.close()
         self.link.close()

@@ -17,7 +17,10 @@ one ``select`` on the broker's socket and a wake-up pipe) and:
   snapshot sent on reconnection carries the whole game, rebuilt from the journal, so a reader
   still ends with every move (after a board reboot the service announces its game the same
   way: the journal on disk is the buffer that survives);
-- hands each valid setup message (``.../setup``) to ``on_setup`` (boardctl.hall.setup).
+- hands each valid setup message (``.../setup``) to ``on_setup`` (boardctl.hall.setup);
+- with ``on_control`` (a board given the hall's key), subscribes to ``.../control`` once its
+  name is claimed, hands each message there to ``on_control`` (boardctl.hall.remote checks
+  it) and publishes what :meth:`BoardLink.reply` queues on ``.../reply``, QoS 1.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from typing import Any
 
 from boardctl.hall.mqtt import PREFIX, BrokerConfig, check_name, connect_error, make_client, topic
 from firmware.errors import BoardError
+from firmware.formats.feed import decode_line, encode_line
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +65,23 @@ def instance_id(state_dir: Path) -> str:
     tmp.write_text(text + "\n", encoding="ascii")
     os.replace(tmp, path)
     return text
+
+
+def with_run(line: str, run: str | None) -> tuple[str, str | None]:
+    """A feed line as the broker carries it: with its service run's id (``run``, named by the
+    run's ``header`` line) as a last member, so that a relay that missed the header (it was
+    away when a restarted board announced itself) still knows the run each line is of
+    (docs/CONTRACT.md, "Many boards over a network"). Returns the line and the run now known."""
+    record = decode_line(line)
+    if record is None:
+        return line, run
+    if record["type"] == "header":
+        named = record.get("run")
+        return line, named if isinstance(named, str) else None
+    if run is None or "run" in record:
+        return line, run
+    record["run"] = run
+    return encode_line(record, record["seq"]).rstrip("\n"), run
 
 
 class Claim:
@@ -105,6 +126,7 @@ class _LinkState:
         backoff: tuple[float, float] = (0.2, 5.0),
         request_snapshot: Callable[[], None] | None = None,
         on_setup: Callable[[bytes], None] | None = None,
+        on_control: Callable[[bytes], None] | None = None,
         log: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config
@@ -115,9 +137,12 @@ class _LinkState:
         self.backoff_min, self.backoff_max = backoff
         self.request_snapshot = request_snapshot
         self.on_setup = on_setup
+        self.on_control = on_control
+        self._replies: deque[bytes] = deque(maxlen=64)
+        self._control_mid = -1
         self.log = log or logger.info
         self.topics = {leaf: topic(hall, board, leaf)
-                       for leaf in ("feed", "status", "setup", "claim")}
+                       for leaf in ("feed", "status", "setup", "claim", "control", "reply")}
         self._queue: deque[str] = deque()
         self._limit = queue_lines
         self._lock = threading.Lock()
@@ -139,6 +164,8 @@ class _LinkState:
         self.acked = 0
         self.dropped = 0
         self.conflicts = 0
+        #: The service run whose lines are being published (its header's ``run``).
+        self.run: str | None = None
         self.last_error: str | None = None
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
@@ -156,6 +183,12 @@ class _LinkState:
 
     def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any,
                       properties: Any = None) -> None:
+        if mid == self._control_mid:
+            if any(reason.is_failure for reason in reasons):
+                self.log(f"broker {self.config.url}: may not subscribe to "
+                         f"{self.topics['control']}: the arbiter's desk cannot reach this "
+                         "board (the ACL: docs/mosquitto/kabelaud.acl)")
+            return
         refused = [name for name, reason in zip(("status", "claim", "setup"), reasons,
                                                 strict=False) if reason.is_failure]
         if refused:
@@ -197,6 +230,10 @@ class _LinkState:
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         name, payload = message.topic, bytes(message.payload)
+        if name == self.topics["control"]:
+            if self.on_control is not None and self.state == "ready":
+                self.on_control(payload)
+            return
         if name == self.topics["setup"]:
             if self.on_setup is not None and self.state in ("ready", "claiming"):
                 self.on_setup(payload)
@@ -252,17 +289,22 @@ class _LinkState:
         client.publish(self.topics["status"], "online", qos=1, retain=True)
         self._claim.owner = self.instance
         self.state = "ready"
+        if self.on_control is not None:  # the name is ours: the desk may act on this board
+            self._control_mid = client.subscribe(self.topics["control"], 1)[1]
         if self.request_snapshot is not None:
             self.request_snapshot()  # the game as it stands, after what the broker missed
         self._publish_queued()
 
     def _publish_queued(self) -> None:
         client = self._client
+        while self._replies:
+            client.publish(self.topics["reply"], self._replies.popleft(), qos=1)
         while True:
             with self._lock:
                 if not self._queue or len(self._inflight) >= self.window:
                     return
                 line = self._queue.popleft()
+            line, self.run = with_run(line, self.run)
             info = client.publish(self.topics["feed"], line.encode("utf-8"), qos=1)
             with self._lock:
                 self._inflight[info.mid] = line
@@ -286,6 +328,11 @@ class BoardLink(_LinkState):
                 self._queue.popleft()
                 self.dropped += 1  # the snapshot on reconnection carries the game again
             self._queue.append(line.rstrip("\n"))
+        self._wake()
+
+    def reply(self, payload: bytes) -> None:
+        """Queue one signed answer for the desk (``.../reply``); never blocks."""
+        self._replies.append(payload)
         self._wake()
 
     def status(self) -> dict[str, Any]:
