@@ -15,6 +15,16 @@ from mqtt_broker import mosquitto  # noqa: F401  (fixture: a real Mosquitto brok
 DATA = Path(__file__).resolve().parent / "data"
 
 
+@pytest.fixture(autouse=True)
+def _own_state_home(tmp_path_factory: pytest.TempPathFactory,
+                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's relays and boards keep their state (the relay's games, a board's spilled
+    journal records) in a folder of their own, never the user's home or /run."""
+    home = tmp_path_factory.mktemp("state-home")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
+    monkeypatch.setenv("BOARDCTL_SPILL_DIR", str(home / "spill"))
+
+
 @pytest.fixture
 def mock_factory() -> Iterator[MockFactory]:
     """A fresh MockFactory as gpiozero's default pin factory for the duration of a test."""

@@ -41,6 +41,7 @@ from typing import Any
 
 from boardctl.relay.http import GameText, PdnServer, Timeline, View
 from boardctl.relay.serial import MAX_LINE, LineSplitter, SerialFeed
+from boardctl.relay.store import GameStore
 from firmware.errors import BoardError
 from firmware.formats.feed import decode_line
 from firmware.pdn import ClockReading, write_game
@@ -84,6 +85,9 @@ class RelayGame:
     version: int = 0
     #: The position after ``moves`` (None: not played yet, or no rule set known).
     position: Position | None = field(default=None, repr=False, compare=False)
+    #: The feed it came from (its file in the relay's store) and when it was first heard of.
+    source: str = ""
+    order: int = 0
 
     def start(self) -> Position | None:
         """The position before the first move; None while no rule set is known."""
@@ -153,6 +157,8 @@ class _Source:
     name: str
     board: str
     run: str | None = None
+    #: Runs this feed has left (a board restarted): their late lines are repeats.
+    retired: list[str] = field(default_factory=list)
     seq: int | None = None
     game: str | None = None
     lost: int = 0
@@ -161,6 +167,39 @@ class _Source:
     games: int = 0
     #: Not followed: :data:`MAX_SOURCES` were followed already.
     ignored: bool = False
+
+    def follow(self, run: Any) -> bool:
+        """A line's ``run`` id: a new run of the board (it restarted) is known by it even when
+        its header was lost (published while the relay was away); False for a late line of a
+        run the board has left."""
+        if not isinstance(run, str) or run == self.run:
+            return True
+        if run in self.retired:
+            return False
+        if self.run is not None:
+            self.retired = [*self.retired[-7:], self.run]
+        self.run, self.seq = run, None
+        return True
+
+    def repeat(self, seq: Any, kind: Any, grows: Callable[[], bool]) -> bool:
+        """True for a line of this run taken already (``seq`` not past the last); else the
+        line's ``seq`` is counted (a gap: lines lost, the next snapshot puts things right).
+
+        MQTT delivers a QoS 1 message again after a lost acknowledgement, and a board that
+        reconnects sends again what the broker may have missed. Taken twice, an old snapshot
+        would wind its game back. A board that restarts says so: a header, a new run, and the
+        run's id on every line it publishes to the broker; one whose lines carry no run id and
+        whose header was lost starts with its game line, taken as a restart, and its snapshots
+        are taken as long as they hold more than the relay has (``grows``)."""
+        if not isinstance(seq, int):
+            return False
+        if (self.run is not None and self.seq is not None and seq <= self.seq
+                and kind != "game" and not (kind == "snapshot" and grows())):
+            return True
+        if self.seq is not None and seq != self.seq + 1:
+            self.lost += 1
+        self.seq = seq
+        return False
 
 
 class _Checks:
@@ -278,6 +317,7 @@ class RelayState(_Checks):
         self.dropped = 0
         super().__init__(log)
         self._beyond = _Source(name="", board="", ignored=True)
+        self._order = 0
         #: Called after every accepted record with (board name, record), on this state's
         #: thread (docs/HALL.md; the live page's view model subscribes here).
         self.observers: list[Callable[[str, Mapping[str, Any]], None]] = []
@@ -328,26 +368,21 @@ class RelayState(_Checks):
     def _record(self, src: _Source, record: Mapping[str, Any]) -> bool:
         kind = record.get("type")
         seq = record.get("seq")
+        run = record.get("run")
+        if not src.follow(run):  # a late line of a run the board has left
+            self.repeats += 1
+            return False
         if kind == "header":
-            board, run = record.get("board"), record.get("run")
+            board = record.get("board")
             if isinstance(board, str) and _clean(board) and not src.topic:
                 src.board = _clean(board)
-            src.run = run if isinstance(run, str) else None
+            if not isinstance(run, str):
+                src.run = None
             src.seq = seq if isinstance(seq, int) else None
             return False
-        if isinstance(seq, int):
-            if src.run is not None and src.seq is not None and seq <= src.seq \
-                    and kind != "game":
-                # A line of this run taken already: MQTT delivers a QoS 1 message again
-                # after a lost acknowledgement, and a board that reconnects sends again what
-                # the broker may have missed. Taken twice, an old snapshot would wind its
-                # game back. (A board that restarts says so first: a header, a new run; one
-                # whose header was lost starts with its game line, taken as a restart.)
-                self.repeats += 1
-                return False
-            if src.seq is not None and seq != src.seq + 1:
-                src.lost += 1  # lines lost: the next snapshot puts things right
-            src.seq = seq
+        if src.repeat(seq, kind, lambda: _grows(self.games, src, record)):
+            self.repeats += 1
+            return False
         game_id = record.get("game")
         if isinstance(game_id, str | int) and not isinstance(game_id, bool):
             src.game = _clean(str(game_id))[:80]
@@ -370,7 +405,9 @@ class RelayState(_Checks):
                                         "records left out so far)")
                 return False
             src.games += 1
-            game = self.games[key] = RelayGame(board=src.board, game=src.game, key=key)
+            game = self.games[key] = RelayGame(board=src.board, game=src.game, key=key,
+                                               source=src.name, order=self._order)
+            self._order += 1
             if kind == "move":
                 game.gap = record.get("ply") != 1
         if src.board != src.name:
@@ -379,6 +416,24 @@ class RelayState(_Checks):
         if changed:
             game.version += 1
         return changed
+
+    def restore(self, kept: Sequence[Mapping[str, Any]]) -> int:
+        """Take back the games a former run kept (boardctl.relay.store), each checked like a
+        snapshot; the number taken."""
+        before = len(self.games)
+        for item in kept:
+            saved = item["game"]
+            ident = saved.get("game")
+            if not isinstance(ident, str | int) or isinstance(ident, bool):
+                continue
+            source = str(item["source"])
+            src = self.source(source, topic=bool(item["topic"]))
+            board = saved.get("board")
+            if not src.topic and isinstance(board, str) and _clean(board):
+                src.board = _clean(board)
+            record = {k: saved.get(k) for k in _KEPT if k in saved}
+            self.feed_record(source, {**record, "type": "snapshot", "game": ident})
+        return len(self.games) - before
 
     def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
         if kind == "game":
@@ -487,6 +542,28 @@ class RelayState(_Checks):
         return out
 
 
+#: What the relay's store keeps of a game, beside its feed and id (boardctl.relay.store).
+_KEPT = ("rules", "start_fen", "tags", "time_control", "moves", "result", "reason")
+
+
+def kept(game: RelayGame) -> dict[str, Any]:
+    """A game as the relay's store keeps it (read back by :meth:`RelayState.restore`)."""
+    return {"game": game.game, "board": game.board, "order": game.order, "rules": game.rules,
+            "start_fen": game.start_fen, "tags": dict(game.tags),
+            "time_control": game.time_control, "moves": [dict(m) for m in game.moves],
+            "result": game.result, "reason": game.reason}
+
+
+def _grows(games: Mapping[str, RelayGame], src: _Source, record: Mapping[str, Any]) -> bool:
+    """A snapshot that cannot wind its game back: of a game not held, or one waiting for a
+    snapshot, or holding more moves than the relay has."""
+    game_id = record.get("game")
+    ident = _clean(str(game_id))[:80] if isinstance(game_id, str | int) else src.game
+    game = games.get(f"{src.name}/{ident}" if src.topic else str(ident))
+    moves = record.get("moves")
+    return game is None or game.gap or (isinstance(moves, list) and len(moves) > len(game.moves))
+
+
 def _looks(game: RelayGame) -> tuple[Any, ...]:
     """Everything the game's PDN is made of (cheaper to compare than the PDN itself)."""
     return (game.rules, game.start_fen, dict(game.tags), game.time_control,
@@ -560,6 +637,14 @@ def write_atomically(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    try:  # the rename itself durable: after a power cut the file is the new one
+        fd = os.open(path.parent or Path("."), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # a folder that cannot be opened for reading: the file is replaced all the same
 
 
 class Relay:
@@ -573,9 +658,16 @@ class Relay:
                  hall: Any = None, timeline: Timeline | None = None,
                  wall: Callable[[], float] = time.time,
                  on_publish: Callable[[], None] | None = None,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None,
+                 store: GameStore | None = None) -> None:
         self.feeds = [SerialFeed(url, now=now) for url in urls]
         self.state = RelayState(log=log)
+        self.log = log
+        #: Where the games are kept across restarts (None: nowhere, a test's relay).
+        self.store = store
+        self._restored = store is None
+        self._saved: dict[str, tuple[Any, ...]] = {}
+        self._store_error: str | None = None
         self.out = out
         self.server = server
         self.hall = hall
@@ -589,6 +681,8 @@ class Relay:
     def poll(self) -> bool:
         """Read every port once (and what the hall's boards sent); publish when the PDN
         changed. True when it did."""
+        if not self._restored:
+            self.restore()
         changed = False
         for feed in self.feeds:
             for line in feed.read_lines():
@@ -615,9 +709,63 @@ class Relay:
         """Every game as PDN, as last published (live, never delayed; safe from any thread)."""
         return self._published or ""
 
+    def restore(self) -> int:
+        """Take back what the store kept (once, before anything is served or pushed: a
+        restarted relay never serves fewer games or moves than it had); the games taken."""
+        if self._restored:
+            return 0
+        self._restored = True
+        assert self.store is not None
+        kept = self.store.load()
+        taken = self.state.restore(kept)
+        self._saved = self._signatures()  # as they are on disk already
+        if kept and self.log is not None:
+            self.log(f"relay: {taken} games restored from {self.store.folder}")
+        self.publish()
+        return taken
+
+    def _signatures(self) -> dict[str, tuple[Any, ...]]:
+        """Each feed's games as the store would write them (their keys and versions)."""
+        out: dict[str, list[Any]] = {}
+        for key, game in self.state.games.items():
+            out.setdefault(game.source, []).append((key, game.version, game.board))
+        return {source: tuple(items) for source, items in out.items()}
+
+    def _save(self) -> None:
+        """The store's files of the feeds that changed, before the PDN goes out."""
+        if self.store is None:
+            return
+        signatures = self._signatures()
+        changed = [s for s, sig in signatures.items() if self._saved.get(s) != sig]
+        if not changed:
+            return
+        games: dict[str, list[RelayGame]] = {s: [] for s in changed}
+        for game in self.state.games.values():
+            if game.source in games:
+                games[game.source].append(game)
+        for source in changed:
+            topic = self.state.source(source).topic
+            try:
+                self.store.save(source, topic, [kept(g) for g in games[source]])
+            except OSError as exc:
+                message = (f"relay: games of {source[:100]!r} cannot be kept in "
+                           f"{self.store.folder}: {exc.strerror or exc} (served all the same; "
+                           "a restart now would serve them only from the boards' snapshots)")
+                if message != self._store_error and self.log is not None:
+                    self.log(message)
+                self._store_error = message
+                continue
+            self._saved[source] = signatures[source]
+        if self._store_error is not None and len(self._saved) >= len(signatures) and all(
+                self._saved.get(s) == sig for s, sig in signatures.items()):
+            if self.log is not None:
+                self.log(f"relay: games kept in {self.store.folder} again")
+            self._store_error = None
+
     def publish(self) -> None:
         texts = self.state.texts()
         text = "".join(t for _, t in texts)
+        self._save()
         if text == self._published:
             return
         self._published = text
@@ -655,3 +803,5 @@ class Relay:
     def close(self) -> None:
         for feed in self.feeds:
             feed.close()
+        if self.store is not None:
+            self.store.close()

@@ -1,0 +1,175 @@
+"""Issue 30: the relay's view of a board survives whatever order its lines come in (a run known
+by the id every broker line carries; a snapshot that holds more is never a repeat), and the
+relay keeps its games across a restart (boardctl.relay.store)."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pytest
+from test_relay_state import GAME, START, lines, move_records, real_moves
+
+from boardctl.hall.broker import with_run
+from boardctl.relay.relay import Relay, RelayState
+from boardctl.relay.store import GameStore, file_name
+from firmware.errors import BoardError
+from firmware.formats.feed import decode_line, encode_line, header_record, snapshot_record
+from firmware.pdn import read_games
+
+
+def snap(n: int, game: str = "g1") -> dict:
+    return snapshot_record(game=game, rules="international", start_fen=START, fen="f",
+                           moves=move_records(game)[:n], tags=GAME["tags"])
+
+
+def stamped(records: list[dict], run: str, start: int = 0) -> list[str]:
+    """Lines as a board's broker link publishes them: the run's id on every line."""
+    out, known = [], None
+    for line in lines(records, start):
+        line, known = with_run(line, known)
+        out.append(line)
+    assert known == run or records[0]["type"] != "header"
+    return out
+
+
+def test_the_broker_link_stamps_every_line_with_its_run() -> None:
+    sent = stamped([header_record("b2", "runX", None), GAME, *move_records()[:2]], "runX")
+    records = [decode_line(line) for line in sent]
+    assert all(r is not None for r in records)
+    assert [r.get("run") for r in records] == ["runX"] * 4  # type: ignore[union-attr]
+    assert [r["seq"] for r in records] == [0, 1, 2, 3]  # type: ignore[index]
+    assert with_run(sent[2], "runX") == (sent[2], "runX")  # stamped once, whatever happens
+    assert with_run("junk", "runX") == ("junk", "runX")
+
+
+def test_a_restart_whose_header_was_missed_is_taken_from_its_run_id() -> None:
+    """The issue's reproduction: the relay, on run A at seq 40, misses the restarted board's
+    header, game and snapshot (published while it was away); every later line of run B has a
+    small seq. Before, all were repeats and the game stayed short for good."""
+    state = RelayState()
+    moves = move_records()
+    old = stamped([header_record("b2", "runA", None), GAME, *moves[:6]], "runA")
+    for line in old:
+        state.feed_line("b2", line)
+    for k in range(30):  # routine snapshots of run A push its seq far on
+        state.feed_line("b2", stamped([snap(6)], "runA", start=len(old) + k)[0])
+    assert len(state.games["g1"].moves) == 6
+    known = "runB"
+    later = []
+    for i, record in enumerate([*moves[6:8], snap(10), *moves[10:12]], start=4):
+        line, known = with_run(encode_line(record, i), known)
+        later.append(line)
+    for line in later:
+        state.feed_line("b2", line)
+    assert [m["move"] for m in state.games["g1"].moves] == real_moves(12)
+    assert state.repeats == 0
+    # A late line of run A (a QoS 1 redelivery after run B began) winds nothing back.
+    assert not state.feed_line("b2", stamped([snap(4)], "runA", start=5)[0])
+    assert state.repeats == 1 and len(state.games["g1"].moves) == 12
+
+
+def test_a_snapshot_holding_more_is_never_a_repeat_even_without_run_ids() -> None:
+    state = RelayState()
+    moves = move_records()
+    for line in lines([header_record("9", "runA", None), GAME, *moves[:4], snap(4)]):
+        state.feed_line("p", line)
+    for k in range(20):
+        state.feed_line("p", encode_line(snap(4), 7 + k))
+    # the board restarted, its header lost; its lines carry no run id (an older board)
+    assert state.feed_line("p", encode_line(snap(8), 2))
+    assert len(state.games["g1"].moves) == 8
+    assert not state.feed_line("p", encode_line(snap(3), 1))  # an older one: a repeat
+    assert len(state.games["g1"].moves) == 8
+
+
+def _relay(folder: Path, out: Path | None = None, log: list[str] | None = None) -> Relay:
+    store = GameStore(folder, log=(log.append if log is not None else None)).open()
+    return Relay([], out=out, store=store, log=(log.append if log is not None else None))
+
+
+def _feed(relay: Relay, source: str, records: list[dict]) -> None:
+    for line in lines(records):
+        relay.state.feed_line(source, line)
+    relay.publish()
+
+
+def test_a_restarted_relay_serves_and_writes_every_game_it_had(tmp_path: Path) -> None:
+    folder, out = tmp_path / "state" / "H", tmp_path / "hall.pdn"
+    first = _relay(folder, out)
+    first.poll()
+    _feed(first, "/dev/ttyACM0", [header_record("7", "r", None), GAME, *move_records()[:9]])
+    _feed(first, "/dev/ttyACM1", [header_record("8", "r", None), {**GAME, "game": "g2"},
+                                  *move_records("g2")[:3],
+                                  {"type": "result", "game": "g2", "result": "0-2",
+                                   "reason": "resignation"}])
+    had = first.text
+    assert len(list(read_games(had, "had"))) == 2
+    first.close()  # kill -9 leaves the same files: each is written whole before publishing
+    log: list[str] = []
+    second = _relay(folder, out, log)
+    assert second.restore() == 2
+    assert second.text == had and out.read_text() == had
+    assert second.timeline.live().games and len(second.timeline.live().games) == 2
+    assert any("2 games restored" in m for m in log)
+    # the board goes on where it stood: its next move is taken on the restored game
+    _feed(second, "/dev/ttyACM0", [header_record("7", "r2", None), move_records()[9]])
+    assert len(second.state.games["g1"].moves) == 10
+    second.close()
+
+
+def test_the_store_refuses_a_second_relay_and_sets_a_bad_file_aside(tmp_path: Path) -> None:
+    folder = tmp_path / "H"
+    first = GameStore(folder).open()
+    with pytest.raises(BoardError, match="another relay keeps its games there"):
+        GameStore(folder).open()
+    first.close()
+    (folder / "b1.json").write_text('{"format": "boardctl-relay-games", "version": 1, "sou')
+    (folder / "b2.json").write_text(json.dumps({"format": "boardctl-relay-games", "version": 1,
+                                                "source": "b3", "games": []}))
+    good = {"format": "boardctl-relay-games", "version": 1, "source": "b4", "topic": True,
+            "games": [{"game": "g", "board": "b4", "order": 0, "rules": "international",
+                       "start_fen": None, "tags": {"Round": "1"}, "time_control": None,
+                       "moves": [{"ply": 1, "side": "white", "move": "32-28"},
+                                 {"ply": 2, "side": "black", "move": "32-28"}],
+                       "result": None, "reason": None}]}
+    (folder / file_name("b4")).write_text(json.dumps(good))
+    log: list[str] = []
+    relay = _relay(folder, log=log)
+    assert relay.restore() == 1
+    told = "\n".join(log)
+    assert "b1.json: does not read" in told and "b2.json: does not read" in told
+    assert "names feed 'b3'" in told
+    assert (folder / "b1.json.bad").exists() and not (folder / "b1.json").exists()
+    # a wrong move on disk is refused as on the wire (a snapshot that does not play through
+    # is refused whole): the game waits for the board's next snapshot
+    assert relay.state.games["b4/g"].moves == []
+    assert "snapshot refused at ply 2 ('32-28')" in told
+    assert relay.state.games["b4/g"].board == "b4" and relay.state.refused == 1
+    relay.close()
+
+
+def test_a_store_that_cannot_be_written_is_told_and_the_relay_serves_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log: list[str] = []
+    relay = _relay(tmp_path / "H", log=log)
+    relay.poll()
+    real = GameStore.save
+
+    def full(self: GameStore, *args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(GameStore, "save", full)
+    _feed(relay, "p", [header_record("7", "r", None), GAME, *move_records()[:2]])
+    assert len(list(read_games(relay.text, "t"))[0].moves) == 2  # served all the same
+    assert any("cannot be kept" in m and "No space left" in m for m in log)
+    monkeypatch.setattr(GameStore, "save", real)
+    relay.state.feed_line("p", encode_line(move_records()[2], 4))
+    relay.publish()
+    assert any(m.endswith("again") for m in log)
+    relay.close()
+    again = _relay(tmp_path / "H")
+    again.restore()
+    assert len(again.state.games["g1"].moves) == 3
+    again.close()
