@@ -97,6 +97,9 @@ class HallBoard:
             verifier = Verifier(self.settings.hall_key, self.settings.hall, self.board)
             self.remote = RemoteControl(verifier, command=service.command, send=self.link.reply,
                                         journal=lambda: current_path(self.state_dir))
+            remote = self.remote
+            service.status_extras.append(lambda: {"desk": {"answered": remote.answered,
+                                                           "refused": remote.refused}})
         service.status_extras.append(lambda: {"broker": self.link.status()})
         self.link.start()
 

@@ -102,7 +102,7 @@ def open_signed(key: bytes, payload: bytes) -> Signed:
     if dot != b"." or len(mac) != _MAC_LEN:
         raise SignatureError("not a signed message")
     good = hmac.new(key, text, hashlib.sha256).hexdigest().encode("ascii")
-    if not hmac.compare_digest(mac.lower(), good):
+    if not hmac.compare_digest(mac, good):
         raise SignatureError("bad signature (forged, altered, or another hall's key)")
     try:
         data = json.loads(text.decode("utf-8"))
