@@ -20,15 +20,27 @@ naming each backend's reason. lgpio creates its notification pipe in its working
 (``LG_WD``, else the current directory) when it is imported: :func:`import_lgpio` sets
 ``LG_WD`` to the runtime directory first and keeps the caller's current directory.
 
-``[gpio] chip`` names the gpiochip for lgpio (a Pi 5 has its header on gpiochip4 with kernels
-before 6.6.45, gpiochip0 after). Nothing here imports a Pi-only library at module level.
+The header's gpiochip is found by its label (:func:`find_header_chip`), never guessed by number:
+``pinctrl-bcm2835`` (Pi Zero 2 W, 3), ``pinctrl-bcm2711`` (Pi 4, 400), ``pinctrl-rp1`` (Pi 5),
+as libgpiod's ``gpiodetect`` shows them. The number moves with the kernel: a Pi 5 had it on
+gpiochip4 before 6.6.45, on gpiochip0 (with a gpiochip4 link) after, and some 6.12 kernels show
+only gpiochip11-15 (Adafruit_Blinka#1119, pironman5#95). The label comes from the chip itself
+(the GPIO_GET_CHIPINFO ioctl of linux/gpio.h), else from sysfs (``of_node/compatible``).
+``[gpio] chip`` (0 or more) names it instead. On a Pi, a header chip not there yet (a Pi 5's
+RP1 sits behind PCIe) is waited for :data:`CHIP_WAIT_S` seconds, then :class:`GpioChipMissing`
+ends ``boardctl run`` with a status systemd restarts on; only "no GPIO library" or "not a Pi"
+(:class:`NoGpioBackend`) is final. Nothing here imports a Pi-only library at module level.
 """
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import os
+import re
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -39,6 +51,7 @@ from hw.config import GpioConfig
 
 MODEL_FILE = Path("/proc/device-tree/model")
 DEV = Path("/dev")
+SYS = Path("/sys")
 INSTALL_HINT = "not installed (sudo ./systemd/install.sh installs it)"
 
 
@@ -52,8 +65,148 @@ class NoGpioBackend(HardwareError):
     does not restart on that status (``RestartPreventExitStatus``)."""
 
 
+class GpioChipMissing(HardwareError):
+    """A Pi whose header gpiochip is not there (yet): ``boardctl run`` fails with an ordinary
+    status, and systemd starts it again (``Restart=on-failure``)."""
+
+
+class ChipNotFound(BackendUnavailable):
+    """lgpio is there, the header's gpiochip is not."""
+
+
 #: ``boardctl run``'s exit status without any GPIO backend: 69, EX_UNAVAILABLE (sysexits.h).
 EXIT_NO_GPIO = 69
+
+#: The labels of the 40-pin header's gpiochip (the kernel's pinctrl driver names), by model.
+HEADER_LABELS = ("pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835")
+#: The same chips by their device-tree ``compatible`` (sysfs, when the chip cannot be asked).
+_COMPATIBLE_LABELS = {
+    "raspberrypi,rp1-gpio": "pinctrl-rp1",
+    "brcm,bcm2711-gpio": "pinctrl-bcm2711",
+    "brcm,bcm2835-gpio": "pinctrl-bcm2835",
+}
+#: GPIO_GET_CHIPINFO_IOCTL, _IOR(0xB4, 0x01, struct gpiochip_info) (linux/gpio.h): the struct
+#: is char name[32], char label[32], __u32 lines: 68 bytes.
+GPIO_GET_CHIPINFO_IOCTL = 0x8044B401
+_CHIPINFO_SIZE = 68
+#: How long a Pi waits for its header chip before failing (systemd then restarts the
+#: service): under the unit's TimeoutStartSec=30 with the start-up's own seconds.
+CHIP_WAIT_S = 15.0
+_CHIP_NAME = re.compile(r"gpiochip([0-9]+)")
+
+Ioctl = Callable[[int, int, bytearray, bool], Any]
+
+
+def chip_numbers(dev: Path = DEV) -> list[int]:
+    """The gpiochips in ``dev``, each once: a link (a Pi 5's gpiochip4 -> gpiochip0) counts
+    as the chip it names."""
+    numbers = set()
+    try:
+        entries = list(dev.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        if not _CHIP_NAME.fullmatch(entry.name):
+            continue
+        try:
+            target = entry.resolve(strict=True)
+        except (OSError, RuntimeError):  # a dangling or looping link
+            continue
+        match = _CHIP_NAME.fullmatch(target.name)
+        if match and target.parent == dev.resolve():
+            numbers.add(int(match.group(1)))
+    return sorted(numbers)
+
+
+def parse_chip_info(info: bytes) -> tuple[str, str, int]:
+    """(name, label, lines) of a ``struct gpiochip_info``."""
+    def text(raw: bytes) -> str:
+        return raw.split(b"\0", 1)[0].decode("ascii", "replace")
+
+    return text(info[:32]), text(info[32:64]), int.from_bytes(info[64:68], "little")
+
+
+def chip_label_ioctl(path: Path, ioctl: Ioctl = fcntl.ioctl) -> str | None:
+    """The chip's label as the kernel gives it (what ``gpiodetect`` prints), None when the
+    chip cannot be asked (no permission, not a GPIO character device)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = bytearray(_CHIPINFO_SIZE)
+        ioctl(fd, GPIO_GET_CHIPINFO_IOCTL, info, True)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return parse_chip_info(bytes(info))[1] or None
+
+
+def chip_label_sysfs(number: int, sys: Path = SYS) -> str | None:
+    """The header label of ``gpiochipN`` from its device-tree node's ``compatible`` in sysfs,
+    None for another chip or none there."""
+    try:
+        raw = (sys / "bus/gpio/devices" / f"gpiochip{number}" / "of_node/compatible").read_bytes()
+    except OSError:
+        return None
+    for name in raw.decode("ascii", "replace").split("\0"):
+        if name in _COMPATIBLE_LABELS:
+            return _COMPATIBLE_LABELS[name]
+    return None
+
+
+def chip_labels(dev: Path = DEV, sys: Path = SYS, ioctl: Ioctl = fcntl.ioctl
+                ) -> dict[int, str | None]:
+    """Each gpiochip's label (None: unknown), by number."""
+    return {n: chip_label_ioctl(dev / f"gpiochip{n}", ioctl) or chip_label_sysfs(n, sys)
+            for n in chip_numbers(dev)}
+
+
+def find_header_chip(dev: Path = DEV, sys: Path = SYS, ioctl: Ioctl = fcntl.ioctl) -> int | None:
+    """The number of the 40-pin header's gpiochip, found by its label; None when no chip
+    has one of :data:`HEADER_LABELS`."""
+    for number, label in chip_labels(dev, sys, ioctl).items():
+        if label in HEADER_LABELS:
+            return number
+    return None
+
+
+@dataclass
+class ChipFinder:
+    """Where the header chip is looked for, and how long a Pi waits for it (tests inject a
+    fake tree and clock)."""
+
+    dev: Path = DEV
+    sys: Path = SYS
+    wait_s: float = CHIP_WAIT_S
+    ioctl: Ioctl = fcntl.ioctl
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+
+    def _look(self, config: GpioConfig) -> int | None:
+        if config.chip >= 0:
+            return config.chip if (self.dev / f"gpiochip{config.chip}").exists() else None
+        return find_header_chip(self.dev, self.sys, self.ioctl)
+
+    def locate(self, config: GpioConfig, model: str) -> int:
+        """The chip lgpio opens: ``[gpio] chip`` or the header's by label; on a Pi, waited for
+        up to ``wait_s`` seconds. ChipNotFound says what is missing."""
+        end = self.clock() + (self.wait_s if model else 0.0)
+        while True:
+            found = self._look(config)
+            if found is not None:
+                return found
+            if self.clock() >= end:
+                break
+            self.sleep(0.25)
+        waited = f" after {self.wait_s:g} s" if model else ""
+        if config.chip >= 0:
+            raise ChipNotFound(f"no {self.dev}/gpiochip{config.chip} ([gpio] chip){waited}")
+        seen = ", ".join(f"gpiochip{n} {label or '(label unknown)'}" for n, label
+                         in chip_labels(self.dev, self.sys, self.ioctl).items()) or "none"
+        raise ChipNotFound(f"no header gpiochip ({' / '.join(HEADER_LABELS)}){waited}; "
+                           f"chips: {seen}")
 
 
 @dataclass(frozen=True)
@@ -108,13 +261,7 @@ def import_lgpio() -> ModuleType:
                 os.chdir(cwd)
 
 
-def default_chip(model: str, dev: Path = DEV) -> int:
-    """The gpiochip of the 40-pin header: 4 on a Pi 5 with a kernel before 6.6.45, else 0."""
-    return 4 if is_pi5(model) and (dev / "gpiochip4").exists() else 0
-
-
-def _lgpio(config: GpioConfig, model: str) -> GpioBackend:
-    chip = config.chip if config.chip >= 0 else default_chip(model)
+def _lgpio(config: GpioConfig, model: str, finder: ChipFinder) -> GpioBackend:
     try:
         import_lgpio()
         factory_module = importlib.import_module("gpiozero.pins.lgpio")
@@ -122,14 +269,21 @@ def _lgpio(config: GpioConfig, model: str) -> GpioBackend:
         raise BackendUnavailable(INSTALL_HINT) from None
     except Exception as exc:  # lgpio's import opens its notification pipe: any error
         raise BackendUnavailable(f"import failed: {_text(exc)}") from None
+    chip = finder.locate(config, model)
     try:
         factory = factory_module.LGPIOFactory(chip=chip)
     except Exception as exc:  # lgpio.error for a missing chip, PermissionError, ...
         raise BackendUnavailable(f"cannot open /dev/gpiochip{chip}: {_text(exc)}") from None
+    opened = getattr(factory, "_chip", chip)
+    if opened != chip:  # gpiozero before 2.0.1.post1 replaced chip= with its own guess
+        factory.close()
+        raise BackendUnavailable(f"this gpiozero opens gpiochip{opened} whatever it is asked; "
+                                 f"gpiochip{chip} needs gpiozero 2.0.1.post1 or later ("
+                                 "sudo ./systemd/install.sh installs it)")
     return GpioBackend("lgpio", factory, chip=chip, edges=True)
 
 
-def _rpigpio(config: GpioConfig, model: str) -> GpioBackend:
+def _rpigpio(config: GpioConfig, model: str, finder: ChipFinder) -> GpioBackend:
     if is_pi5(model):
         raise BackendUnavailable("cannot drive a Raspberry Pi 5 (its GPIOs are on the RP1 "
                                  "chip); use lgpio")
@@ -165,19 +319,26 @@ def scans_by_groups(config: GpioConfig) -> bool:
     return backend_order(config)[0] == "lgpio"
 
 
-def open_backend(config: GpioConfig, model: str | None = None) -> GpioBackend:
+def open_backend(config: GpioConfig, model: str | None = None,
+                 finder: ChipFinder | None = None) -> GpioBackend:
     """The first available backend of :func:`backend_order`, or a HardwareError naming why
-    each one is unavailable."""
+    each one is unavailable: :class:`GpioChipMissing` on a Pi whose lgpio found no header
+    chip (a restart may find it), else :class:`NoGpioBackend`."""
     model = board_model() if model is None else model
+    finder = ChipFinder() if finder is None else finder
     reasons = []
+    chip_missing = False
     for name in backend_order(config):
         try:
-            return _OPENERS[name](config, model)
+            return _OPENERS[name](config, model, finder)
         except BackendUnavailable as exc:
+            chip_missing = chip_missing or isinstance(exc, ChipNotFound)
             reasons.append(f"{_NAMES[name]}: {exc}")
     where = f"on a {model}" if model else "(not a Raspberry Pi?)"
-    raise NoGpioBackend(f"no GPIO backend {where}: {'; '.join(reasons)}; "
-                        "--sim runs on the simulated board")
+    text = f"no GPIO backend {where}: {'; '.join(reasons)}"
+    if chip_missing and model:
+        raise GpioChipMissing(f"{text}; systemd starts the service again")
+    raise NoGpioBackend(f"{text}; --sim runs on the simulated board")
 
 
 def real_pin_factory(config: GpioConfig, model: str | None = None) -> Any:

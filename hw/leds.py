@@ -5,9 +5,15 @@
 it. The pixels are any ``adafruit_pixelbuf.PixelBuf``:
 
 * ``spi``: ``neopixel_spi.NeoPixel_SPI`` on SPI0 MOSI, GPIO10 (no root; every Pi), on
-  Blinka's ``ExtendedSPI`` opened by bus number (``/dev/spidev0.0``), so no board detection
-  (and none of what ``import board`` needs) is involved. On a Pi 0-4 the SPI clock follows the
-  core clock: :func:`spi_clock_advice` says what config.txt needs (hwtest checks it).
+  Blinka's ``ExtendedSPI`` opened by bus number (``/dev/spidev0.0``, written through
+  Adafruit_PureIO). Blinka still detects the board: ``neopixel_spi`` imports ``digitalio``
+  (through ``adafruit_bus_device``), whose Raspberry Pi pin module imports ``gpiod`` (Blinka
+  10), so the ``[pi]`` extra installs gpiod (tests/hw/test_hw_pi_stack.py imports it all as on
+  a Pi 4B, 5 and Zero 2 W). PureIO writes at most 4,096 bytes per SPI transfer and the strip
+  latches in the gap between two: a frame must fit one (``hw.config.spi_frame_refusal``:
+  165 GRB pixels at most, where a 10x10 board needs 100, or 50 with ``dark_only``). On a
+  Pi 0-4 the SPI clock follows the core clock: :func:`spi_clock_advice` says what
+  config.txt needs (hwtest checks it).
 * ``pwm``: ``neopixel.NeoPixel`` on GPIO18 through rpi_ws281x, which needs root: the service
   runs unprivileged and the installer does not install it; for experiments only.
 * ``sim`` / ``none``: :class:`hw.mock.leds.RecordingPixels`, the real PixelBuf with a
@@ -27,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from firmware.errors import HardwareError
-from hw.config import DEFAULT_COLOURS, LedConfig, LedLayout
+from hw.config import DEFAULT_COLOURS, LedConfig, LedLayout, spi_frame_refusal
 
 Colour = tuple[int, int, int]
 OFF: Colour = (0, 0, 0)
@@ -168,6 +174,8 @@ def open_real_strip(size: int, config: LedConfig) -> LedStrip:
     if config.backend in ("none", "sim"):
         raise HardwareError(f"LED backend {config.backend!r} is the simulated strip: "
                             "hw.assemble.open_strip opens it")
+    if config.backend == "spi" and (why := spi_frame_refusal(size, config)):
+        raise HardwareError(f"cannot open the LED strip: {why}")
     pixels: Any
     try:
         if config.backend == "pwm":

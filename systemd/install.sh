@@ -11,14 +11,15 @@
 #                                          that broker address only
 #
 # In order: system packages (apt: python3-venv, python3-dev and gcc for what pip builds,
-# apt's prebuilt python3-spidev and python3-smbus2, python3-lgpio where the archive has it:
-# Raspberry Pi OS); a venv in $VENV that sees those system packages (--system-site-packages);
+# python3-lgpio where the archive has it: Raspberry Pi OS); a venv in $VENV that sees those
+# system packages (--system-site-packages);
 # elsewhere lgpio from its wheel on PyPI, or for a Python it has no wheel for (3.13: Debian
 # trixie) built from its source with swig; the package (distribution "kabelaud") with
 # its Pi extras, built from a copy of the checkout in a temporary directory (nothing
 # root-owned is left in the checkout); /usr/local/bin/boardctl, on every user's PATH; the
 # "boardctl" user and group (boardctl.sysusers) in gpio, spi, i2c and dialout; the udev rule;
-# /etc/boardctl/config.toml unless one exists; boardctl.service enabled (and started).
+# /etc/boardctl/config.toml unless one exists; boardctl.service enabled (and started); a
+# warning if ModemManager is enabled (it probes serial ports: the feed's).
 # Run it again to upgrade: every step is idempotent.
 #
 # The hall drop-in, once installed, stays through upgrades; --hall-broker=ADDRESS installs or
@@ -34,7 +35,8 @@ VENV=${BOARDCTL_VENV:-/opt/boardctl}
 BIN=/usr/local/bin/boardctl
 CONFIG=/etc/boardctl/config.toml
 UNIT=/etc/systemd/system/boardctl.service
-APT_PACKAGES="python3 python3-venv python3-pip python3-dev gcc python3-spidev python3-smbus2"
+# Blinka's SPI and I2C are Adafruit_PureIO (pure Python, from PyPI): no spidev, no smbus2.
+APT_PACKAGES="python3 python3-venv python3-pip python3-dev gcc"
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -173,15 +175,23 @@ run systemctl enable boardctl.service
 # 6. Start, and say plainly whether it runs.
 booted=no
 [ -d /run/systemd/system ] && booted=yes
-if [ "$booted" = yes ]; then
+if [ "$booted" = yes ] && command -v udevadm >/dev/null 2>&1; then
     run udevadm control --reload || true
-    # The new rules for the devices there now, not only from the next boot: the chip's tag
-    # makes dev-gpiochip0.device, which boardctl.service waits for (else the first start
-    # would hang on it until systemd's device timeout, 90 s).
+    # The new rules for the devices there now, not only from the next boot: the device
+    # groups of a plain Debian (the service's user reaches the GPIO chip through "gpio").
     run udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=spidev \
         --subsystem-match=i2c-dev || true
     run udevadm settle --timeout=10 || true
-    run systemctl daemon-reload
+elif [ "$booted" = yes ]; then
+    say "no udevadm here (no udev: a container?): the device rules apply where udev runs"
+fi
+[ "$booted" = yes ] && run systemctl daemon-reload
+# ModemManager sends AT commands to serial ports as they appear (USB gadget and USB serial
+# above all): the feed's readers would see them. The service cannot see it (ProtectProc).
+if systemctl is-enabled --quiet ModemManager.service 2>/dev/null \
+        || systemctl is-active --quiet ModemManager.service 2>/dev/null; then
+    say "WARNING: ModemManager is enabled and probes serial ports (the feed's): disable it" \
+        "with: sudo systemctl disable --now ModemManager"
 fi
 if [ "$start" = no ]; then
     say "installed; not started (--no-start). Start it: sudo systemctl start boardctl"

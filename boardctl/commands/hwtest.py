@@ -112,6 +112,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"gpio: {backend.name}" + ("" if backend.edges else
                                          " (buttons polled: no edge detection)"), file=out)
         print(f"sensor scan: {_scan_path(matrix)}", file=out)
+        from hw.serialport import modem_manager_warning  # the unit cannot see it: here it can
+        if warning := modem_manager_warning(config.serial.port):
+            print(f"feed: WARNING: {warning}", file=out)
         parts: dict[str, Any] = {}
         for name, test in (("leds", _led_walk), ("faces", _face_test), ("buzzer", _buzzer_test),
                            ("buttons", _buttons)):

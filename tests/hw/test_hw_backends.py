@@ -20,7 +20,16 @@ from gpiozero.pins.mock import MockFactory
 from firmware.errors import HardwareError
 from hw.buttons import ClockButtons, PolledButtons, StampedButton, kernel_time, open_buttons
 from hw.config import ButtonsConfig, GpioConfig, MatrixConfig, default_config
-from hw.gpio import GpioBackend, backend_order, import_lgpio, open_backend
+from hw.gpio import (
+    GPIO_GET_CHIPINFO_IOCTL,
+    ChipFinder,
+    GpioBackend,
+    GpioChipMissing,
+    NoGpioBackend,
+    backend_order,
+    import_lgpio,
+    open_backend,
+)
 from hw.lgmatrix import GroupMatrix
 from hw.matrix import ReedMatrix
 from hw.mock.matrix import SimulatedBoard, SimulatedChip
@@ -43,6 +52,22 @@ WORKING_LGPIO = """
     def gpiochip_close(handle):
         return 0
 """
+
+
+def labelling(label: str):  # type: ignore[no-untyped-def]
+    """An ioctl that answers GPIO_GET_CHIPINFO for any file with ``label``."""
+    def ioctl(fd: int, request: int, buf: bytearray, mutate: bool) -> int:
+        assert request == GPIO_GET_CHIPINFO_IOCTL and len(buf) == 68 and mutate
+        buf[32:32 + len(label)] = label.encode()
+        return 0
+    return ioctl
+
+
+def finder(chips: Path, label: str = "pinctrl-bcm2711") -> ChipFinder:
+    """The header chip looked for in the fake /dev, every chip labelled ``label``; no wait."""
+    return ChipFinder(dev=chips, sys=chips.parent / "sys", wait_s=0.0, ioctl=labelling(label))
+
+
 RPI_GPIO_OFF_A_PI = """
     raise RuntimeError("This module can only be run on a Raspberry Pi!")
 """
@@ -109,7 +134,7 @@ def test_lgpio_is_the_default_on_every_model(fake_modules) -> None:  # type: ign
     chips = fake_modules(lgpio=WORKING_LGPIO, rpigpio=RPI_GPIO_WORKING)
     (chips / "gpiochip0").touch()
     for model in (PI4, PI5, "Raspberry Pi Zero 2 W Rev 1.0"):
-        backend = open_backend(GpioConfig(), model=model)
+        backend = open_backend(GpioConfig(), model=model, finder=finder(chips))
         assert (backend.name, backend.chip, backend.edges) == ("lgpio", 0, True)
         assert type(backend.factory).__name__ == "LGPIOFactory"
         backend.factory.close()
@@ -125,12 +150,74 @@ def test_lgpio_import_error_of_any_kind_falls_back_to_polled_rpigpio(fake_module
 
 
 def test_initialisation_failures_are_reasons(fake_modules) -> None:  # type: ignore[no-untyped-def]
-    fake_modules(lgpio=WORKING_LGPIO, rpigpio=RPI_GPIO_OFF_A_PI)  # no gpiochip0
-    with pytest.raises(HardwareError) as err:
-        open_backend(GpioConfig(), model="")
+    chips = fake_modules(lgpio=WORKING_LGPIO, rpigpio=RPI_GPIO_OFF_A_PI)
+    with pytest.raises(NoGpioBackend) as err:  # not a Pi, no chip: final
+        open_backend(GpioConfig(), model="", finder=finder(chips))
     text = str(err.value)
-    assert "lgpio: cannot open /dev/gpiochip0: can not open gpiochip" in text
+    assert "lgpio: no header gpiochip (pinctrl-rp1 / pinctrl-bcm2711 / pinctrl-bcm2835); " \
+        "chips: none" in text
     assert "RPi.GPIO: import failed: This module can only be run on a Raspberry Pi!" in text
+    (chips / "gpiochip3").touch()  # a chip, but not the header's
+    with pytest.raises(NoGpioBackend, match=r"lgpio: no /.*/dev/gpiochip0 \(\[gpio\] chip\)"):
+        open_backend(GpioConfig(chip=0), model="", finder=finder(chips))
+    with pytest.raises(NoGpioBackend, match=r"lgpio: no header gpiochip .*chips: gpiochip3 "
+                       r"raspberrypi-exp-gpio"):
+        open_backend(GpioConfig(), model="", finder=finder(chips, "raspberrypi-exp-gpio"))
+
+
+def test_a_pi_without_its_header_chip_is_told_to_try_again(fake_modules) -> None:  # type: ignore[no-untyped-def]
+    """On a Pi the header chip is waited for (the injected clock), then the error is one
+    systemd restarts on, not the final NoGpioBackend."""
+    chips = fake_modules(lgpio=WORKING_LGPIO)
+    now = [0.0]
+    naps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        naps.append(seconds)
+        now[0] += seconds
+        if now[0] >= 2.0:  # the chip appears after two seconds
+            (chips / "gpiochip0").touch()
+
+    waiting = ChipFinder(dev=chips, sys=chips.parent / "sys", wait_s=15.0,
+                         ioctl=labelling("pinctrl-rp1"), sleep=sleep, clock=lambda: now[0])
+    backend = open_backend(GpioConfig(), model=PI5, finder=waiting)
+    assert backend.chip == 0 and now[0] == 2.0 and set(naps) == {0.25}
+    backend.factory.close()
+    (chips / "gpiochip0").unlink()
+    now[0] = 0.0
+    with pytest.raises(GpioChipMissing) as err:
+        open_backend(GpioConfig(), model=PI5,
+                     finder=ChipFinder(dev=chips, sys=chips.parent / "sys", wait_s=15.0,
+                                       sleep=lambda s: now.__setitem__(0, now[0] + s),
+                                       clock=lambda: now[0]))
+    assert not isinstance(err.value, NoGpioBackend)
+    assert now[0] == 15.0 and "after 15 s" in str(err.value)
+    assert "systemd starts the service again" in str(err.value)
+
+
+def test_a_gpiozero_that_overwrites_the_chip_is_refused(  # type: ignore[no-untyped-def]
+        fake_modules, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gpiozero before 2.0.1.post1 replaced ``chip=`` with its own guess: the buttons and
+    the buzzer would then be on another chip than the matrix. Refused, with the reason."""
+    import types
+
+    chips = fake_modules(lgpio=WORKING_LGPIO)
+    (chips / "gpiochip11").touch()
+    old = types.ModuleType("gpiozero.pins.lgpio")
+
+    class LGPIOFactory:  # gpiozero 2.0.1's constructor, in short
+        def __init__(self, chip: int | None = None) -> None:
+            self._chip = 0
+            self.closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    old.LGPIOFactory = LGPIOFactory  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "gpiozero.pins.lgpio", old)
+    with pytest.raises(NoGpioBackend, match=r"lgpio: this gpiozero opens gpiochip0 whatever "
+                       r"it is asked; gpiochip11 needs gpiozero 2.0.1.post1 or later"):
+        open_backend(GpioConfig(backend="lgpio"), model="", finder=finder(chips, "pinctrl-rp1"))
 
 
 def test_rpigpio_initialisation_failure(fake_modules) -> None:  # type: ignore[no-untyped-def]
@@ -143,10 +230,10 @@ def test_pi5_and_chip_settings(fake_modules) -> None:  # type: ignore[no-untyped
     chips = fake_modules(lgpio=WORKING_LGPIO, rpigpio=RPI_GPIO_WORKING)
     with pytest.raises(HardwareError, match="RPi.GPIO: cannot drive a Raspberry Pi 5"):
         open_backend(GpioConfig(backend="rpigpio"), model=PI5)
-    with pytest.raises(HardwareError, match="/dev/gpiochip4"):
-        open_backend(GpioConfig(chip=4), model=PI5)
+    with pytest.raises(GpioChipMissing, match="gpiochip4"):
+        open_backend(GpioConfig(chip=4), model=PI5, finder=finder(chips))
     (chips / "gpiochip4").touch()
-    assert open_backend(GpioConfig(chip=4), model=PI5).chip == 4
+    assert open_backend(GpioConfig(chip=4), model=PI5, finder=finder(chips)).chip == 4
     assert backend_order(GpioConfig(chip=4)) == ("lgpio",)
     assert backend_order(GpioConfig(backend="gpiozero")) == ("lgpio", "rpigpio")
 
@@ -229,8 +316,8 @@ def test_the_real_lgpio_keeps_its_pipe_in_the_runtime_directory(tmp_path: Path) 
     assert out[0] == str(cwd)
     assert [p.name for p in runtime.iterdir()] == [".lgd-nfy0"]
     assert list(cwd.iterdir()) == []
-    if not Path("/dev/gpiochip0").exists():
-        assert "lgpio: cannot open /dev/gpiochip0: can not open gpiochip" in out[1]
+    if not list(Path("/dev").glob("gpiochip*")):
+        assert "lgpio: no header gpiochip" in out[1] and "chips: none" in out[1]
 
 
 # --- the lgpio group scan ---------------------------------------------------------------------

@@ -39,7 +39,10 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
     assert config.serial.port == "/dev/serial0" and config.gpio.chip == 4
     claims = dict(config.gpio_claims())
     assert claims[10] == "leds (SPI MOSI)" and claims[4] == "matrix.rows[0]"
-    assert len(claims) == len(config.gpio_claims()) == 2 + 1 + 8 + 4 + 3
+    # SPI0 holds MISO, SCLK and both chip selects too ("GPIO busy" for anyone else)
+    assert {pin: claims[pin] for pin in (7, 8, 9, 11)} == {
+        7: "leds (SPI CE1)", 8: "leds (SPI CE0)", 9: "leds (SPI MISO)", 11: "leds (SPI SCLK)"}
+    assert len(claims) == len(config.gpio_claims()) == 2 + 5 + 8 + 4 + 3
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -69,6 +72,22 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
     ("[buttons]\nwhite = 4", "buttons.white: GPIO4 is already used by matrix.rows[0]"),
     ("[buttons]\nblack = 2", "buttons.black: GPIO2 is already used by faces (I2C SDA)"),
     ("[buttons]\npause = 0\nblack = 25", None),
+    # SPI0's pins with the strip on SPI: the buzzer on CE1 (the old suggestion) is refused
+    ("[leds]\nbackend = 'spi'\n[buzzer]\npin = 7", "buzzer.pin: GPIO7 is already used by "
+                                                   "leds (SPI CE1)"),
+    ("[leds]\nbackend = 'spi'\n[buttons]\nwhite = 11", "buttons.white: GPIO11 is already "
+                                                     "used by leds (SPI SCLK)"),
+    # ... unless config.txt frees the chip selects (dtoverlay=spi0-0cs): the UART setup
+    ("[leds]\nbackend = 'spi'\nfree_chip_selects = true\n[buttons]\nwhite = 7\nblack = 8\n"
+     "pause = 0", None),
+    ("[leds]\nbackend = 'none'\n[buzzer]\npin = 7\n[buttons]\npause = 0", None),
+    # a frame longer than one SPI transfer would latch mid-frame
+    ("[leds]\nbackend = 'spi'\n[leds.layout]\nfirst_pixel = 66",
+     "leds.layout: 166 GRB pixels take 4112 bytes a frame over SPI, more than the 4096 "
+     "Blinka's SPI sends in one transfer: the strip would latch mid-frame; at most 165 pixels"),
+    ("[leds]\nbackend = 'spi'\npixel_order = 'GRBW'\n[leds.layout]\nfirst_pixel = 25",
+     "leds.layout: 125 GRBW pixels take 4128 bytes"),
+    ("[leds]\nbackend = 'spi'\n[leds.layout]\nfirst_pixel = 65\n[buttons]\npause = 0", None),
     ("serial = 3", "serial: expected a table ([serial]), got int 3"),
     ("[serial]\nport = ''", "serial.port: expected a non-empty string"),
     ('state_dir = "/tmp/a\\u0000b"', "state_dir: expected one line of text"),

@@ -115,7 +115,7 @@ def test_boardctl_run_without_pi_hardware(tmp_path: Path) -> None:
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("boardctl: error: the sensor matrix cannot start: no GPIO backend")
-    assert "lgpio: cannot open /dev/gpiochip0" in lines[0]
+    assert "lgpio: no header gpiochip (pinctrl-rp1" in lines[0]
     assert "RPi.GPIO: import failed" in lines[0] and "Traceback" not in proc.stderr
 
 

@@ -73,3 +73,26 @@ def test_live_view_prints_each_debounced_change(mock_factory: object) -> None:
     events = [line.split()[1:] for line in lines if line.strip().endswith(("a1", "b2", "h8"))]
     assert events == [["lift", "b2"], ["place", "a1"]]
     assert lines[-9].startswith(" 8") and lines[-9].split()[-1] == "o"  # h8 on the final view
+
+
+def test_hwtest_names_a_running_modem_manager(capsys: pytest.CaptureFixture[str]) -> None:
+    """The service cannot see other processes (ProtectProc=invisible), hwtest can: a real
+    process named ModemManager (its comm set as the daemon's is) is warned of."""
+    import subprocess
+    import sys
+
+    code = ("import sys, time\n"
+            "open('/proc/self/comm', 'w').write('ModemManager')\n"
+            "print('named', flush=True)\n"
+            "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "named\n"
+        assert main(["hwtest", "--sim", "--once", "--skip", "leds", "--skip", "faces"]) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    out = capsys.readouterr().out
+    assert "feed: WARNING: ModemManager is running and may grab the feed port /dev/ttyGS0" in out
+    assert main(["hwtest", "--sim", "--once", "--skip", "leds", "--skip", "faces"]) == 0
+    assert "ModemManager" not in capsys.readouterr().out

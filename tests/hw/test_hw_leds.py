@@ -121,3 +121,16 @@ def test_the_referees_picture_lights_its_squares() -> None:
     strip = _strip(dark_only=True, origin="right-top")
     strip.show(session.leds())
     assert strip.lit(strip.pixels.colours()) == {"a7": (0, 255, 0)}
+
+
+def test_an_spi_frame_longer_than_one_transfer_is_refused() -> None:
+    """Blinka's SPI writes 4,096 bytes per transfer and a WS2812 latches in the gap: a
+    layout made in code (not through the config file's check) is refused at open too."""
+    from hw.config import spi_frame_bytes
+    from hw.leds import open_real_strip
+
+    assert spi_frame_bytes(100) == 2528 and spi_frame_bytes(50) == 1328  # 10x10: full, dark
+    assert spi_frame_bytes(165) == 4088 and spi_frame_bytes(166) == 4112
+    with pytest.raises(HardwareError, match=r"^cannot open the LED strip: 166 GRB pixels take "
+                       r"4112 bytes a frame over SPI"):
+        open_real_strip(10, LedConfig(backend="spi", layout=LedLayout(first_pixel=66)))

@@ -61,23 +61,32 @@ def _unit_values(key: str) -> list[str]:
             if line.startswith(f"{key}=")]
 
 
-def test_unit_orders_on_the_gpio_chip_and_sets_lg_wd() -> None:
-    assert "dev-gpiochip0.device" in " ".join(_unit_values("Wants"))
-    assert "dev-gpiochip0.device" in " ".join(_unit_values("After"))
-    assert "systemd-udev-settle" not in UNIT.read_text()
-    from hw.gpio import EXIT_NO_GPIO
+def test_unit_waits_for_no_chip_number_and_sets_lg_wd() -> None:
+    """The header chip's number moves with the kernel: the unit waits for no device unit
+    (dev-gpiochip0.device never appears where the chip is gpiochip11-15); boardctl finds the
+    chip by label and waits for it itself, within the start timeout; a Pi without it yet
+    exits with a status systemd restarts on, only "no GPIO library / not a Pi" with 69."""
+    text = UNIT.read_text()
+    assert "gpiochip0.device" not in text and "systemd-udev-settle" not in text
+    from hw.gpio import CHIP_WAIT_S, EXIT_NO_GPIO
 
     assert _unit_values("RestartPreventExitStatus") == [str(EXIT_NO_GPIO)]
+    assert _unit_values("Restart") == ["on-failure"]
+    assert float(_unit_values("TimeoutStartSec")[0]) >= CHIP_WAIT_S + 10
+    # restarts of a chip-less Pi (each one waits CHIP_WAIT_S) stay under the start limit
+    burst, interval = int(_unit_values("StartLimitBurst")[0]), \
+        float(_unit_values("StartLimitIntervalSec")[0])
+    assert interval / (CHIP_WAIT_S + float(_unit_values("RestartSec")[0])) < burst
     env = " ".join(_unit_values("Environment"))
     assert "LG_WD=%t/boardctl" in env
     assert _unit_values("RuntimeDirectory") == ["boardctl"]  # %t/boardctl is made for it
     rules = (SYSTEMD / "99-boardctl.rules").read_text()
-    assert re.search(r'SUBSYSTEM=="gpio", KERNEL=="gpiochip\*", TAG\+="systemd"', rules)
-    # ... applied at install to the chip there already: without a reboot, the first start
-    # would wait for dev-gpiochip0.device until systemd's timeout
+    assert re.search(r'SUBSYSTEM=="gpio", KERNEL=="gpiochip\*", GROUP="gpio"', rules)
+    # ... applied at install to the chips there already, where udev runs at all
     script = INSTALL.read_text()
     reload, trigger = script.index("udevadm control --reload"), script.index("udevadm trigger")
-    assert reload < trigger < script.index("systemctl restart boardctl")
+    assert script.index("command -v udevadm") < reload < trigger
+    assert trigger < script.index("systemctl restart boardctl")
     assert "--subsystem-match=gpio" in script[trigger:trigger + 200]
 
 
@@ -125,7 +134,7 @@ def test_install_dry_run_plan(tmp_path: Path) -> None:
         return hits[0]
 
     # without apt-get (not Debian) the script says so and goes on with the venv
-    apt = step(r"^apt-get install .*python3-dev.*python3-spidev") if shutil.which("apt-get") \
+    apt = step(r"^apt-get install .*python3-dev gcc$") if shutil.which("apt-get") \
         else -1
     venv = step(rf"^python3 -m venv .*--system-site-packages {v}$")
     pip = step(rf"^{v}/bin/pip install .*--upgrade /tmp/boardctl-install\.\w+\[pi\]$")
@@ -137,6 +146,29 @@ def test_install_dry_run_plan(tmp_path: Path) -> None:
     assert not any(str(ROOT) + "[pi]" in cmd or "pip install -e" in cmd for cmd in plan)
     assert "not started (--no-start)" in proc.stdout
     assert _listing(ROOT) == before  # nothing written into the checkout
+    # Blinka's SPI and I2C are Adafruit_PureIO: no spidev or smbus2 from apt or PyPI
+    assert not [cmd for cmd in plan if "spidev" in cmd.split() or "smbus" in cmd]
+
+
+def test_install_warns_of_an_enabled_modem_manager(tmp_path: Path) -> None:
+    """The service cannot see ModemManager (ProtectProc=invisible): the installer asks
+    systemd (a stand-in systemctl on PATH saying it is enabled) and warns."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "systemctl"
+    fake.write_text('#!/bin/sh\n[ "$1 $3" = "is-enabled ModemManager.service" ] && exit 0\n'
+                    'exit 1\n')
+    fake.chmod(0o755)
+    env = dict(os.environ, BOARDCTL_VENV=str(tmp_path / "venv"))
+    runs = {}
+    for name, path in (("enabled", f"{bin_dir}:{env['PATH']}"), ("absent", env["PATH"])):
+        runs[name] = subprocess.run(["sh", str(INSTALL), "--dry-run", "--no-start"],
+                                    capture_output=True, text=True, timeout=60,
+                                    env=dict(env, PATH=path))
+        assert runs[name].returncode == 0, runs[name].stderr
+    assert "WARNING: ModemManager is enabled" in runs["enabled"].stdout
+    assert "sudo systemctl disable --now ModemManager" in runs["enabled"].stdout
+    assert "ModemManager" not in runs["absent"].stdout or shutil.which("ModemManager")
 
 
 def test_install_refuses_bad_usage() -> None:

@@ -1,0 +1,63 @@
+"""The Pi's own library stack, imported as on a Pi: Adafruit Blinka told it runs on a Pi 4B,
+a Pi 5 or a Zero 2 W (its BLINKA_FORCECHIP / BLINKA_FORCEBOARD variables), in a fresh
+interpreter each, with what the test extra installs (the [pi] extra's Blinka stack).
+
+Blinka 10 imports ``gpiod`` on a Pi as soon as anything imports ``digitalio``, and
+``neopixel_spi`` does (through ``adafruit_bus_device.spi_device``); a missing ``gpiod``
+becomes a RuntimeError there, not an ImportError. Without it the strip never opens on a Pi.
+Off a Pi the devices are missing, so the strip and the faces must fail on exactly that (no
+/dev/spidev0.0, no /dev/i2c-1), in one line, and never on an import."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import json, sys
+result = {}
+import board, digitalio, neopixel_spi
+from adafruit_extended_bus import ExtendedI2C, ExtendedSPI
+from adafruit_ht16k33.segments import Seg7x4
+from adafruit_platformdetect import Detector
+result["board"] = Detector().board.id
+result["mosi"] = int(str(board.MOSI))
+from hw.config import LedConfig
+from hw.faces import ClockFaces
+from hw.leds import open_real_strip
+from firmware.errors import HardwareError
+for name, opener in (("leds", lambda: open_real_strip(10, LedConfig(backend="spi"))),
+                     ("faces", lambda: ClockFaces.real(1, 0x70, 0x71, 0.5))):
+    try:
+        opener()
+        result[name] = "opened"
+    except HardwareError as exc:
+        result[name] = str(exc)
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.parametrize("board", ["RASPBERRY_PI_4B", "RASPBERRY_PI_5", "RASPBERRY_PI_ZERO_2_W"])
+def test_the_pi_stack_imports_on_each_model(board: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BLINKA_")}
+    env.update(BLINKA_FORCECHIP="BCM2XXX", BLINKA_FORCEBOARD=board, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["board"] == board and result["mosi"] == 10
+    for name, device in (("leds", "/dev/spidev0.0"), ("faces", "/dev/i2c-1")):
+        if Path(device).exists():  # on a Pi with the interface on
+            continue
+        assert "\n" not in result[name]
+        assert "gpiod" not in result[name] and "platform library" not in result[name]
+    if not Path("/dev/spidev0.0").exists():
+        assert result["leds"] == ("cannot open the LED strip: No device found for /dev/spidev0.0 "
+                                  "(is SPI enabled? sudo raspi-config nonint do_spi 0)")
