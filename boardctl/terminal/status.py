@@ -1,0 +1,131 @@
+"""The control socket's ``status`` answer (boardctl.service.arbiter.status) into a
+:class:`boardctl.terminal.view.BoardView`, with the sentences of what changed since the last
+one: the same sentences feed records give, so ``--plain`` reads alike from either source."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from boardctl.terminal.view import BoardView
+
+
+def apply_status(view: BoardView, status: Mapping[str, Any], now: float) -> list[str]:
+    """``status`` in; the sentences of what it changed. ``view.version`` moves only when
+    something drawn (the clocks' ticking aside) changed."""
+    from boardctl.terminal.view import MAX_MOVES
+
+    said: list[str] = []
+    before = _drawn(view)
+    game = status.get("game")
+    if isinstance(game, str) and game != view.game:
+        if view.game is not None:
+            said.append(f"new game: {status.get('rules')}, time control "
+                        f"{status.get('time_control') or 'none'}")
+        view.moves = []
+    tags = status.get("tags")
+    view.tags = {str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {}
+    if isinstance(game, str):
+        view.game = game
+    if isinstance(status.get("board"), str):
+        view.board = status["board"]
+    if status.get("time_control") != view.time_control:
+        view._set_time_control(status.get("time_control"))
+    if status.get("fen") != view.fen:
+        problem = view.set_position(status.get("rules"), status.get("fen"))
+        if problem:
+            said.append(problem)
+    moves = status.get("moves")
+    if isinstance(moves, list):
+        said += _new_moves(view, [str(m) for m in moves[:MAX_MOVES]], status, now)
+    view._read_clock(status.get("clock"), status.get("running"), now)
+    leds = status.get("leds")
+    view.leds = {str(k): str(v) for k, v in leds.items()} if isinstance(leds, Mapping) else {}
+    said += _notices(view, status)
+    if _drawn(view) != before:
+        view.version += 1
+    return said
+
+
+def _new_moves(view: BoardView, moves: list[str], status: Mapping[str, Any],
+               now: float) -> list[str]:
+    said: list[str] = []
+    if moves[: len(view.moves)] != view.moves:  # taken back or another game: start again
+        view.moves = []
+    if not view.moves and moves:
+        # the side of the first move: the side to move now, counted back
+        turn = str(status["turn"]) if status.get("turn") in ("white", "black") else "white"
+        view.first_side = turn if len(moves) % 2 == 0 else ("black" if turn == "white"
+                                                             else "white")
+    for move in moves[len(view.moves):]:
+        view.moves.append(move)
+        side = view.first_side if len(view.moves) % 2 == 1 else (
+            "black" if view.first_side == "white" else "white")
+        said.append(f"{view.last_move()} by {side}")
+    if said and isinstance(status.get("clock"), Mapping):
+        view._read_clock(status.get("clock"), status.get("running"), now)
+        said[-1] += f"; {view.times_text(now)}"
+    return said
+
+
+def _notices(view: BoardView, status: Mapping[str, Any]) -> list[str]:
+    from boardctl.terminal.view import irregularity_text
+
+    said: list[str] = []
+    kind = status.get("irregularity")
+    text = (irregularity_text(kind, None, sorted(view.leds)) if isinstance(kind, str)
+            else None)
+    if text != view.irregularity:
+        if text is not None:
+            said.append(f"irregularity: {text}")
+        elif view.irregularity is not None:
+            said.append("the board is right again")
+        view.irregularity = text
+    result = status.get("result")
+    text = f"{result} ({status.get('reason') or 'no reason given'})" if isinstance(
+        result, str) else None
+    if text != view.result:
+        if text is not None:
+            said.append(f"result {text}")
+        view.result = text
+    alarm = status.get("alarm")
+    alarm = str(alarm)[:300] if alarm else None
+    if alarm != view.alarm:
+        said.append(f"ALARM: {alarm}" if alarm else "alarm over: the journal is written again")
+        view.alarm = alarm
+    warnings = _warnings(status)
+    if warnings != view.warnings:
+        if warnings:
+            said.append(f"hardware: {', '.join(warnings)}")
+        view.warnings = warnings
+    adjourned = bool(status.get("adjourned"))
+    if adjourned != view.adjourned:
+        said.append("adjourned: a sealed move stands" if adjourned else "adjournment over")
+        view.adjourned = adjourned
+    return said
+
+
+def _warnings(status: Mapping[str, Any]) -> list[str]:
+    """Degraded hardware and the feed port's losses, as the status tells them."""
+    out = []
+    missing = status.get("missing")
+    if isinstance(missing, list):
+        out += [f"missing: {str(m)[:60]}" for m in missing[:8]]
+    port = status.get("feed_port")
+    if isinstance(port, Mapping):
+        if port.get("connected") is False:
+            out.append("feed port: not connected")
+        if isinstance(port.get("dropped"), int) and port["dropped"] > 0:
+            out.append(f"feed port: {port['dropped']} lines dropped")
+    broker = status.get("broker")
+    if isinstance(broker, Mapping) and broker.get("state") not in (None, "ready"):
+        out.append(f"broker: {str(broker.get('state'))[:30]}"
+                   + (f" ({str(broker['error'])[:80]})" if broker.get("error") else ""))
+    return out
+
+
+def _drawn(view: BoardView) -> tuple[Any, ...]:
+    return (view.fen, len(view.moves), view.running, tuple(sorted(view.leds.items())),
+            view.irregularity, view.result, view.alarm, tuple(view.warnings), view.adjourned,
+            view.board, view.time_control)

@@ -1,0 +1,115 @@
+"""boardctl.terminal.view and --plain: real feed lines (real games played by the service on the
+simulated board, and a log with an illegal move) into what a terminal shows."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from terminal_helpers import (
+    IRREGULAR,
+    IRREGULAR_END,
+    USSR1947,
+    WK2003,
+    FakeClock,
+    demo_feed,
+    pdn_moves,
+    records,
+    replay_feed,
+)
+
+from boardctl.terminal.plain import PlainPrinter
+from boardctl.terminal.view import BoardView
+from firmware.rules.position import Position
+
+
+@pytest.fixture(scope="module")
+def wk_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    return demo_feed(tmp_path_factory.mktemp("wk") / "state", WK2003, 4, 30)
+
+
+def test_a_real_game_s_feed_gives_its_moves_position_and_clocks(wk_lines: list[str]) -> None:
+    view, clock = BoardView(), FakeClock()
+    recs = records(wk_lines)
+    last = max(i for i, r in enumerate(recs) if r["type"] == "move")
+    for rec in recs[: last + 1]:  # as a watcher saw it just after the 30th move
+        view.apply(rec, clock())
+    assert view.moves == pdn_moves(WK2003, 4, 30)
+    last_move = recs[last]
+    want = Position.from_fen("international", last_move["fen"]).pieces()
+    assert {sq: (p.side, p.king) for sq, p in view.pieces.items()} == {
+        view_sq: (p.side.value, p.king) for view_sq, p in
+        ((Position.start("international").rules.geometry.algebraic(n), p)
+         for n, p in want.items())}
+    assert view.tags["White"] == "Weitsman,V."
+    assert view.turn == "white" and view.running == "white"
+    white = last_move["clock"]["white"]
+    assert view.faces(clock())["white"] == view.faces(clock())["white"]
+    clock.now += 61.0  # White's face counts down from the reading; Black's stands
+    faces = view.faces(clock())
+    assert faces["black"] == _face(last_move["clock"]["black"])
+    assert faces["white"] == _face(white - 61.0)
+    for rec in recs[last + 1:]:  # export's closing snapshot: the journal at rest
+        view.apply(rec, clock())
+    assert view.running == recs[-1].get("running") and view.moves == pdn_moves(WK2003, 4, 30)
+
+
+def _face(seconds: float) -> str:
+    whole = int(seconds)
+    h, rest = divmod(whole, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+def test_an_8x8_game_reads_in_algebraic(tmp_path: Path) -> None:
+    view = BoardView()
+    for rec in records(demo_feed(tmp_path / "state", USSR1947, 1, 12)):
+        view.apply(rec, 0.0)
+    assert view.size == 8 and view.rules == "russian"
+    assert view.moves == pdn_moves(USSR1947, 1, 12)
+    assert view.pieces["c7"].side == "black"  # 12. a5:c7 landed there
+    assert "a5" not in view.pieces
+
+
+def test_an_illegal_move_lights_its_squares_until_it_is_made_good(tmp_path: Path) -> None:
+    log = tmp_path / "irregular.jsonl"
+    log.write_text(IRREGULAR)
+    view = BoardView()
+    for rec in records(replay_feed(log)):
+        view.apply(rec, 0.0)
+    assert view.irregularity == "illegal-move (white): d4, d6"
+    assert view.leds == {"d4": "restore", "d6": "wrong"}
+    assert view.led_text() == "d4 put back, d6 wrong"
+    log.write_text(IRREGULAR + IRREGULAR_END)
+    view = BoardView()
+    for rec in records(replay_feed(log)):
+        view.apply(rec, 0.0)
+    assert view.moves == ["32-28"] and view.leds == {} and view.irregularity is None
+
+
+def test_plain_says_each_thing_once_as_a_sentence(tmp_path: Path) -> None:
+    log = tmp_path / "irregular.jsonl"
+    log.write_text(IRREGULAR + IRREGULAR_END)
+    out = io.StringIO()
+    printer = PlainPrinter(BoardView(), out, clock=FakeClock())
+    for rec in records(replay_feed(log)):
+        printer.deliver("record", rec)
+    printer.deliver("link", "broker lost; reconnecting")
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("board replay started")
+    assert "irregularity: illegal-move (white): d4, d6" in lines
+    assert "1. 32-28 by white; white 5:00, black 5:00" in lines
+    assert lines[-1] == "link: broker lost; reconnecting"
+    assert sum("32-28" in line for line in lines) == 1
+
+
+def test_bad_records_change_nothing_and_never_raise() -> None:
+    view = BoardView()
+    for bad in ({"type": "move"}, {"type": "move", "move": 5, "side": "white"},
+                {"type": "snapshot", "fen": "nonsense", "rules": "international"},
+                {"type": "irregularity", "kind": None}, {"type": 3}, {"no": "type"},
+                {"type": "clock", "clock": {"white": "x"}}):
+        view.apply(bad, 0.0)
+    assert view.moves == [] and view.pieces == {} and view.irregularity is None
+    said = view.apply({"type": "snapshot", "fen": "W:W99:B1", "rules": "international"}, 0.0)
+    assert said and said[0].startswith("unreadable position")
