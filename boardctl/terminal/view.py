@@ -20,6 +20,8 @@ SIDES = ("white", "black")
 #: What each LED meaning asks of the player (docs/DESIGN.md: the LED pictures).
 LED_WORDS = {"restore": "put back", "remove": "take off", "must-move": "must move",
              "wrong": "wrong", "last-move": "last move"}
+#: A move lost on the way, until a snapshot tells it.
+LOST = "?"
 #: The most moves a view keeps (a game is far shorter; a hostile feed is not).
 MAX_MOVES = 10_000
 
@@ -205,8 +207,13 @@ def _move(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     move, side = rec.get("move"), rec.get("side")
     if not isinstance(move, str) or side not in SIDES:
         return []
+    ply = rec.get("ply")
     if not view.moves:
-        view.first_side = side
+        view.first_side = side if not isinstance(ply, int) or ply % 2 else (
+            "black" if side == "white" else "white")
+    if isinstance(ply, int) and not isinstance(ply, bool) and len(view.moves) < ply <= MAX_MOVES:
+        # plies lost on the way (a gap in seq) are shown as "?" until a snapshot tells them
+        view.moves += [LOST] * (ply - 1 - len(view.moves))
     if len(view.moves) < MAX_MOVES:
         view.moves.append(move)
     problem = view.set_position(None, rec.get("fen"))
