@@ -2,7 +2,8 @@
 # The system programs the test suite drives for real: a Mosquitto broker (MQTT tests, with
 # mosquitto_passwd; openssl makes the TLS test's certificates) and
 # Debian's Chromium with its ChromeDriver (tests of the live page); shellcheck and
-# systemd-analyze check install.sh and the units. Installs only what is
+# systemd-analyze check install.sh and the units; tmux runs boardctl watch and play in a real
+# terminal (tests/terminal). Installs only what is
 # missing, so it is quick to run again; needs root or sudo (Debian or Raspberry Pi OS).
 set -eu
 need=""
@@ -12,6 +13,7 @@ command -v chromium >/dev/null 2>&1 || need="$need chromium"
 command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
 command -v shellcheck >/dev/null 2>&1 || need="$need shellcheck"
 command -v systemd-analyze >/dev/null 2>&1 || need="$need systemd"
+command -v tmux >/dev/null 2>&1 || need="$need tmux"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 echo "installing:$need"

@@ -1,0 +1,104 @@
+"""``boardctl watch`` in a real terminal: tmux (its own server on a socket in the test's
+directory) runs it at 80x24 against a real ``boardctl run --sim``; the test reads the pane
+(capture-pane) and types (send-keys). Waiting is for the screen to get somewhere, never a
+timing assertion."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from service_helpers import TC, game_log
+from terminal_helpers import WK2003, pdn_moves
+
+from boardctl.service.control import ControlError, request
+from firmware.formats.events import iter_records
+
+
+class Tmux:
+    """A tmux server of the test's own, one 80x24 session running ``command``."""
+
+    def __init__(self, where: Path, command: list[str]) -> None:
+        program = shutil.which("tmux")
+        if program is None:
+            message = "tmux is not installed (run tests/install-system-deps.sh)"
+            if os.environ.get("CI"):
+                pytest.fail(message)
+            pytest.skip(message)
+        self.base = [program, "-S", str(where / "tmux.sock")]
+        line = " ".join(shlex.quote(part) for part in command)
+        subprocess.run([*self.base, "new-session", "-d", "-x", "80", "-y", "24",
+                        f"{line}; echo EXIT=$?; sleep 60"], check=True, timeout=10,
+                       env={**os.environ, "TERM": "xterm-256color"})
+
+    def screen(self) -> str:
+        return subprocess.run([*self.base, "capture-pane", "-p"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([*self.base, "send-keys", *keys], check=True, timeout=10)
+
+    def until(self, predicate: Callable[[str], bool], timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if predicate(screen):
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"the screen never got there:\n{screen}")
+
+    def close(self) -> None:
+        subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Path]:
+    """A real ``boardctl run --sim`` playing 8 plies of WK 2003 game 1; its state dir."""
+    events = game_log(8, seed=3, think=(0.1, 0.2), change_mind=0.0)
+    log = tmp_path / "game.jsonl"
+    log.write_text("".join(iter_records(events)))
+    state = tmp_path / "state"
+    proc = subprocess.Popen([sys.executable, "-m", "boardctl", "run", "--sim", "--rules",
+                             "international", "--time-control", TC, "--state-dir", str(state),
+                             "--events", str(log)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                request(state / "control.sock", "status", timeout=2.0)
+                break
+            except ControlError:
+                assert time.monotonic() < deadline, "the service did not start"
+                time.sleep(0.05)
+        yield state
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+
+
+def test_watch_in_a_real_terminal(tmp_path: Path, service: Path) -> None:
+    tmux = Tmux(tmp_path, [sys.executable, "-m", "boardctl", "watch", "--state-dir",
+                           str(service)])
+    try:
+        moves = pdn_moves(WK2003, 1, 8)
+        screen = tmux.until(lambda s: f"Last move: 4... {moves[7]}" in s)
+        lines = screen.splitlines()
+        assert lines[10][:34].split() == list("abcdefghij")  # the 10x10 board, drawn whole
+        assert lines[0].startswith("10 ") and lines[9].startswith(" 1 ")
+        assert "White" in screen and "Black" in screen and "300+5" in screen
+        assert f"4. {moves[6]}" in screen
+        tmux.keys("C-c")
+        tmux.until(lambda s: "EXIT=" in s)
+        assert "EXIT=0" in tmux.screen() and "Traceback" not in tmux.screen()
+    finally:
+        tmux.close()
