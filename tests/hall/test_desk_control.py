@@ -14,6 +14,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from hall_helpers import Board, RelayProcess, wait_for
 from mqtt_broker import Mosquitto
+from test_hall_mqtt import USERS, secured  # noqa: F401, F811  (fixture: the shipped ACL)
 
 from boardctl.service.control import ControlError
 from boardctl.service.control import request as socket_request
@@ -115,4 +116,38 @@ def test_the_desk_acts_on_a_board_over_mqtt(mosquitto: Mosquitto, tmp_path: Path
         sniffer.close()
         for part in (keyed, keyless):
             part.stop()
+        relay.stop()
+
+
+def test_the_desk_under_the_shipped_acl(tmp_path: Path, secured: Mosquitto) -> None:  # noqa: F811
+    """docs/mosquitto/kabelaud.acl: the relay's user writes control topics, each board reads
+    its own and writes its own reply; another board's user cannot even reach b1's control
+    topic (the broker drops it: b1 never sees it to refuse it)."""
+    key = hall_key(tmp_path)
+    for user in ("relay", "b1", "b2"):
+        (tmp_path / f"{user}.pw").write_text(USERS[user] + "\n")
+    relay = RelayProcess(secured.url, "tartu", tmp_path, "--arbiter-token", TOKEN,
+                         "--hall-key", str(key), "--broker-user", "relay",
+                         "--broker-password-file", str(tmp_path / "relay.pw"))
+    board = Board(secured.url, "tartu", "b1", tmp_path / "b1", None, "--hall-key", str(key),
+                  "--broker-user", "b1", "--broker-password-file", str(tmp_path / "b1.pw"))
+    other = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="b2")
+    other.username_pw_set("b2", USERS["b2"])
+    try:
+        relay.start()
+        board.start()
+        wait_for(lambda: broker_state(board) == "ready", 60, "b1 on the broker")
+        code, answer = post(relay, "b1", {"cmd": "start"})
+        assert code == 200 and answer["ok"], answer
+        other.connect("127.0.0.1", secured.port)
+        other.loop_start()
+        for _ in range(5):
+            other.publish("kabelaud/tartu/b1/control", b"0" * 64 + b".{}", qos=1
+                          ).wait_for_publish(10)
+        code, answer = post(relay, "b1", {"cmd": "status"})  # after b2's, in the broker's order
+        assert code == 200 and answer["desk"] == {"answered": 1, "refused": 0}
+        assert "may not subscribe" not in board.stderr()
+    finally:
+        other.loop_stop()
+        board.stop()
         relay.stop()
