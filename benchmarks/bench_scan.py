@@ -20,6 +20,10 @@ most 500 us of Pi Zero 2 time per scan. This machine's figure is scaled by SLOWD
 single-thread CPython slowdown of a Pi Zero 2 (Cortex-A53, 1 GHz) against this machine
 (see the constant's comment), and the backend's own calls are added from PER_CALL_US.
 
+The row settle time (``[matrix] settle_us``, a busy-wait between selecting a row and reading
+its columns) is wall time, the same on every machine: the scans here run without it, and the
+estimate adds rows x settle_us unscaled (``--settle-us``, default the configuration's).
+
 Run: .venv/bin/python benchmarks/bench_scan.py [--seconds 1]. On a Pi (ARM) the factor is 1:
 the figures are then measured, only the backend calls remain an allowance.
 """
@@ -30,10 +34,11 @@ import argparse
 import platform
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from gpiozero.pins.mock import MockFactory, MockPin
 
-from hw.config import MatrixConfig, default_config
+from hw.config import SETTLE_US, MatrixConfig, default_config
 from hw.debounce import Debouncer
 from hw.lgmatrix import GroupMatrix
 from hw.matrix import MatrixLayout, ReedMatrix
@@ -201,6 +206,8 @@ def main() -> None:
     on_arm = platform.machine() in ("aarch64", "armv7l", "armv6l")
     ap.add_argument("--slowdown", type=float, default=1.0 if on_arm else SLOWDOWN,
                     help="this machine -> Pi Zero 2 factor (1 when run on the Pi itself)")
+    ap.add_argument("--settle-us", type=float, default=SETTLE_US,
+                    help="busy-wait per row added to the estimate (default: the config's)")
     args = ap.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()} "
           f"({platform.processor() or 'cpu'})")
@@ -213,7 +220,7 @@ def main() -> None:
     for size, cfg in ((10, default_config(10).matrix), (8, default_config(8).matrix),
                       (10, full_config(10)), (8, full_config(8))):
         layout = MatrixLayout(size, cfg.wiring)
-        matrix, board = simulated_matrix(size, cfg)
+        matrix, board = simulated_matrix(size, replace(cfg, settle_us=0))  # settle: see above
         board.set_pieces(sq for sq in layout.squares[: len(layout.squares) // 2] if sq)
         sim_us = per_call(matrix.scan, args.seconds)
         matrix.close()
@@ -247,7 +254,8 @@ def main() -> None:
                                    ("lgpio-group", "g-lgpio", group_calls),
                                    ("lgpio-direct", "g-direct", group_calls)):
             per = PER_CALL_US["lgpio" if backend.startswith("lgpio") else backend]
-            zero2_us = (timings[shaped] + deb_us) * args.slowdown + n * per
+            zero2_us = ((timings[shaped] + deb_us) * args.slowdown + n * per
+                        + layout.rows * args.settle_us)
             estimates.append(f"{backend} {zero2_us:4.0f} us = {zero2_us / 100:.1f}%")
         name = f"{size}x{size} {cfg.wiring}"
         print(f"{name:<13}{len(cfg.rows) + len(cfg.columns):>5}{calls:>6}{sim_us:>8.1f}"
@@ -260,7 +268,8 @@ def main() -> None:
           "per scan and % of one core at 100 Hz")
     print(f"budget: {BUDGET_US:.0f} us per scan (5% of a core at 100 Hz); estimate = "
           f"(pin-shaped scan + debounce) x {args.slowdown:g} + calls x C/kernel time "
-          f"({', '.join(f'{k} {v:g} us' for k, v in PER_CALL_US.items())})")
+          f"({', '.join(f'{k} {v:g} us' for k, v in PER_CALL_US.items())}) + rows x "
+          f"{args.settle_us:g} us settle")
 
 
 if __name__ == "__main__":

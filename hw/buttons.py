@@ -25,6 +25,22 @@ backend's event latency drops out. lgpio leaves the timestamp's origin open (boo
 current kernels, the Epoch on early ones: http://abyz.me.uk/lg/py_lgpio.html#callback), so
 the origin is recognised by comparing it with both clocks when the edge is handled.
 
+Grace: how long after its stamp a press may still be on its way to the queue
+(:attr:`ClockButtons.grace_ns`; the service's merge waits that long before it lets later
+events pass the press, ``boardctl.service.sensing``). Stamped by the handler itself, a press
+is queued within the same callback: :data:`EDGE_GRACE_NS`, 1 ms. Stamped by the kernel on
+lgpio, a press is older when it arrives: lgpio's alert thread polls its lines every 0.5 ms and
+hands an alert on only once it is 0.5 ms old (``emit(count, nowGT-500000)``, "delay 500
+microseconds before reporting a GPIO to make sure the events are sorted in time order",
+lgPthAlerts.c), so 0.5-1 ms after the edge; then lgpio's Python thread reads its
+notification pipe and gpiozero dispatches to the handler, after the sensing thread lets go of
+the GIL. benchmarks/bench_press_latency.py puts it all at about 1.3 ms on a Pi Zero 2 W (over
+the old 1 ms grace); :data:`LGPIO_GRACE_NS` is 4 ms, the rest being for another thread
+holding the GIL (the referee on a move: Python hands the GIL over within its 5 ms switch
+interval). A press later than its grace is still taken, at the merge's watermark (clamped):
+its kernel stamp's precision is what is lost. The cost: a press reaches the referee 4 ms
+after its edge instead of 1 ms (the clock still switches at the press's stamp).
+
 On RPi.GPIO, whose edge detection fails on kernel 6.6+ ("Failed to add edge detection"),
 :class:`PolledButtons` reads the buttons ``POLL_HZ`` times a second instead (a press is then
 stamped up to one poll period late: 5 ms). :func:`open_buttons` picks by backend.
@@ -50,6 +66,11 @@ DEFAULT_LOCKOUT_NS = 30_000_000
 POLL_HZ = 200.0
 #: A kernel timestamp older than this when handled is not trusted (the handler's own time is).
 MAX_KERNEL_LAG_NS = 1_000_000_000
+#: Grace of a press stamped by its handler (mock pins, polled buttons): queued at once.
+EDGE_GRACE_NS = 1_000_000
+#: Grace of a press stamped by the kernel on lgpio: 1 ms of lgpio's alert thread (0.5 ms poll,
+#: 0.5 ms hold-back), ~0.3 ms to the handler on a Pi Zero 2 W, and a margin (above).
+LGPIO_GRACE_NS = 4_000_000
 
 
 def kernel_time(ticks: float, now: int, wall_now: int) -> int:
@@ -154,8 +175,12 @@ class ClockButtons:
         lockout_ns: int = DEFAULT_LOCKOUT_NS,
         pin_factory: Any = None,
         kernel_stamps: bool = False,
+        grace_ns: int | None = None,
     ) -> None:
         fitted = fitted_pins(pins)
+        #: How long after its stamp a press may still reach the queue (the module text).
+        self.grace_ns = grace_ns if grace_ns is not None else (
+            LGPIO_GRACE_NS if kernel_stamps else EDGE_GRACE_NS)
         self._queue: queue.SimpleQueue[ButtonPress] = queue.SimpleQueue()
         #: Called (on the edge callback's thread) after a press is queued: wakes a poller.
         self.notify: Callable[[], None] | None = None
@@ -222,6 +247,8 @@ class PolledButtons:
         from gpiozero import InputDevice
 
         fitted = fitted_pins(pins)
+        #: Stamped at the poll that queues it: the handler's own grace.
+        self.grace_ns = EDGE_GRACE_NS
         self._clock = clock
         self._lockout_ns = lockout_ns
         self._period = 1.0 / hz

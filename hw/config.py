@@ -70,6 +70,13 @@ def led_pixels(size: int, layout: LedLayout) -> int:
     return layout.first_pixel + (size * size // 2 if layout.dark_only else size * size)
 
 
+#: Microseconds between selecting a row and reading the columns: a column that a closed switch
+#: held low on the previous row must rise through its pull-up first (the RC arithmetic:
+#: hw/README.md "Timing"). 10 us covers the internal ~50-65 kOhm pull-ups on a column of up to
+#: 100 pF; the 10 kOhm external ones need far less.
+SETTLE_US = 10
+
+
 @dataclass(frozen=True, slots=True)
 class MatrixConfig:
     """The reed switch matrix (hw/matrix.py).
@@ -84,7 +91,7 @@ class MatrixConfig:
     columns: tuple[int, ...] = (22, 23, 24, 26, 27)
     scan_hz: float = 100.0
     debounce_samples: int = 3
-    settle_us: int = 0
+    settle_us: int = SETTLE_US
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,7 +464,7 @@ def _matrix(r: _Reader, data: Any, size: int, base: BoardConfig) -> MatrixConfig
         columns=r.gpio_list(m, "matrix", "columns", default_cols, ncols),
         scan_hz=r.number(m, "matrix", "scan_hz", 100.0, 10.0, 2000.0),
         debounce_samples=r.integer(m, "matrix", "debounce_samples", 3, 1, 50),
-        settle_us=r.integer(m, "matrix", "settle_us", 0, 0, 1000),
+        settle_us=r.integer(m, "matrix", "settle_us", SETTLE_US, 0, 1000),
     )
 
 

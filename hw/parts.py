@@ -48,6 +48,9 @@ class Buttons(Protocol):
     their edges, ``notify`` called on the backend's thread at each."""
 
     notify: Callable[[], None] | None
+    #: How long after its stamp a press may still be on its way (hw/buttons.py: 1 ms, or 4 ms
+    #: for lgpio's kernel-stamped alerts): the merge holds later events back that long.
+    grace_ns: int
 
     def poll(self) -> list[ButtonPress]: ...
 

@@ -28,7 +28,8 @@ from boardctl.service.doorbell import Bell
 from boardctl.service.threadname import name_thread
 from firmware.formats.events import Event, Press
 
-#: How long after its edge a clock button's press may still be on its way to the queue.
+#: How long after its edge a clock button's press may still be on its way to the queue, for
+#: buttons that do not say (``grace_ns``: hw/buttons.py, 4 ms for lgpio's kernel stamps).
 BUTTON_GRACE_NS = 1_000_000
 
 SENSORS, BUTTONS, SCRIPT = "sensors", "buttons", "script"
@@ -147,6 +148,11 @@ class Sensing:
         self._bell: Bell | None = None
         self._thread: threading.Thread | None = None
 
+    @property
+    def grace_ns(self) -> int:
+        """The buttons' grace: how long after its stamp a press may still reach the queue."""
+        return int(getattr(self.hw.buttons, "grace_ns", BUTTON_GRACE_NS))
+
     def expect(self, squares: Iterable[str]) -> None:
         """Debounce from this settled board on (a new game, a recovery)."""
         with self.lock:
@@ -182,18 +188,18 @@ class Sensing:
                     merge.put_all((sensed,))
                 else:
                     merge.put_all((sensed, (BUTTONS, self._presses(presses or ()),
-                                            now - BUTTON_GRACE_NS)))
+                                            now - self.grace_ns)))
             elif buttons is None:  # the common turn: nothing new, the watermarks move on
                 merge.advance(SENSORS, since)
             else:
-                merge.advance(SENSORS, since, BUTTONS, now - BUTTON_GRACE_NS)
+                merge.advance(SENSORS, since, BUTTONS, now - self.grace_ns)
 
     def poll_buttons(self, now: int) -> None:
         """The presses queued by the buttons' edge callbacks (a press wakes the thread for
         this at once: :meth:`_pressed`)."""
         buttons = self.hw.buttons
         if buttons is not None:
-            self.merge.put(BUTTONS, self._presses(buttons.poll()), now - BUTTON_GRACE_NS)
+            self.merge.put(BUTTONS, self._presses(buttons.poll()), now - self.grace_ns)
 
     @staticmethod
     def _presses(presses: Iterable[Any]) -> list[Event]:
@@ -248,7 +254,7 @@ class Sensing:
                 if self._stopping:
                     return
                 # A press: poll the buttons once its grace is over, then go on waiting.
-                time.sleep(BUTTON_GRACE_NS / 1e9)
+                time.sleep(self.grace_ns / 1e9)
                 with self.lock:
                     self.poll_buttons(clock())
 
