@@ -14,7 +14,7 @@ after numbers come from one script:
    waking as often (in Python, and in C where a C compiler is found: what the machine alone
    charges for the wake-ups);
 5. referee latency: the time the referee spends deciding one event (``Referee.lift`` /
-   ``place`` / ``press``) and the referee thread's whole path for it (``Service._handle``),
+   ``place`` / ``press``) and the referee thread's whole path for it (``DataPath.handle``),
    p50/p99, over a real game on the simulated board with the journal on the real disk;
 6. fast presses (4-30 ms after the set-down) on ``boardctl run --sim --events``: plies the
    service plays as ``boardctl replay`` does.
@@ -407,7 +407,7 @@ def referee_latency(plies: int = 80, seeds: int = 3) -> tuple[list[float], list[
     board scanned between events as in the service, the journal on the real disk, the
     collector frozen after boot as ``Service.run`` does): the referee's own decision
     (``Referee.lift``/``place``/``press``: what the board shows, touch-move, the commit) and
-    the referee thread's whole path (``Service._handle``: the referee, the clock, the game
+    the referee thread's whole path (``DataPath.handle``: the referee, the clock, the game
     record and its feed and journal records handed to the writer)."""
     import gc
     import shutil
@@ -441,8 +441,8 @@ def referee_latency(plies: int = 80, seeds: int = 3) -> tuple[list[float], list[
         state = Path(tempfile.mkdtemp(prefix="bench-referee-", dir=HERE.parent))  # real disk
         service = Service(state, GameSetup("international", "300+5"), hw,
                           clock=clock, script=EventScript(events))
-        service.display = Display(hw, service.faces_ns, service.clock)  # posted to, not run
-        service._handle = timing(service._handle, handle)  # type: ignore[method-assign]
+        service.face.display = Display(hw, service.faces_ns, service.clock)  # posted to, not run
+        service.path.handle = timing(service.path.handle, handle)  # type: ignore[method-assign]
 
         def booted(service: Any) -> None:
             referee = service.session.referee
@@ -527,7 +527,7 @@ def main() -> None:
     print(f"referee latency, its decision (Referee.lift/place/press): "
           f"p50 {statistics.median(decide) * 1e6:.0f} us, p99 {pct(decide, 0.99) * 1e6:.0f} us, "
           f"max {max(decide) * 1e6:.0f} us over {len(decide)} events")
-    print(f"referee thread, one event's whole path (Service._handle: referee, clock, record, "
+    print(f"referee thread, one event's whole path (DataPath.handle: referee, clock, record, "
           f"journal and feed hand-off): p50 {statistics.median(handle) * 1e6:.0f} us, "
           f"p99 {pct(handle, 0.99) * 1e6:.0f} us, max {max(handle) * 1e3:.1f} ms "
           f"over {len(handle)} events")

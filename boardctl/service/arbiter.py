@@ -1,17 +1,16 @@
 """The arbiter's requests to the running service (the control socket's ``boardctl`` commands,
-and :func:`command` in-process): :class:`boardctl.service.service.Service`
-answers them with these functions, always on the referee's thread."""
+and ``Service.command`` in-process), answered on the referee's thread. Written against
+:class:`Arbitrated`, what they need of the service, not the service itself."""
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from boardctl.service.control import ControlError, Request
-from boardctl.service.games import GameSetup, snapshot_of
+from boardctl.service.games import CurrentGame, GameSetup, snapshot_of
+from boardctl.service.inbox import QUERIES
 from firmware.clock.gameclock import MIN_AFTER_CORRECTION_NS
 from firmware.formats.events import (
     NS,
@@ -28,103 +27,54 @@ from firmware.formats.events import (
 )
 from firmware.rules.game import RESULTS
 from firmware.rules.sets import Side
-from firmware.session.session import AUTOMATIC
-
-if TYPE_CHECKING:
-    from boardctl.service.service import Service
-    from firmware.session.session import BoardSession
+from firmware.session.session import AUTOMATIC, BoardSession
 
 logger = logging.getLogger("boardctl.service.service")
 
-#: How old a ``status`` answer may be when the control thread gives it again.
-STATUS_FRESH_S = 0.05
-#: Requests that change nothing (answered without waiting for the journal).
-QUERIES = frozenset({"status", "pdn", "feed"})
-#: How long a control request waits for the referee's answer.
-REPLY_S = 2.0
+__all__ = ["ACTS", "ANSWERS", "CLOCK_ONLY", "QUERIES", "Arbitrated", "on_request"]
 
 
-class _Reply:
-    """A control request's answer, made on the referee's thread for the control thread."""
+class Arbitrated(Protocol):
+    """What the arbiter's requests need of the service
+    (:class:`boardctl.service.service.Service` is one)."""
 
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.response: Mapping[str, Any] = {}
-        self.error: BaseException | None = None
-        #: The journal batch holding what the request changed (boardctl.service.outputs.Outbox).
-        self.ticket = 0
+    @property
+    def game(self) -> CurrentGame: ...
 
-    def answer(self, service: Service, req: Request) -> None:
-        """On the referee's thread; :meth:`send` once the turn's batch is handed on."""
-        try:
-            self.response = service._on_request(req)
-        except BaseException as exc:  # handed back to the control thread's guard
-            self.error = exc
+    def frontier(self) -> int:
+        """Game time up to which every event has been sensed (a request comes after them)."""
+        ...
 
-    def send(self, ticket: int) -> None:
-        self.ticket = ticket
-        self.done.set()
+    def handle(self, event: Event) -> list[dict[str, Any]]:
+        """The event along the one data path (BoardError: refused, nothing written)."""
+        ...
+
+    def new_game(self, setup: GameSetup) -> None:
+        """A new game set up and announced on the feed."""
+        ...
+
+    def status(self, at: int) -> dict[str, Any]: ...
+
+    def sim(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The simulated hand's act (BoardError on a real board)."""
+        ...
 
 
-
-
-
-def command(service: Service, request: Mapping[str, Any] | str) -> dict[str, Any]:
-    """Answer one control request in-process (the socket's code path without the socket):
-    ``{"ok": false, "error": ...}`` for anything wrong."""
-    import json
-
-    from boardctl.service.control import respond
-
-    line = request if isinstance(request, str) else json.dumps(request)
-    # From another thread while run() referees: through the referee's inbox.
-    handler = (service._via_referee if service._referee not in (None, threading.get_ident())
-               else service._on_request)
-    try:
-        return respond(handler, line)
-    finally:
-        if handler == service._on_request:  # on the referee's thread: the turn's batch
-            service.outbox.commit()
-
-def via_referee(service: Service, req: Request) -> Mapping[str, Any]:
-    """The control thread's handler: the request is answered on the referee's thread.
-    ``status`` is answered from the referee's last answer while that is younger than
-    :data:`STATUS_FRESH_S` (a client asking a thousand times a second costs the referee
-    at most 1/STATUS_FRESH_S answers)."""
-    if req.cmd == "status":
-        cached = service._status_cache
-        if cached is not None and time.monotonic() - cached[0] < STATUS_FRESH_S:
-            return cached[1]
-    reply = _Reply()
-    service._inbox.put((req, reply))
-    service.merge.wake()
-    if not reply.done.wait(REPLY_S):
-        raise ControlError(f"{req.cmd}: the referee did not answer within {REPLY_S} s")
-    if reply.error is not None:
-        raise reply.error
-    if req.cmd == "status":
-        service._status_cache = (time.monotonic(), reply.response)
-    elif req.cmd not in QUERIES:
-        # An arbiter's act is answered once it is in the journal, as the feed is (a stalled
-        # disk delays the answer up to REPLY_S, never the referee).
-        service.outbox.wait_done(reply.ticket, REPLY_S)
-    return reply.response
-
-def on_request(service: Service, req: Request) -> dict[str, Any]:
+def on_request(service: Arbitrated, req: Request) -> dict[str, Any]:
     """One request on the referee's thread: a query answered from the session (:data:`ANSWERS`),
     or an arbiter's act turned into its event (:data:`ACTS`) and handled like any other."""
-    at = max(service.frontier(), service.last_at)  # after every event already sensed
+    at = max(service.frontier(), service.game.last_at)  # after every event already sensed
     answer = ANSWERS.get(req.cmd)
     if answer is not None:
         return answer(service, req.args, at)
     act = ACTS.get(req.cmd)
     if act is None:  # parse_request only lets known commands through
         raise ControlError(f"{req.cmd}: not handled")
-    session = service._session
+    session = service.game.the_session
     if session.clock is None and req.cmd in CLOCK_ONLY:
         raise ControlError(f"{req.cmd}: this game has no clock (no time control)")
     before = _face(session, req.args["side"], at) if req.cmd == "clock-set" else None
-    records = service._handle(act(session, req.args, at))
+    records = service.handle(act(session, req.args, at))
     response = service.status(at)
     response["records"] = records
     if before is not None:
@@ -156,17 +106,17 @@ def _shortened(side: str, before: int, seconds: float) -> str | None:
             "correction shorten a player's time only if 15 minutes remain to the control")
 
 
-def _pdn(service: Service, args: Mapping[str, Any], at: int) -> dict[str, Any]:
-    return {"pdn": service._session.pdn()}
+def _pdn(service: Arbitrated, args: Mapping[str, Any], at: int) -> dict[str, Any]:
+    return {"pdn": service.game.the_session.pdn()}
 
 
-def _feed(service: Service, args: Mapping[str, Any], at: int) -> dict[str, Any]:
-    return {"snapshot": snapshot_of(service._session, service._header, at)}
+def _feed(service: Arbitrated, args: Mapping[str, Any], at: int) -> dict[str, Any]:
+    return {"snapshot": snapshot_of(service.game.the_session, service.game.the_header, at)}
 
 
-def _new(service: Service, args: Mapping[str, Any], at: int) -> dict[str, Any]:
+def _new(service: Arbitrated, args: Mapping[str, Any], at: int) -> dict[str, Any]:
     """A new game (a finished one, or ``force``), keeping the board's settings."""
-    session, header = service._session, service._header
+    session, header = service.game.the_session, service.game.the_header
     if session.moves and session.result is None and not args.get("force"):
         raise ControlError(f"game {header.id} is in play (ply {len(session.moves)}): record "
                            "its result first, or use --force")
@@ -176,17 +126,17 @@ def _new(service: Service, args: Mapping[str, Any], at: int) -> dict[str, Any]:
                       touch_min=header.touch_min)
     if "time_control" in args and args["time_control"].lower() in ("none", "-"):
         setup.time_control = None
-    service._new_game(setup)
-    service._announce()
+    service.new_game(setup)
     return service.status(0)
 
 
 #: The requests that answer from the session (``new`` sets up a game, outside any game).
-ANSWERS: dict[str, Callable[[Service, Mapping[str, Any], int], dict[str, Any]]] = {
+ANSWERS: dict[str, Callable[[Arbitrated, Mapping[str, Any], int], dict[str, Any]]] = {
     "status": lambda service, args, at: service.status(at),
     "pdn": _pdn,
     "feed": _feed,
     "new": _new,
+    "sim": lambda service, args, at: service.sim(args),
 }
 
 
@@ -252,27 +202,3 @@ ACTS: dict[str, Callable[[BoardSession, Mapping[str, Any], int], Event]] = {
 CLOCK_ONLY = frozenset({"pause", "resume", "clock-set", "moves-set", "adjourn",
                         "resume-adjourned"})
 
-
-def status(service: Service, at: int) -> dict[str, Any]:
-    header = service._header
-    status = service._session.status(max(at, service.last_at))
-    status.update(
-        game=header.id,
-        board=service.board,
-        tags=dict(header.tags),
-        time_control=header.time_control,
-        t=round(max(at, service.last_at) / NS, 3),
-        moves=[m["move"] for m in service._session.moves],
-        feed_lines=service.lines_sent,
-    )
-    # degraded mode (boardctl.service.hardware.pi_hardware)
-    if getattr(service.hw, "missing", None):
-        status["missing"] = list(service.hw.missing)
-    if service.hw.feed is not None:
-        status["feed_port"] = {"connected": service.hw.feed.connected,
-                               "written": service.hw.feed.written,
-                               "dropped": service.hw.feed.dropped}
-    status["alarm"] = service.alarm
-    for extra in service.status_extras:  # e.g. the broker link's state (boardctl.hall.board)
-        status.update(extra())
-    return status

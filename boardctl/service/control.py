@@ -68,6 +68,8 @@ EMFILE_PAUSE_S = 0.2
 SOCKET_NAME = "control.sock"
 
 SIDES = ("white", "black")
+#: The simulated hand's acts (the ``sim`` command).
+SIM_ACTS = ("lift", "place", "press")
 
 
 class ControlError(BoardError, RuntimeError):
@@ -134,6 +136,14 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
     "result": {
         "result": (_text, True, "a PDN result such as 2-0, 1-1, 0-2, 1-0, 1/2-1/2, 0-1"),
         "reason": (_text, False, "agreement, resignation, arbiter ..."),
+    },
+    # The simulated hand (`boardctl run --sim` only; refused on real hardware): a lift or a
+    # place needs "square", a press "side", each as if the sensors or buttons saw it when
+    # the request arrived.
+    "sim": {
+        "type": (lambda v: v if v in SIM_ACTS else None, True, "lift, place or press"),
+        "square": (_text, False, "an algebraic square name such as c3"),
+        "side": (_side, False, "white or black"),
     },
 }
 

@@ -97,3 +97,39 @@ def snapshot_of(session: BoardSession, header: GameHeader, at: int) -> dict[str,
     record["tags"] = header.tags
     record["time_control"] = header.time_control
     return record
+
+
+class CurrentGame:
+    """The game in play and its time line: the part every other part of the service reads
+    (only the referee's thread changes it). Game time starts at 0 when a game is set up and
+    runs on across restarts: ``origin`` is the monotonic time (ns) of game time 0."""
+
+    def __init__(self) -> None:
+        self.header: GameHeader | None = None
+        self.session: BoardSession | None = None
+        self.origin = 0
+        #: Game time of the last event handled (events are never stamped before it).
+        self.last_at = 0
+        #: Game time of the next feed snapshot and of the next clock heartbeat in the journal.
+        self.next_snapshot = 0
+        self.next_heartbeat = 0
+
+    def begin(self, header: GameHeader, session: BoardSession, origin: int, at: int) -> None:
+        """A game set up (``at`` 0) or recovered (``at``: where its journal left it)."""
+        self.header, self.session = header, session
+        self.origin = origin
+        self.last_at = at
+        self.next_heartbeat = self.next_snapshot = at
+
+    def game_time(self, mono: int) -> int:
+        return mono - self.origin
+
+    @property
+    def the_header(self) -> GameHeader:
+        assert self.header is not None, "no game yet (boot() sets one up)"
+        return self.header
+
+    @property
+    def the_session(self) -> BoardSession:
+        assert self.session is not None, "no game yet (boot() sets one up)"
+        return self.session

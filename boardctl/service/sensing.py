@@ -9,9 +9,9 @@ is that run's first scan; with nothing pending, the next scan. A clock button's 
 on the pin backend's thread and queued; its watermark is the poll minus a grace of
 :data:`BUTTON_GRACE_NS`. The simulated hand (``--sim --events``) has acted everything due.
 :class:`EventMerge` releases an event only once every source's watermark has passed it, in time
-stamp order; at one instant sensor events before presses
-(``firmware.formats.events.same_instant_order``:
-the piece is set down before the hand reaches the button), else in arrival order. So a press
+stamp order; at one instant sensor events before presses (``firmware.formats.events.
+same_instant_order``: the piece is set down before the hand reaches the button), else in
+arrival order. So a press
 4 ms after the set-down reaches the referee after that set-down, as ``boardctl replay`` reads
 the log, however late the debouncer confirms the set-down and however busy the referee is.
 """
@@ -22,11 +22,14 @@ import heapq
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol, cast
 
 from boardctl.service.doorbell import Bell
+from boardctl.service.hardware import Hardware
 from boardctl.service.threadname import name_thread
+from firmware.errors import BoardError
 from firmware.formats.events import Event, Press
+from hw import parts
 
 #: How long after its edge a clock button's press may still be on its way to the queue, for
 #: buttons that do not say (``grace_ns``: hw/buttons.py, 4 ms for lgpio's kernel stamps).
@@ -274,3 +277,61 @@ def _shift(event: Event, origin: int) -> Event:
     import dataclasses
 
     return dataclasses.replace(event, at=event.at + origin)
+
+
+class _Board(parts.Hands, Protocol):
+    """A simulated board's hands, and the pieces it holds (``hw.mock.matrix.SimulatedBoard``)."""
+
+    @property
+    def pieces(self) -> frozenset[str]: ...
+
+
+class SimHand:
+    """The simulated hand at the control socket (``{"cmd": "sim", ...}``, ``boardctl run
+    --sim``): a lift or a place moves a piece of the simulated board and the board is scanned
+    at once, a press presses a simulated clock button; so each act is stamped when the request
+    arrived and reaches the referee the way sensor events do (debounced, merged in time
+    order), never by a path of its own. Thread-safe: the sensing lock guards the board."""
+
+    def __init__(self, hardware: Hardware, sensing: Sensing, clock: Callable[[], int]) -> None:
+        self.hw = hardware
+        self.sensing = sensing
+        self.clock = clock
+
+    def act(self, kind: str, square: str | None = None, side: str | None = None) -> dict[str, Any]:
+        """One act; BoardError (nothing done) for a real board or an act that cannot be."""
+        hands = self.hw.sim
+        if hands is None:
+            raise BoardError("sim: this board is not simulated (the simulated hand works on "
+                             "`boardctl run --sim` only)")
+        if kind == "press":
+            if side is None:
+                raise BoardError("sim: a press needs 'side' (white or black)")
+            if side not in self.hw.button_pins:
+                raise BoardError(f"sim: this board has no {side} clock button")
+            now = self.clock()
+            self.hw.press(side)
+            return {"sim": kind, "side": side, "t": self._t(now)}
+        if kind not in ("lift", "place"):
+            raise BoardError(f"sim: {kind!r} is not an act (lift, place or press)")
+        if square is None:
+            raise BoardError(f"sim: a {kind} needs 'square' (an algebraic square name)")
+        layout = self.hw.scanner.matrix.layout
+        if square not in layout.squares:
+            raise BoardError(f"sim: {square!r} is not a square with a sensor on this "
+                             f"{self.hw.size}x{self.hw.size} board")
+        board = cast(_Board, hands)
+        with self.sensing.lock:
+            occupied = square in board.pieces
+            if kind == "lift" and not occupied:
+                raise BoardError(f"sim: no piece on {square} to lift")
+            if kind == "place" and occupied:
+                raise BoardError(f"sim: {square} is occupied already")
+            now = self.clock()
+            board.lift(square) if kind == "lift" else board.place(square)
+        self.sensing.sense(now)  # seen now: the change is stamped when the request arrived
+        return {"sim": kind, "square": square, "t": self._t(now)}
+
+    def _t(self, now: int) -> float:
+        """Monotonic ``now`` as the game's time in seconds (the feed's ``t``)."""
+        return round((now - self.sensing.origin()) / 1e9, 3)

@@ -104,7 +104,7 @@ def test_a_sealed_move_that_no_longer_plays_leaves_the_game_adjourned(tmp_path: 
     service.boot()
     start = service.session.position
     sealed = move_text(start, start.legal_moves()[-1])
-    service._handle(Adjourn(0, sealed))  # what the old service let through
+    service.path.handle(Adjourn(0, sealed))  # what the old service let through
     service.outbox.commit()
     run_until(service, clock, events[-1].at / S + 1)
     moves = service.command({"cmd": "status"})["moves"]

@@ -109,11 +109,11 @@ def test_referee_sleeps_long_only_with_nothing_due(tmp_path: Path) -> None:
     service, clock = sim_service(tmp_path / "state")
     service.boot()
     try:
-        wait = service._idle_wait(clock.now)
+        wait = service.loop.idle_wait(clock.now)
         assert HOUSEKEEPING_S < wait <= IDLE_S  # an idle board before the start
         service.command({"cmd": "start"})
         clock.now += S // 100
         service.step(clock.now)
-        assert service._idle_wait(clock.now) == HOUSEKEEPING_S  # the clock runs
+        assert service.loop.idle_wait(clock.now) == HOUSEKEEPING_S  # the clock runs
     finally:
         service.close()

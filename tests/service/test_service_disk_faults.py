@@ -40,8 +40,8 @@ def test_state_directory_deleted_mid_game(tmp_path: Path, what: str) -> None:
     else:
         shutil.rmtree(state)
     run_until(service, clock, half + 1.0)  # noticed within a second
-    assert service.alarm is not None and str(state) in service.alarm
-    assert service.command({"cmd": "status"})["alarm"] == service.alarm
+    assert service.face.alarm is not None and str(state) in service.face.alarm
+    assert service.command({"cmd": "status"})["alarm"] == service.face.alarm
     assert any(a and "deleted" in a and str(state) in a for a in alarms(lines))
     assert current_path(state) is not None  # written again from memory
     whole = int(service.game_time(clock.now) / S)
@@ -105,13 +105,13 @@ def test_full_disk_never_stops_play(small_fs: tuple[Path, bool],
     plies = len(service.session.moves)
     run_until(service, clock, events[3 * len(events) // 4].at / S)
     assert len(service.session.moves) > plies, alarms(lines)  # play went on
-    assert service.alarm is not None and "disk full" in service.alarm
-    assert str(state) in service.alarm
-    assert service.command({"cmd": "status"})["alarm"] == service.alarm
+    assert service.face.alarm is not None and "disk full" in service.face.alarm
+    assert str(state) in service.face.alarm
+    assert service.command({"cmd": "status"})["alarm"] == service.face.alarm
     filler.unlink(missing_ok=True)  # space returns
     full[0] = False
     run_until(service, clock, events[-1].at / S + 2)
-    assert service.alarm is None
+    assert service.face.alarm is None
     assert alarms(lines)[-1] is None and any(a and "disk full" in a for a in alarms(lines))
     service.close()
     assert moves_of(service.session) == moves_of(want)
@@ -140,12 +140,12 @@ def test_a_new_game_on_a_full_disk_waits_in_memory(tmp_path: Path,
     new_id = service.header.id
     assert service.command({"cmd": "start"})["ok"]
     run_until(service, clock, 1.0)
-    assert service.alarm is not None and "cannot be created" in service.alarm
-    assert str(tmp_path / "games") in service.alarm
+    assert service.face.alarm is not None and "cannot be created" in service.face.alarm
+    assert str(tmp_path / "games") in service.face.alarm
     assert old.stat().st_size == old_size  # nothing of the new game in the old journal
     full[0] = False
     run_until(service, clock, 3.0)
-    assert service.alarm is None
+    assert service.face.alarm is None
     path = current_path(tmp_path)
     assert path is not None and path.name == f"{new_id}.jsonl"
     journal = load_journal(path)

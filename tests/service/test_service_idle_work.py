@@ -34,7 +34,7 @@ def test_the_display_copies_the_clock_only_when_it_changed(
     lines: list[str] = []
     service.on_line = lines.append
     display = Display(service.hw, service.faces_ns, service.clock)  # posted to, not run
-    service.display = display
+    service.face.display = display
     copies = 0
     publish = display.publish
 

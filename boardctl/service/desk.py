@@ -1,0 +1,76 @@
+"""The arbiter's desk: what a control request reaches of the running service (the game in
+play, its data path, new games, the status, the simulated hand), the one implementation of
+:class:`boardctl.service.arbiter.Arbitrated` (whose functions answer the requests)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from boardctl.service import arbiter
+from boardctl.service.control import Request
+from boardctl.service.datapath import DataPath
+from boardctl.service.gamelife import GameLife
+from boardctl.service.games import CurrentGame, GameSetup
+from boardctl.service.hardware import Hardware
+from boardctl.service.loop import frontier
+from boardctl.service.sensing import EventMerge, SimHand
+from boardctl.service.showing import BoardFace
+from firmware.formats.events import NS, Event
+
+
+class Desk:
+    """Control requests on the referee's thread (:meth:`answer`); the simulated hand's acts
+    from any thread (:meth:`sim`). ``status_extras``: more for ``status`` (the broker link's
+    state), called on the referee's thread."""
+
+    def __init__(self, game: CurrentGame, merge: EventMerge, path: DataPath, life: GameLife,
+                 face: BoardFace, hand: SimHand, hardware: Hardware, *, board: str) -> None:
+        self.game = game
+        self.merge = merge
+        self.path = path
+        self.life = life
+        self.face = face
+        self.hand = hand
+        self.hw = hardware
+        self.board = board
+        self.status_extras: list[Callable[[], dict[str, Any]]] = []
+
+    def answer(self, req: Request) -> dict[str, Any]:
+        """One request, on the referee's thread (boardctl.service.arbiter.on_request)."""
+        return arbiter.on_request(self, req)
+
+    def frontier(self) -> int:
+        return frontier(self.game, self.merge)
+
+    def handle(self, event: Event) -> list[dict[str, Any]]:
+        return self.path.handle(event)
+
+    def new_game(self, setup: GameSetup) -> None:
+        self.life.new_game(setup)
+        self.path.announce()
+
+    def sim(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The simulated hand's act (boardctl.service.sensing.SimHand)."""
+        return self.hand.act(args["type"], args.get("square"), args.get("side"))
+
+    def status(self, at: int) -> dict[str, Any]:
+        """The ``status`` answer: the session's own, with the board's and the feed's state."""
+        game = self.game
+        header, session = game.the_header, game.the_session
+        at = max(at, game.last_at)
+        status = session.status(at)
+        status.update(game=header.id, board=self.board, tags=dict(header.tags),
+                      time_control=header.time_control, t=round(at / NS, 3),
+                      moves=[m["move"] for m in session.moves],
+                      feed_lines=self.path.feed.lines_sent)
+        hw = self.hw
+        if getattr(hw, "missing", None):  # degraded mode (boardctl.service.hardware.pi_hardware)
+            status["missing"] = list(hw.missing)
+        if hw.feed is not None:
+            status["feed_port"] = {"connected": hw.feed.connected, "written": hw.feed.written,
+                                   "dropped": hw.feed.dropped}
+        status["alarm"] = self.face.alarm
+        for extra in self.status_extras:  # e.g. the broker link's state (boardctl.hall.board)
+            status.update(extra())
+        return status
