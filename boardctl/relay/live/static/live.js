@@ -36,6 +36,21 @@
     return [row % 2 === 0 ? 2 * k + 1 : 2 * k, row];
   }
 
+  /* A sensor's square (algebraic from White's side, CONTRACT.md "Squares") -> [column, row]
+     on the drawing, or null. */
+  function algCell(sq, size) {
+    var m = /^([a-j])(10|[1-9])$/.exec(String(sq));
+    if (!m) return null;
+    var col = m[1].charCodeAt(0) - 97, row = size - Number(m[2]);
+    return col < size && row >= 0 ? [col, row] : null;
+  }
+
+  /* How the game's notation names that square: its number on 100 squares, else as sensed. */
+  function sqName(sq, size) {
+    var c = size === 10 && algCell(sq, size);
+    return c ? String(c[1] * 5 + Math.floor(c[0] / 2) + 1) : String(sq);
+  }
+
   var darkPaths = {};
   function darkPath(size) {
     if (!darkPaths[size]) {
@@ -76,9 +91,9 @@
       if (p === "W" || p === "B") d[p] += disc(x, y, 0.2);
     }
     (hl || []).forEach(function (n) {
-      if (n < 1 || n > size * size / 2) return;
-      var c = cell(n, size);
-      lit += "M" + c[0] + " " + c[1] + "h1v1h-1z";
+      var c = typeof n === "string" ? algCell(n, size) :
+        n >= 1 && n <= size * size / 2 ? cell(n, size) : null;
+      if (c) lit += "M" + c[0] + " " + c[1] + "h1v1h-1z";
     });
     var paths = svg.getElementsByTagName("path");  // dark, hl, man w, man b, k w, k b
     paths[1].setAttribute("d", lit);
@@ -213,6 +228,7 @@
   /* -- one board opened: its moves with clock times, stepping, PDN -- */
   function show(name) {
     open = { name: name, moves: [], at: -1, follow: true };
+    deskShow(name);
     document.getElementById("detail-title").textContent = "Board " + name;
     document.getElementById("download").href = "/board/" + encodeURIComponent(name) + ".pdn" + query;
     document.getElementById("download").setAttribute("download", name + ".pdn");
@@ -300,6 +316,190 @@
   document.getElementById("close").addEventListener("click", function () { dialog.close(); });
   dialog.addEventListener("close", function () { open = null; });
 
+  /* -- the arbiter's desk: acts on a board through the relay (POST /arbiter/BOARD), each after
+     a confirmation; the token goes in the Authorization header, never in a cookie. -- */
+  var arbiter = false;
+  var RESULTS = { 10: ["2-0", "1-1", "0-2", "0-0"], 8: ["1-0", "1/2-1/2", "0-1", "0-0"] };
+
+  function desk(name, body) {
+    return fetch("/arbiter/" + encodeURIComponent(name), {
+      method: "POST", cache: "no-store", credentials: "omit",
+      headers: { "Authorization": "Bearer " + token, "Content-Type": "application/json" },
+      body: JSON.stringify(body)
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        if (r.status !== 200) return { ok: false, error: j.error || "HTTP " + r.status };
+        return j;
+      });
+    }, function (err) { return { ok: false, error: String(err.message || err) }; });
+  }
+
+  function confirmAct(text, then) {
+    var box = document.getElementById("confirm");
+    document.getElementById("confirm-text").textContent = text;
+    box.onclose = null;
+    document.getElementById("confirm-yes").onclick = function () { box.close(); then(); };
+    document.getElementById("confirm-no").onclick = function () { box.close(); };
+    box.showModal();
+    document.getElementById("confirm-no").focus();
+  }
+
+  function seconds(text) {
+    var parts = String(text).trim().split(":"), total = 0;
+    if (!parts.length || parts.length > 3) return NaN;
+    for (var i = 0; i < parts.length; i++) {
+      if (!/^\d+(\.\d+)?$/.test(parts[i])) return NaN;
+      total = total * 60 + Number(parts[i]);
+    }
+    return total;
+  }
+
+  function val(id) { return document.getElementById(id).value; }
+
+  /* What each button asks of the board: [request, the question] (null: input missing). */
+  function request(act, name) {
+    var on = " on board " + name + "?";
+    switch (act) {
+      case "start": return [{ cmd: "start" }, "Start the clocks" + on];
+      case "pause": return [{ cmd: "pause" }, "Pause the clocks" + on];
+      case "resume": return [{ cmd: "resume" }, "Resume the clocks" + on];
+      case "accept": return [{ cmd: "accept" }, "Accept the position on the board as it stands" + on];
+      case "clock-set":
+        var t = seconds(val("clock-time"));
+        if (!(t >= 0)) return null;
+        return [{ cmd: "clock-set", side: val("clock-side"), seconds: t },
+          "Set " + val("clock-side") + "'s clock to " + clockText(t) + on];
+      case "moves-set":
+        var n = Number(val("moves-count"));
+        if (val("moves-count") === "" || !(n >= 0)) return null;
+        return [{ cmd: "moves-set", side: val("moves-side"), moves: n },
+          "Count " + n + " moves made by " + val("moves-side") + on];
+      case "adjourn":
+        if (!val("sealed").trim()) return null;
+        return [{ cmd: "adjourn", sealed: val("sealed").trim() }, "Adjourn the game" + on];
+      case "result":
+        var body = { cmd: "result", result: val("result") };
+        if (val("reason")) body.reason = val("reason");
+        return [body, "Enter the result " + body.result + (body.reason ? " (" + body.reason + ")" : "") + on];
+      case "takeback":
+        var k = Number(val("takeback-plies"));
+        if (!(k >= 1)) return null;
+        return [{ cmd: "takeback", plies: k }, "Take back " + k + " ply" + (k === 1 ? "" : "s") + on];
+    }
+    return null;
+  }
+
+  function deskShow(name) {
+    var box = document.getElementById("desk");
+    box.hidden = !(arbiter && token);
+    if (box.hidden) return;
+    document.getElementById("desk-out").textContent = "";
+    document.getElementById("tl-list").textContent = "";
+    document.getElementById("tl-steps").hidden = true;
+    var v = boards[name] && boards[name].view, sel = document.getElementById("result");
+    sel.textContent = "";
+    (RESULTS[v && v.size === 8 ? 8 : 10]).forEach(function (r) { sel.appendChild(el("option", "", r)); });
+    document.getElementById("tl-ply").value = v && v.ply ? v.ply : 1;
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll("#desk .act"), function (b) {
+    b.addEventListener("click", function () {
+      var name = open && open.name, out = document.getElementById("desk-out");
+      if (!name) return;
+      var ask = request(b.dataset.act, name);
+      if (!ask) { out.textContent = "Fill in the value first."; return; }
+      confirmAct(ask[1], function () {
+        out.textContent = "Sent to board " + name + "…";
+        desk(name, ask[0]).then(function (j) {
+          out.textContent = j.ok ? "Board " + name + ": done" + (j.warning ? " (" + j.warning + ")" : "") :
+            "Board " + name + " refused: " + j.error;
+          out.classList.toggle("bad", !j.ok);
+          out.dataset.ok = j.ok ? "1" : "0";
+          if (j.ok && open && open.name === name) refresh(false);
+        });
+      });
+    });
+  });
+
+  Array.prototype.forEach.call(document.querySelectorAll("#hallbar .act"), function (b) {
+    b.addEventListener("click", function () {
+      var cmd = b.dataset.act === "pause-all" ? "pause" : "resume";
+      var names = Object.keys(boards).sort(order.compare);
+      var out = document.getElementById("hall-out");
+      confirmAct((cmd === "pause" ? "Pause" : "Resume") + " the clocks on every board (" +
+        names.length + ")?", function () {
+        out.textContent = "Sent to " + names.length + " boards…";
+        Promise.all(names.map(function (n) { return desk(n, { cmd: cmd }); })).then(function (all) {
+          var bad = names.filter(function (n, i) { return !all[i].ok; });
+          out.textContent = (names.length - bad.length) + " of " + names.length + " boards " +
+            (cmd === "pause" ? "paused" : "resumed") + (bad.length ? "; not: " + bad.join(", ") : "");
+          out.dataset.ok = bad.length ? "0" : "1";
+        });
+      });
+    });
+  });
+
+  /* -- the dispute view: the sensor events that led to a ply, stepped through -- */
+  function eventText(e) {
+    var size = open && open.view ? open.view.size : 10;
+    if (e.type === "lift" || e.type === "place") return e.type + " " + sqName(e.square, size);
+    if (e.type === "press") return "press " + (e.side || "");
+    if (e.type === "board") return "board: " + (e.record.type || "") + (e.record.kind ? " " + e.record.kind : "");
+    if (e.type === "clock-set") return "clock-set " + e.side + " " + clockText(e.seconds);
+    return e.type;
+  }
+
+  function tlStep(i) {
+    var o = open, tl = o && o.timeline;
+    if (!tl || !tl.events.length) return;
+    tl.at = Math.max(0, Math.min(tl.events.length - 1, i));
+    var e = tl.events[tl.at], t0 = tl.events[0].t;
+    document.getElementById("tl-at").textContent = (tl.at + 1) + "/" + tl.events.length + ": " +
+      eventText(e) + " at +" + (e.t - t0).toFixed(2) + " s";
+    Array.prototype.forEach.call(document.querySelectorAll("#tl-list li"), function (li, k) {
+      li.classList.toggle("on", k === tl.at);
+      if (k === tl.at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+    });
+    var before = tl.ply >= 2 && o.moves[tl.ply - 2], box = document.getElementById("d-svg");
+    if (box.firstChild && o.view) {
+      drawPosition(box.firstChild, o.view.size, before ? before.sq : o.start.sq,
+        e.square ? [e.square] : [], "Position before ply " + tl.ply + ", " + eventText(e));
+    }
+  }
+
+  document.getElementById("tl-show").addEventListener("click", function () {
+    var name = open && open.name, ply = Number(val("tl-ply"));
+    if (!name || !(ply >= 1)) return;
+    var list = document.getElementById("tl-list");
+    list.textContent = "";
+    document.getElementById("tl-at").textContent = "Asking board " + name + "…";
+    document.getElementById("tl-steps").hidden = false;
+    desk(name, { cmd: "timeline", ply: ply }).then(function (j) {
+      if (!open || open.name !== name) return;
+      if (!j.ok) { document.getElementById("tl-at").textContent = "Board " + name + ": " + j.error; return; }
+      open.timeline = { ply: ply, events: j.events || [], at: 0 };
+      var t0 = j.events.length ? j.events[0].t : 0;
+      j.events.forEach(function (e, k) {
+        var li = el("li", "ev-" + e.type, "+" + (e.t - t0).toFixed(2) + " s " + eventText(e));
+        li.dataset.type = e.type;
+        li.addEventListener("click", function () { tlStep(k); });
+        list.appendChild(li);
+      });
+      if (j.move) list.appendChild(el("li", "made", "ply " + j.move.ply + ": " + j.move.move));
+      if (!j.events.length) document.getElementById("tl-at").textContent = "No sensor events recorded";
+      else tlStep(0);
+    });
+  });
+  function tlNav(id, f) {
+    document.getElementById(id).addEventListener("click", function () {
+      if (open && open.timeline) tlStep(f(open.timeline));
+    });
+  }
+  tlNav("tl-first", function () { return 0; });
+  tlNav("tl-prev", function (tl) { return tl.at - 1; });
+  tlNav("tl-next", function (tl) { return tl.at + 1; });
+  tlNav("tl-last", function (tl) { return tl.events.length - 1; });
+
   /* -- the stream -- */
   function setStatus(live) {
     var what = token ? "Arbiter view: live, not delayed" :
@@ -324,6 +524,8 @@
     s.boards.forEach(update);
     document.getElementById("empty").hidden = s.boards.length > 0;
     if (s.arbiter) {
+      arbiter = true;
+      document.getElementById("hallbar").hidden = !token;
       document.getElementById("log").hidden = false;
       document.getElementById("log-list").textContent = "";
       (s.log || []).forEach(logEntry);
