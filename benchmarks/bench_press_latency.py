@@ -33,8 +33,8 @@ from bench_scan import SLOWDOWN
 
 from hw.buttons import LGPIO_GRACE_NS, ButtonPress, StampedButton, kernel_time
 from hw.config import default_config
+from hw.layout import MatrixLayout
 from hw.lgmatrix import GroupMatrix
-from hw.matrix import MatrixLayout
 from hw.mock.matrix import SimulatedBoard, SimulatedChip
 
 #: lgpio's C side, from its source: the 0.5 ms poll and the 0.5 ms hold-back.

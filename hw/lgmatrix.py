@@ -30,7 +30,7 @@ from typing import Any
 
 from firmware.errors import HardwareError
 from hw.config import MatrixConfig
-from hw.matrix import MatrixLayout
+from hw.layout import MatrixLayout
 
 
 class GroupMatrix:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from firmware.rules.sets import Side
     from hw.buttons import ButtonPress
     from hw.debounce import Debouncer, SquareEvent
-    from hw.matrix import MatrixLayout
+    from hw.layout import MatrixLayout
 
 
 class Matrix(Protocol):

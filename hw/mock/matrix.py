@@ -23,8 +23,9 @@ from types import SimpleNamespace
 from gpiozero.pins.mock import MockFactory, MockPin
 
 from hw.config import MatrixConfig
+from hw.layout import MatrixLayout
 from hw.lgmatrix import GroupMatrix
-from hw.matrix import MatrixLayout, ReedMatrix
+from hw.matrix import ReedMatrix
 
 
 class MatrixPin(MockPin):
