@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,11 @@ POLL_S = 0.05
 RETRY_S = 1.0
 #: The longest answer line read (a status is a few KiB; a long game's a few tens).
 MAX_ANSWER = 4 * 1024 * 1024
+
+#: Seconds between two clock readings handed on when nothing else changed.
+RESYNC_S = 1.0
+#: What changes in every answer while a clock runs.
+VOLATILE = frozenset({"t", "clock", "id"})
 
 Deliver = Callable[[str, Any], None]
 
@@ -113,7 +119,11 @@ class SocketSource:
         return self.client.ask(self.cmd)
 
     def run(self, deliver: Deliver, stop: threading.Event) -> None:
+        """Poll until ``stop``; an answer that differs from the last only in its clocks is
+        handed on once a second (the faces tick by themselves in between)."""
         broken: str | None = None
+        last: dict[str, Any] = {}
+        sent = 0.0
         while not stop.is_set():
             try:
                 answer = self.client.ask(self.cmd)
@@ -126,7 +136,11 @@ class SocketSource:
             if broken is not None:
                 broken = None
                 deliver("link", None)
-            deliver(self.kind, answer)
+            stable = {k: v for k, v in answer.items() if k not in VOLATILE}
+            now = time.monotonic()
+            if stable != last or now - sent >= RESYNC_S:
+                last, sent = stable, now
+                deliver(self.kind, answer)
             stop.wait(self.poll_s)
         self.client.close()
 
