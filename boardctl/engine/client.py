@@ -16,25 +16,23 @@ sends an illegal move gives an error reply, never an exception in the caller.
 
 from __future__ import annotations
 
-import contextlib
+import itertools
 import os
 import queue
 import shlex
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 
-from firmware.engine.hub import MAX_LINE, HubError, format_line, parse_line, parse_move, pos_line
+from boardctl.engine.process import MAX_LINES, EngineProcess, read
+from firmware.engine.hub import HubError, format_line, parse_move, pos_line
 from firmware.errors import BoardError
 from firmware.rules.game import Game
 from firmware.rules.position import Move, Position
 
-#: Lines an engine may print during one request before it counts as flooding (then killed).
-MAX_LINES_PER_REQUEST = 100_000
 #: A depth-limited search (no clock) gets this long.
 DEPTH_DEADLINE = 120.0
 
@@ -139,15 +137,12 @@ class EngineClient:
         self.clock = clock
         self.handshake_timeout = handshake_timeout
         self.grace = grace
-        self.nice = nice
         self.params = dict(params or {})
         self.engine_id: dict[str, str] = {}
         self.last_error: str | None = None
         self._inbox: queue.Queue[tuple[Any, ...]] = queue.Queue()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._generation = 0
-        self._next = 0
-        self._lock = threading.Lock()
+        self._process = EngineProcess(spec.argv, spec.name, self._inbox, clock, nice)
+        self._numbers = itertools.count(1)  # next() on a count is atomic in CPython
         self._thread: threading.Thread | None = None
         self._current: _Think | None = None
         self._pending: _Think | None = None
@@ -168,9 +163,7 @@ class EngineClient:
         """Queue a search; returns the request's number (its reply carries it). A request
         made while another runs cancels that one."""
         request.level_line()  # EngineError now for a request with no limit
-        with self._lock:
-            self._next += 1
-            number = self._next
+        number = next(self._numbers)
         self.start()
         # The game is read now, on the caller's thread: it may change after this returns.
         think = _Think(number, request, request.game.position, pos_line(request.game))
@@ -197,8 +190,7 @@ class EngineClient:
 
     @property
     def pid(self) -> int | None:
-        proc = self._proc
-        return proc.pid if proc is not None and proc.poll() is None else None
+        return self._process.pid
 
     # -- the client's thread -----------------------------------------------------------------
 
@@ -207,17 +199,15 @@ class EngineClient:
             while not self._closed:
                 self._step()
         finally:
-            self._stop_process()
-
-    def _timeout(self) -> float | None:
-        cur = self._current
-        if cur is None:
-            return None
-        return max(0.0, cur.deadline - self.clock())
+            self._process.quit()
+            if self._current is not None:
+                self._reply(self._current, None, f"engine {self.spec.name}: the client closed")
 
     def _step(self) -> None:
+        cur = self._current
         try:
-            item = self._inbox.get(timeout=self._timeout())
+            item = self._inbox.get(timeout=None if cur is None else
+                                   max(0.0, cur.deadline - self.clock()))
         except queue.Empty:
             self._deadline_passed()
             return
@@ -230,9 +220,9 @@ class EngineClient:
             self._new_game = True
         elif kind == "close":
             self._closed = True
-        elif kind == "line" and item[1] == self._generation:
+        elif kind == "line" and item[1] == self._process.generation:
             self._on_line(item[2])
-        elif kind == "eof" and item[1] == self._generation:
+        elif kind == "eof" and item[1] == self._process.generation:
             self._on_death()
         if self._current is not None and self.clock() > self._current.deadline:
             self._deadline_passed()
@@ -278,8 +268,8 @@ class EngineClient:
             lines.append("new-game")
             self._new_game = False
         lines += [think.pos, req.level_line(), "go think"]
-        if not self._send(*lines):
-            self._kill()
+        if not self._process.send(*lines):
+            self._process.kill()
             self._reply(think, None, f"engine {self.spec.name}: its input is closed (it died)")
             return
         think.deadline = self.clock() + req.seconds() + self.grace
@@ -293,8 +283,8 @@ class EngineClient:
         if not cur.stop_sent:
             cur.stop_sent = True
             cur.deadline = self.clock() + self.grace
-            if not self._send("stop"):
-                self._kill()
+            if not self._process.send("stop"):
+                self._process.kill()
                 self._finish()
 
     def _finish(self) -> None:
@@ -311,31 +301,28 @@ class EngineClient:
         if not cur.stop_sent:
             cur.stop_sent = True
             cur.deadline = self.clock() + self.grace
-            if self._send("stop"):
+            if self._process.send("stop"):
                 return
-        self._kill()
         extra = f" (it said: {cur.engine_error})" if cur.engine_error else ""
-        self._reply(cur, None, f"engine {self.spec.name} did not answer in time: "
-                    f"killed{extra}")
+        self._fail(cur, f"engine {self.spec.name} did not answer in time: killed{extra}")
+
+    def _fail(self, cur: _Think, error: str) -> None:
+        """The running request failed: the engine is killed (restarted at the next one)."""
+        self._process.kill()
+        self._reply(cur, None, error)
         self._finish()
 
     def _on_line(self, text: str) -> None:
         cur = self._current
-        try:
-            line = parse_line(text)
-        except HubError:
-            line = None
+        line = read(text)
         if cur is None:
             return
         cur.lines += 1
-        if cur.lines > MAX_LINES_PER_REQUEST:
-            self._kill()
-            self._reply(cur, None, f"engine {self.spec.name} floods its output: killed")
-            self._finish()
+        if cur.lines > MAX_LINES:
+            self._fail(cur, f"engine {self.spec.name} floods its output: killed")
+        elif line is None:
             return
-        if line is None:
-            return
-        if line.command == "info":
+        elif line.command == "info":
             cur.info = dict(line.args)
         elif line.command == "error":
             cur.engine_error = (line.get("message") or "")[:200]
@@ -353,98 +340,27 @@ class EngineClient:
         self._finish()
 
     def _on_death(self) -> None:
-        code = self._proc.poll() if self._proc is not None else None
-        self._kill()
-        cur = self._current
-        if cur is not None:
-            how = f"exited (code {code})" if code is not None else "closed its output"
-            self._reply(cur, None, f"engine {self.spec.name} {how} while thinking")
-            self._finish()
+        code = self._process.exit_code()
+        how = f"exited (code {code})" if code is not None else "closed its output"
+        if self._current is not None:
+            self._fail(self._current, f"engine {self.spec.name} {how} while thinking")
+        self._process.kill()
 
     # -- the process -------------------------------------------------------------------------
 
     def _ensure_process(self) -> str | None:
         """Start and handshake the engine if it is not running; an error line, or None."""
-        if self._proc is not None and self._proc.poll() is None:
+        proc = self._process
+        proc.argv, proc.name = self.spec.argv, self.spec.name
+        if proc.running:
             return None
-        self._kill()
-        try:
-            proc = subprocess.Popen(self.spec.argv, stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except OSError as exc:
-            return f"engine {self.spec.name} cannot start: {exc.strerror or exc}"
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, proc.pid, self.nice)
-        self._generation += 1
-        self._proc = proc
-        assert proc.stdout is not None
-        threading.Thread(target=self._reader, args=(proc.stdout, self._generation),
-                         name="engine-reader", daemon=True).start()
-        error = self._handshake()
-        if error is not None:
-            self._kill()
-        return error
-
-    def _reader(self, stream: IO[bytes], generation: int) -> None:
-        try:
-            while True:
-                raw = stream.readline(MAX_LINE + 1)
-                if not raw:
-                    break
-                if len(raw) > MAX_LINE:
-                    continue
-                self._inbox.put(("line", generation, raw.decode("utf-8", errors="replace")))
-        except (OSError, ValueError):
-            pass
-        self._inbox.put(("eof", generation))
-
-    def _handshake(self) -> str | None:
-        name = self.spec.name
-        if not self._send("hub"):
-            return f"engine {name} closed its input at once"
-        error = self._await("wait", self._on_id)
+        error = proc.spawn()
         if error is None:
-            sets = [format_line("set-param", name=k, value=v) for k, v in self.params.items()]
-            if not self._send(*sets, "init"):
-                return f"engine {name} died during its start"
-            error = self._await("ready", None)
+            error = proc.handshake(self.handshake_timeout, self.params, self._defer)
+            self.engine_id = proc.engine_id
+        if error is not None:
+            proc.kill()
         return error
-
-    def _on_id(self, line: Any) -> None:
-        if line.command == "id":
-            self.engine_id = {k: v[:80] for k, v in line.args.items()}
-
-    def _await(self, word: str, seen: Callable[[Any], None] | None) -> str | None:
-        deadline = self.clock() + self.handshake_timeout
-        lines = 0
-        while True:
-            left = deadline - self.clock()
-            if left <= 0:
-                return f"engine {self.spec.name} did not answer '{word}' in time"
-            try:
-                item = self._inbox.get(timeout=left)
-            except queue.Empty:
-                continue
-            kind = item[0]
-            if kind in ("think", "cancel", "new-game", "close"):
-                self._defer(item)
-                continue
-            if item[1] != self._generation:
-                continue
-            if kind == "eof":
-                code = self._proc.poll() if self._proc is not None else None
-                return f"engine {self.spec.name} exited during its start (code {code})"
-            lines += 1
-            if lines > MAX_LINES_PER_REQUEST:
-                return f"engine {self.spec.name} floods its output during its start"
-            try:
-                line = parse_line(item[2])
-            except HubError:
-                continue
-            if seen is not None:
-                seen(line)
-            if line.command == word:
-                return None
 
     def _defer(self, item: tuple[Any, ...]) -> None:
         """A request that came during the handshake: handled after it."""
@@ -452,51 +368,9 @@ class EngineClient:
             self._closed = True
         elif item[0] == "new-game":
             self._new_game = True
-        elif item[0] == "think":
+        elif item[0] in ("think", "cancel"):
             for old in (self._pending, self._launching):
                 if old is not None:
                     old.cancelled = True
-            self._pending = item[1]
-        elif item[0] == "cancel":
-            for old in (self._pending, self._launching):
-                if old is not None:
-                    old.cancelled = True
-            self._pending = None
+            self._pending = item[1] if item[0] == "think" else None
 
-    def _send(self, *lines: str) -> bool:
-        proc = self._proc
-        if proc is None or proc.stdin is None:
-            return False
-        try:
-            proc.stdin.write("".join(line + "\n" for line in lines).encode())
-            proc.stdin.flush()
-        except (OSError, ValueError):
-            return False
-        return True
-
-    def _kill(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        self._generation += 1
-        if proc.poll() is None:
-            with contextlib.suppress(OSError):
-                proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=2.0)
-        for stream in (proc.stdin, proc.stdout):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
-
-    def _stop_process(self) -> None:
-        proc = self._proc
-        if proc is not None and proc.poll() is None:
-            self._send("quit")
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=1.0)
-        self._kill()
-        cur = self._current
-        if cur is not None:
-            self._reply(cur, None, f"engine {self.spec.name}: the client closed")
-            self._current = None

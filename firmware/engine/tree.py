@@ -1,16 +1,18 @@
 """One search: the recursive alpha-beta over bitboards behind ``Engine.search``.
 
-The recursion is a closure over one board's tables and one rule set's flags bound to locals
-(the same speed reasoning as ``firmware.rules._movegen``'s perft): a node's moves are
-generated as keys, played on three ints, and scored by the evaluator. Captures are compulsory,
-so at depth 0 a position with a capture is searched on (its moves are all captures): that is
-the quiescence search, with no stand-pat since the side to move has no choice but to capture.
+The recursion (``_make_search``) is a closure over one board's tables and one rule set's flags
+bound to locals (the same speed reasoning as ``firmware.rules._movegen``'s perft): a node's
+moves are generated as keys, played on three ints, and scored by the evaluator. Captures are
+compulsory, so at depth 0 a position with a capture is searched on (its moves are all
+captures): that is the quiescence search, with no stand-pat since the side to move has no
+choice but to capture. ``Tree`` drives it: the root moves, iterative deepening, the result.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from firmware.engine.common import (
     CAPTURE,
@@ -36,10 +38,15 @@ from firmware.engine.hub import game_tail
 from firmware.rules import _movegen as mg
 from firmware.rules.game import Game
 from firmware.rules.position import Move, Position, move_flags
-from firmware.rules.sets import Side
+from firmware.rules.sets import RuleSet, Side
 
-#: Nodes between two looks at the clock and the stop request.
+#: Nodes between two looks at the clock and the stop request (a power of two, less one).
 CHECK_EVERY = 1023
+
+Gen = Callable[[bool, int, int, int], list[Key]]
+#: ab(white, black, kings, white_to_move, depth, alpha, beta, ply, reset flags, rev) -> score
+Search = Callable[[int, int, int, bool, int, int, int, int, int, int], int]
+RootMove = tuple[Key, Move, "int | None"]
 
 
 def reversible_tail(game: Game) -> list[Position]:
@@ -52,37 +59,212 @@ def reversible_tail(game: Game) -> list[Position]:
     return out
 
 
-def _hash(p: Position) -> int:
+def position_hash(p: Position) -> int:
     w, b, k = p.bitboards
     return hash((w, b, k, p.turn is Side.WHITE))
 
 
+def child(mover: int, opp: int, kings: int, key: Key) -> tuple[int, int, int, int]:
+    """(new mover, new opponent, new kings, reset flags) after the move ``key``."""
+    frm, to, mask, promotes = key
+    flags = (CAPTURE if mask else 0) | (CROWNING if promotes else 0)
+    if kings & frm:
+        nk = (kings ^ frm ^ to) & ~mask
+    else:
+        nk = (kings | to) & ~mask if promotes else kings & ~mask
+        flags |= MAN_MOVE
+    return mover ^ frm ^ to, opp & ~mask, nk, flags
+
+
+def make_gen(t: mg.Tables, f: mg.Flags) -> Gen:
+    """gen(white_to_move, mover, opp, kings) -> the distinct legal moves as keys: the
+    captures when there is one (rules applied by _movegen), else the quiet moves."""
+    capture_keys = mg._capture_keys_factory(t, f)
+    men_candidates = mg._men_candidates_factory(t, f)
+    quiet_moves = mg.quiet_moves
+    valid, promotion = t.valid, t.promotion
+
+    def gen(wtm: bool, mover: int, opp: int, kings: int) -> list[Key]:
+        empty = valid & ~(mover | opp)
+        cand = men_candidates(wtm, mover & ~kings, opp, empty)
+        if cand or mover & kings:
+            keys = capture_keys(wtm, mover, opp, kings, empty, cand)
+            if keys:
+                return keys
+        promo = promotion[wtm]
+        return [(a, b, 0, bool(b & promo) and not a & kings)
+                for a, b in quiet_moves(t, f, wtm, mover, opp, kings)]
+
+    return gen
+
+
+@dataclass
+class Shared:
+    """What the recursion and its driver share: the path, killers, history, node count."""
+
+    stack: list[int]
+    deadline: float | None
+    clock: Callable[[], float]
+    stop: Callable[[], bool]
+    horizons: tuple[tuple[int, int], ...]
+
+    def __post_init__(self) -> None:
+        #: The nodes searched so far (set by the recursion).
+        self.count: Callable[[], int] = lambda: 0
+        self.killers: list[list[Key | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
+        self.history: dict[Key, int] = {}
+
+
+def _make_search(rules: RuleSet, tt: TranspositionTable, sh: Shared) -> Search:
+    """The recursion, one closure, with its helpers' bodies inlined for speed (as perft's in
+    firmware.rules._movegen: a helper call per node costs the search several per cent of its
+    nodes per second, so the draw checks, the table probe, the ordering and the move making
+    stay in one body)."""
+    t = mg.tables(rules.size)
+    gen = make_gen(t, move_flags(rules))
+    evaluate = evaluator(rules)
+    tt_get, tt_put = tt.get, tt.put
+    killers, history, stack, horizons = sh.killers, sh.history, sh.stack, sh.horizons
+    deadline, clock, stop = sh.deadline, sh.clock, sh.stop
+    nodes = 0
+
+    def count() -> int:
+        return nodes
+
+    sh.count = count
+
+    def ab(w: int, b: int, k: int, wtm: bool, depth: int, alpha: int, beta: int,
+           ply: int, flags: int, rev: int) -> int:
+        nonlocal nodes
+        nodes += 1
+        if not nodes & CHECK_EVERY and (
+                (deadline is not None and clock() > deadline) or stop()):
+            raise _Stopped
+        if wtm:
+            mover, opp = w, b
+        else:
+            mover, opp = b, w
+        moves = gen(wtm, mover, opp, k)
+        if not moves:
+            return -WIN + ply
+        h = hash((w, b, k, wtm))
+        n = len(stack)
+        i = n - 4  # the same side to move, 4 plies back or more
+        while i >= rev:
+            if stack[i] == h:
+                return 0
+            i -= 2
+        for plies, reset in horizons:
+            if ply >= plies and not flags & reset:
+                return 0
+        is_capture = moves[0][2] != 0
+        if depth <= 0 and not is_capture or ply >= MAX_PLY:
+            return evaluate(w, b, k, wtm)
+        entry = tt_get(h)
+        tt_move = None
+        if entry is not None:
+            edepth, eflag, escore, tt_move = entry
+            if edepth >= depth:
+                if escore > WIN_IN_MAX:
+                    escore -= ply
+                elif escore < -WIN_IN_MAX:
+                    escore += ply
+                if eflag == EXACT or (eflag == LOWER and escore >= beta) or (
+                        eflag == UPPER and escore <= alpha):
+                    return escore
+        child_depth = depth - 1
+        if len(moves) > 1:
+            if is_capture:
+                moves.sort(key=lambda m: m[2].bit_count(), reverse=True)
+            else:
+                kl = killers[ply]
+                moves.sort(key=lambda m: (m == kl[0] or m == kl[1], history.get(m, 0)),
+                           reverse=True)
+            if tt_move is not None and tt_move in moves:
+                moves.remove(tt_move)
+                moves.insert(0, tt_move)
+        elif depth > 0:
+            child_depth = depth  # a forced move costs no depth
+        alpha0, best, best_move = alpha, -WIN, moves[0]
+        stack.append(h)
+        for index, m in enumerate(moves):
+            frm, to, mask, promotes = m
+            new_mover, new_opp = mover ^ frm ^ to, opp & ~mask
+            if k & frm:
+                nk, cflags, crev = (k ^ frm ^ to) & ~mask, flags, (rev if not mask else n + 1)
+            else:
+                nk = (k | to) & ~mask if promotes else k & ~mask
+                cflags, crev = flags | MAN_MOVE, n + 1
+            if mask:
+                cflags |= CAPTURE
+            if promotes:
+                cflags |= CROWNING
+            if wtm:
+                cw, cb = new_mover, new_opp
+            else:
+                cw, cb = new_opp, new_mover
+            if index == 0:
+                score = -ab(cw, cb, nk, not wtm, child_depth, -beta, -alpha, ply + 1, cflags,
+                            crev)
+            else:
+                reduce = 1 if child_depth >= 2 and index >= 3 and not mask and not promotes \
+                    else 0
+                score = -ab(cw, cb, nk, not wtm, child_depth - reduce, -alpha - 1, -alpha,
+                            ply + 1, cflags, crev)
+                if score > alpha and (reduce or score < beta):
+                    score = -ab(cw, cb, nk, not wtm, child_depth, -beta, -alpha, ply + 1,
+                                cflags, crev)
+            if score > best:
+                best, best_move = score, m
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        if not mask:
+                            kl = killers[ply]
+                            if kl[0] != m:
+                                kl[1], kl[0] = kl[0], m
+                            history[m] = history.get(m, 0) + depth * depth
+                        break
+        stack.pop()
+        flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+        stored = best + ply if best > WIN_IN_MAX else (best - ply if best < -WIN_IN_MAX else best)
+        tt_put(h, (depth, flag, stored, best_move))
+        return best
+
+    return ab
+
+
 class Tree:
-    """The state of one search (killers, history, nodes, the path) and its recursion."""
+    """One search from ``game.position``: root moves, iterative deepening, the result."""
 
     def __init__(self, tt: TranspositionTable, rng: random.Random, jitter: int,
                  max_depth: int | None, game: Game, limits: Limits,
                  clock: Callable[[], float], stop: Callable[[], bool],
                  on_info: Callable[[Info], None] | None) -> None:
         self.tt = tt
-        self.rng = rng
-        self.jitter = jitter
-        self.max_depth = max_depth
         self.game = game
         self.limits = limits
         self.clock = clock
-        self.stop = stop
         self.on_info = on_info
         self.position = game.position
         self.t0 = clock()
-        self.nodes = 0
+        hard = limits.hard
+        self.shared = Shared([position_hash(p) for p in reversible_tail(game)],
+                             self.t0 + hard if hard is not None else None, clock, stop,
+                             draw_horizons(game))
+        self.root = self._root_moves()
+        self.bonus = {r[0]: (rng.randrange(jitter) if jitter else 0) for r in self.root}
+        self.max_depth = min(d for d in (limits.depth, max_depth, MAX_PLY - 4) if d is not None)
+        self.scores: dict[Key, int] = {}
+        #: The best move of an unfinished iteration: (root move, score, its index).
+        self.partial: tuple[RootMove, int, int] | None = None
 
-    def _root_moves(self) -> list[tuple[Key, Move, int | None]]:
+    def _root_moves(self) -> list[RootMove]:
         """(key, move, fixed score or None) per distinct root move: a move that ends the
         game on the board (a draw rule, the opponent left without moves) has its score."""
         game, position = self.game, self.position
         size = position.rules.size
-        seen: dict[tuple[int, int, int], tuple[Key, Move, int | None]] = {}
+        seen: dict[tuple[int, int, int], RootMove] = {}
         for move in position.legal_moves():
             frm, to, mask = key_of(move, size)
             if (frm, to, mask) in seen:
@@ -99,298 +281,85 @@ class Tree:
             seen[frm, to, mask] = ((frm, to, mask, move.promotes), move, fixed)
         return list(seen.values())
 
-    def run(self) -> Result:  # noqa: C901 - the recursion is kept whole for speed
-        position, limits, clock, stop = self.position, self.limits, self.clock, self.stop
-        rules = position.rules
-        t = mg.tables(rules.size)
-        f = move_flags(rules)
-        capture_keys = mg._capture_keys_factory(t, f)
-        men_candidates = mg._men_candidates_factory(t, f)
-        evaluate = evaluator(rules)
-        valid, rays, promotion = t.valid, t.rays, t.promotion
-        s_nw, s_ne, s_sw, s_se = t.shift
-        flying = f.flying
-        tt = self.tt
-        tt_get, tt_put = tt.get, tt.put
-        killers: list[list[Key | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
-        history: dict[Key, int] = {}
-        horizons = draw_horizons(self.game)
-        stack = [_hash(p) for p in reversible_tail(self.game)]
-        t0 = self.t0
-        hard = limits.hard
-        deadline = t0 + hard if hard is not None else None
-        nodes = 0
-
-        def gen(wtm: bool, mover: int, opp: int, kings: int) -> list[Key]:
-            empty = valid & ~(mover | opp)
-            men = mover & ~kings
-            own_kings = mover & kings
-            cand = men_candidates(wtm, men, opp, empty)
-            if cand or own_kings:
-                keys = capture_keys(wtm, mover, opp, kings, empty, cand)
-                if keys:
-                    return keys
-            out: list[Key] = []
-            promo = promotion[wtm]
-            if wtm:
-                for s in (s_nw, s_ne):
-                    targets = (men >> s) & empty
-                    while targets:
-                        to = targets & -targets
-                        targets ^= to
-                        out.append((to << s, to, 0, bool(to & promo)))
-            else:
-                for s in (s_sw, s_se):
-                    targets = (men << s) & empty
-                    while targets:
-                        to = targets & -targets
-                        targets ^= to
-                        out.append((to >> s, to, 0, bool(to & promo)))
-            while own_kings:
-                frm = own_kings & -own_kings
-                own_kings ^= frm
-                for ray in rays[frm]:
-                    for to in ray:
-                        if not to & empty:
-                            break
-                        out.append((frm, to, 0, False))
-                        if not flying:
-                            break
-            return out
-
-        def ab(w: int, b: int, k: int, wtm: bool, depth: int, alpha: int, beta: int,
-               ply: int, flags: int, rev: int) -> int:
-            nonlocal nodes
-            nodes += 1
-            if not nodes & CHECK_EVERY and (
-                    (deadline is not None and clock() > deadline) or stop()):
-                raise _Stopped
-            if wtm:
-                mover, opp = w, b
-            else:
-                mover, opp = b, w
-            moves = gen(wtm, mover, opp, k)
-            if not moves:
-                return -WIN + ply
-            h = hash((w, b, k, wtm))
-            n = len(stack)
-            i = n - 4
-            while i >= rev:
-                if stack[i] == h:
-                    return 0
-                i -= 2
-            for plies, reset in horizons:
-                if ply >= plies and not flags & reset:
-                    return 0
-            is_capture = moves[0][2] != 0
-            if depth <= 0 and not is_capture or ply >= MAX_PLY:
-                return evaluate(w, b, k, wtm)
-            entry = tt_get(h)
-            tt_move = None
-            if entry is not None:
-                edepth, eflag, escore, tt_move = entry
-                if edepth >= depth:
-                    if escore > WIN_IN_MAX:
-                        escore -= ply
-                    elif escore < -WIN_IN_MAX:
-                        escore += ply
-                    if eflag == EXACT or (eflag == LOWER and escore >= beta) or (
-                            eflag == UPPER and escore <= alpha):
-                        return escore
-            if len(moves) > 1:
-                if is_capture:
-                    moves.sort(key=lambda m: m[2].bit_count(), reverse=True)
-                else:
-                    kl = killers[ply]
-                    moves.sort(key=lambda m: (m == kl[0] or m == kl[1], history.get(m, 0)),
-                               reverse=True)
-                if tt_move is not None and tt_move in moves:
-                    moves.remove(tt_move)
-                    moves.insert(0, tt_move)
-                child_depth = depth - 1
-            else:
-                child_depth = depth if depth > 0 else 0  # a forced move costs no depth
-            alpha0 = alpha
-            best = -WIN
-            best_move = moves[0]
-            stack.append(h)
-            child_ply = ply + 1
-            for index, m in enumerate(moves):
-                frm, to, mask, promotes = m
-                new_mover = mover ^ frm ^ to
-                new_opp = opp & ~mask
-                if k & frm:
-                    nk = (k ^ frm ^ to) & ~mask
-                    cflags = flags
-                    crev = rev if not mask else n + 1
-                else:
-                    nk = (k | to) & ~mask if promotes else k & ~mask
-                    cflags = flags | MAN_MOVE
-                    crev = n + 1
-                if mask:
-                    cflags |= CAPTURE
-                if promotes:
-                    cflags |= CROWNING
-                if wtm:
-                    cw, cb = new_mover, new_opp
-                else:
-                    cw, cb = new_opp, new_mover
-                cwtm = not wtm
-                if index == 0:
-                    score = -ab(cw, cb, nk, cwtm, child_depth, -beta, -alpha, child_ply,
-                                cflags, crev)
-                else:
-                    reduce = 1 if (child_depth >= 2 and index >= 3 and not mask
-                                   and not promotes) else 0
-                    score = -ab(cw, cb, nk, cwtm, child_depth - reduce, -alpha - 1, -alpha,
-                                child_ply, cflags, crev)
-                    if score > alpha and (reduce or score < beta):
-                        score = -ab(cw, cb, nk, cwtm, child_depth, -beta, -alpha, child_ply,
-                                    cflags, crev)
-                if score > best:
-                    best = score
-                    best_move = m
-                    if score > alpha:
-                        alpha = score
-                        if alpha >= beta:
-                            if not mask:
-                                kl = killers[ply]
-                                if kl[0] != m:
-                                    kl[1] = kl[0]
-                                    kl[0] = m
-                                history[m] = history.get(m, 0) + depth * depth
-                            break
-            stack.pop()
-            flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
-            stored = best
-            if stored > WIN_IN_MAX:
-                stored += ply
-            elif stored < -WIN_IN_MAX:
-                stored -= ply
-            tt_put(h, (depth, flag, stored, best_move))
-            return best
-
-        # -- the root ----------------------------------------------------------------------
-        root = self._root_moves()
-        jitter = self.jitter
-        rng = self.rng
-        bonus = {r[0]: (rng.randrange(jitter) if jitter else 0) for r in root}
-        w0, b0, k0 = position.bitboards
-        wtm0 = position.turn is Side.WHITE
-        rmover, ropp = (w0, b0) if wtm0 else (b0, w0)
-        root_hash = _hash(position)
-        rev0 = 0
-        max_depth = min(d for d in (limits.depth, self.max_depth, MAX_PLY - 4)
-                        if d is not None)
-        order: list[tuple[Key, Move, int | None]] = list(root)
-        by_key = {r[0]: r[1] for r in root}
-        best: tuple[Key, Move, int | None] = order[0]
-        best_score = -WIN
-        depth_done = 0
+    def run(self) -> Result:
+        ab = _make_search(self.position.rules, self.tt, self.shared)
+        best, best_score, depth_done = self.root[0], -WIN, 0
         pv: tuple[Move, ...] = ()
-        scores: dict[Key, int] = {}
-        soft = limits.soft
-
-        def root_search(depth: int) -> tuple[tuple[Key, Move, int | None], int]:
-            alpha, beta = -WIN - 1000, WIN + 1000
-            found = order[0]
-            found_score = -WIN - 1000
-            stack.pop()  # the root's hash goes back on as the children's parent
-            stack.append(root_hash)
-            n = len(stack)
-            for index, item in enumerate(order):
-                key, _move, fixed = item
-                frm, to, mask, promotes = key
-                extra = bonus[key]
-                if fixed is not None:
-                    score = fixed + (extra if abs(fixed) < WIN_IN_MAX else 0)
-                else:
-                    new_mover = rmover ^ frm ^ to
-                    new_opp = ropp & ~mask
-                    if k0 & frm:
-                        nk = (k0 ^ frm ^ to) & ~mask
-                        cflags = 0
-                        crev = rev0 if not mask else n
-                    else:
-                        nk = (k0 | to) & ~mask if promotes else k0 & ~mask
-                        cflags = MAN_MOVE
-                        crev = n
-                    if mask:
-                        cflags |= CAPTURE
-                    if promotes:
-                        cflags |= CROWNING
-                    cw, cb = (new_mover, new_opp) if wtm0 else (new_opp, new_mover)
-                    a = alpha - extra
-                    if index == 0:
-                        raw = -ab(cw, cb, nk, not wtm0, depth - 1, -beta, -a, 1, cflags, crev)
-                    else:
-                        raw = -ab(cw, cb, nk, not wtm0, depth - 1, -a - 1, -a, 1, cflags, crev)
-                        if raw > a:
-                            raw = -ab(cw, cb, nk, not wtm0, depth - 1, -beta, -a, 1, cflags,
-                                      crev)
-                    score = raw + (extra if abs(raw) < WIN_IN_MAX else 0)
-                scores[key] = score
-                if score > found_score:
-                    found, found_score = item, score
-                    partial[0] = (found, found_score, index)
-                    if score > alpha:
-                        alpha = score
-            return found, found_score
-
-        partial: list[tuple[tuple[Key, Move, int | None], int, int] | None] = [None]
-        stack.pop()
-        stack.append(root_hash)
-        for depth in range(1, max_depth + 1):
-            partial[0] = None
+        soft = self.limits.soft
+        for depth in range(1, self.max_depth + 1):
+            self.partial = None
             try:
-                found, found_score = root_search(depth)
+                best, best_score = self._root_search(ab, depth)
             except _Stopped:
-                got = partial[0]
+                got = self.partial
                 if got is not None and got[2] > 0 and got[1] > best_score:
                     best, best_score = got[0], got[1]
                 break
-            best, best_score, depth_done = found, found_score, depth
-            order.sort(key=lambda r: scores.get(r[0], -WIN), reverse=True)
-            elapsed = clock() - t0
-            pv = self._pv(best[1], tt_get, by_key, w0, b0, k0, wtm0, gen, depth)
-            self.nodes = nodes
+            depth_done = depth
+            self.root.sort(key=lambda r: self.scores.get(r[0], -WIN), reverse=True)
+            elapsed = self.clock() - self.t0
+            pv = self._pv(best[1], depth)
             if self.on_info is not None:
-                self.on_info(Info(depth, best_score, nodes, elapsed, pv))
-            if len(order) == 1 or abs(best_score) > WIN_IN_MAX:
+                self.on_info(Info(depth, best_score, self.shared.count(), elapsed, pv))
+            if len(self.root) == 1 or abs(best_score) > WIN_IN_MAX:
                 break
-            if soft is not None and elapsed >= soft:
+            if (soft is not None and elapsed >= soft) or self.shared.stop():
                 break
-            if stop():
-                break
-        self.nodes = nodes
         if not pv or pv[0] != best[1]:
             pv = (best[1],)
-        return Result(best[1], best_score, depth_done, nodes, clock() - t0, pv)
+        return Result(best[1], best_score, depth_done, self.shared.count(),
+                      self.clock() - self.t0, pv)
 
-    def _pv(self, first: Move, tt_get: Callable[[int], tuple[int, int, int, Key | None] | None],
-            by_key: dict[Key, Move], w: int, b: int, k: int, wtm: bool,
-            gen: Callable[[bool, int, int, int], list[Key]], depth: int) -> tuple[Move, ...]:
+    def _root_search(self, ab: Search, depth: int) -> tuple[RootMove, int]:
+        """One iteration over the root moves (best first), each with its random bonus."""
+        w0, b0, k0 = self.position.bitboards
+        wtm = self.position.turn is Side.WHITE
+        mover, opp = (w0, b0) if wtm else (b0, w0)
+        alpha, beta = -WIN - 1000, WIN + 1000
+        found, found_score = self.root[0], -WIN - 1000
+        n = len(self.shared.stack)
+        for index, item in enumerate(self.root):
+            key, _move, fixed = item
+            extra = self.bonus[key]
+            if fixed is not None:
+                raw = fixed
+            else:
+                nm, no, nk, flags = child(mover, opp, k0, key)
+                crev = 0 if flags == 0 else n
+                cw, cb = (nm, no) if wtm else (no, nm)
+                a = alpha - extra
+                raw = WIN + 1
+                if index:
+                    raw = -ab(cw, cb, nk, not wtm, depth - 1, -a - 1, -a, 1, flags, crev)
+                if raw > a:
+                    raw = -ab(cw, cb, nk, not wtm, depth - 1, -beta, -a, 1, flags, crev)
+            score = raw + (extra if abs(raw) < WIN_IN_MAX else 0)
+            self.scores[key] = score
+            if score > found_score:
+                found, found_score = item, score
+                self.partial = (found, found_score, index)
+                alpha = max(alpha, score)
+        return found, found_score
+
+    def _pv(self, first: Move, depth: int) -> tuple[Move, ...]:
         """The principal variation: the first move, then the table's moves, as firmware Moves
-        (played on Positions; stops at the first move the table does not hold)."""
+        (played on Positions; it stops at the first move the table does not hold)."""
         out = [first]
         position = self.position.play(first)
-        seen = {_hash(self.position)}
+        seen = {position_hash(self.position)}
+        size = position.rules.size
         for _ in range(depth - 1):
-            h = _hash(position)
+            h = position_hash(position)
             if h in seen:
                 break
             seen.add(h)
-            entry = tt_get(h)
+            entry = self.tt.get(h)
             if entry is None or entry[3] is None:
                 break
-            frm, to, mask, _promotes = entry[3]
-            t = mg.tables(position.rules.size)
-            match = [m for m in position.legal_moves() if key_of(m, position.rules.size) == (
-                frm, to, mask)]
-            del t
+            want = entry[3][:3]
+            match = [m for m in position.legal_moves() if key_of(m, size) == want]
             if not match:
                 break
             out.append(match[0])
             position = position.play(match[0])
-        del by_key, w, b, k, wtm, gen
         return tuple(out)
