@@ -193,8 +193,8 @@ class BrokerSection:
 class GpioConfig:
     """GPIO backend (hw/gpio.py). ``backend``: ``auto`` (lgpio on every model, else RPi.GPIO
     on a Pi 0-4), ``lgpio``, ``rpigpio`` (buttons polled), or ``gpiozero`` (kept for older
-    files: the same as ``auto``). ``chip``: the gpiochip for lgpio (a Pi 5 has its header on
-    gpiochip4 with kernels before 6.6.45, gpiochip0 after); -1: that default."""
+    files: the same as ``auto``). ``chip``: the gpiochip for lgpio; -1 (the default): the
+    header's, found by its label whatever its number (hw/gpio.py find_header_chip)."""
 
     backend: str = "auto"
     chip: int = -1
