@@ -443,7 +443,7 @@ def _gpio(r: _Reader, data: Any) -> GpioConfig:
     g = r.table(data, "gpio", GpioConfig)
     gpio = GpioConfig(
         backend=r.choice(g, "gpio", "backend", "auto", ("auto", "rpigpio", "lgpio", "gpiozero")),
-        chip=r.integer(g, "gpio", "chip", -1, -1, 15),
+        chip=r.integer(g, "gpio", "chip", -1, -1, 63),  # a Pi 5 on 6.12: gpiochip11-15
     )
     if gpio.chip >= 0 and gpio.backend == "rpigpio":
         raise r.fail("gpio.chip", "a gpiochip is an lgpio setting; RPi.GPIO has none "

@@ -199,9 +199,14 @@ def open_real_strip(size: int, config: LedConfig) -> LedStrip:
             f"leds.backend = {config.backend!r} needs {exc.name or 'a Pi library'}{hint}"
         ) from None
     except Exception as exc:  # Blinka and rpi_ws281x raise plain RuntimeError & co.
-        hint = " (the PWM strip needs root; the spi backend does not)" \
-            if config.backend == "pwm" else " (is SPI enabled? sudo raspi-config nonint do_spi 0)"
-        raise HardwareError(f"cannot open the LED strip: {exc}{hint}") from None
+        text = (str(exc).splitlines() or [type(exc).__name__])[0]
+        if "platform library" in text:  # Blinka's own check of gpiod & co. on a Pi
+            hint = " (sudo ./systemd/install.sh installs the [pi] extra's gpiod)"
+        elif config.backend == "pwm":
+            hint = " (the PWM strip needs root; the spi backend does not)"
+        else:
+            hint = " (is SPI enabled? sudo raspi-config nonint do_spi 0)"
+        raise HardwareError(f"cannot open the LED strip: {text}{hint}") from None
     return LedStrip(pixels, pixel_map, config.colours)
 
 

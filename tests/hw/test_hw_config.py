@@ -93,6 +93,7 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
     ('state_dir = "/tmp/a\\u0000b"', "state_dir: expected one line of text"),
     ("[gpio]\nbackend = 'pigpio'", "gpio.backend: 'pigpio' is not one of auto, rpigpio, lgpio"),
     ("[gpio]\nbackend = 'rpigpio'\nchip = 4", "gpio.chip: a gpiochip is an lgpio setting"),
+    ("[gpio]\nchip = 64", "gpio.chip: 64 is out of range -1..63"),
     ("[serial]\nwrite_timeout = 'soon'", "serial.write_timeout: expected a number"),
 ])
 def test_mistakes_name_the_key(tmp_path: Path, text: str, message: str | None) -> None:

@@ -61,3 +61,28 @@ def test_the_pi_stack_imports_on_each_model(board: str) -> None:
     if not Path("/dev/spidev0.0").exists():
         assert result["leds"] == ("cannot open the LED strip: No device found for /dev/spidev0.0 "
                                   "(is SPI enabled? sudo raspi-config nonint do_spi 0)")
+
+
+def test_without_gpiod_the_strip_says_so_in_one_line() -> None:
+    """What a Pi without gpiod did before the [pi] extra had it (gpiod hidden here): Blinka's
+    RuntimeError, not an ImportError; the strip is named missing, with the fix."""
+    code = ("import sys\n"
+            "sys.modules['gpiod'] = None  # not installed\n"
+            "from hw.config import LedConfig\n"
+            "from hw.leds import open_real_strip\n"
+            "from firmware.errors import HardwareError\n"
+            "try:\n"
+            "    open_real_strip(10, LedConfig(backend='spi'))\n"
+            "except HardwareError as exc:\n"
+            "    print(exc)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BLINKA_")}
+    env.update(BLINKA_FORCECHIP="BCM2XXX", BLINKA_FORCEBOARD="RASPBERRY_PI_ZERO_2_W",
+               PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("cannot open the LED strip: The platform library 'gpiod' was "
+                               "not found")
+    assert lines[0].endswith("(sudo ./systemd/install.sh installs the [pi] extra's gpiod)")
