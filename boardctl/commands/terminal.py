@@ -1,4 +1,5 @@
-"""``boardctl watch``: the board in a terminal (issue 29; the screens are boardctl.terminal's)."""
+"""``boardctl watch`` and ``boardctl play``: the board in a terminal (issue 29; the screens
+are boardctl.terminal's)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,22 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     h.add_argument("--board", help="the board's name in the hall")
     add_login_options(h)
     p.set_defaults(func=run_watch)
+
+    p = sub.add_parser(
+        "play", help="play on the simulated board in the terminal",
+        description="The whole service on a simulated board, in the terminal: type a move "
+        "in the rule set's notation (c3-d4, 32-28, d2xh6), a square alone to lift or place "
+        "one piece, 'press' for the clock, 'quit' to end; the mouse lifts and places too.")
+    p.add_argument("--rules", required=True, help="rule set (international, russian, ...)")
+    p.add_argument("--time-control", "-t", help="time control (300+5, 50/7200:25/3600, ...)")
+    p.add_argument("--engine", help="play the computer: the engine's name")
+    p.add_argument("--engine-side", choices=("white", "black"), default="black",
+                   help="the side the engine plays (default black)")
+    p.add_argument("--state-dir", type=Path, help="keep the game's journal here (default: "
+                   "a temporary directory, removed at the end)")
+    p.add_argument("--plain", action="store_true", help="a prompt and sentences instead of "
+                   "the screen")
+    p.set_defaults(func=run_play)
 
 
 
@@ -83,3 +100,11 @@ def run_watch(args: argparse.Namespace) -> int:
 def _need_terminal() -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise BoardError("the screen needs a terminal; use --plain for lines")
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from boardctl.terminal.play import play
+
+    if not args.plain:
+        _need_terminal()
+    return play(args)

@@ -1,0 +1,229 @@
+"""``boardctl play``: the whole service on the simulated board, played from the terminal.
+
+The service runs as a child process (``boardctl run --sim`` on a state directory of its own),
+and the person's hand acts on its simulated board only through the control socket's ``sim``
+command (``lift``, ``place``, ``press``): exactly what sensors and buttons would tell it, so
+the referee, the clock, the LEDs and the journal are the real ones, with no second way in.
+The screen is ``boardctl watch``'s, on the same socket.
+
+At the prompt (:meth:`Hand.line`): a whole move in the rule set's notation (``c3-d4``,
+``32-28``, ``d2xh6``) becomes the hand's acts (lift, place, the captured pieces taken off,
+the press); a square alone lifts the piece standing there or places one there (so that an
+irregularity can be made on purpose); ``press`` presses the clock of the side to move;
+``quit`` ends. A click on a square is the square typed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from boardctl.service.control import ControlError
+from boardctl.terminal.sources import SocketClient, SocketSource
+from boardctl.terminal.view import BoardView
+from firmware.errors import BoardError
+
+#: Seconds the service has to come up.
+START_S = 30.0
+#: Seconds a whole move or a press may take to reach the referee's sheet.
+SETTLE_S = 2.0
+
+HELP = ("a move (c3-d4, 32-28, d2xh6), a square alone (lift or place one piece), press, quit")
+
+
+class Hand:
+    """The person's hand on the simulated board, over the control socket."""
+
+    def __init__(self, client: SocketClient) -> None:
+        self.client = client
+        #: The squares a piece stands on, as the hand left them (None: read at first use).
+        self.on_board: set[str] | None = None
+
+    def _status(self) -> dict[str, Any]:
+        return self.client.ask("status")
+
+    def _board(self, status: dict[str, Any]) -> set[str]:
+        if self.on_board is None:
+            view = BoardView()
+            view.set_position(status.get("rules"), status.get("fen"))
+            self.on_board = set(view.pieces)
+        return self.on_board
+
+    def act(self, kind: str, square: str | None = None, side: str | None = None) -> None:
+        args = {"square": square} if square is not None else {"side": side}
+        self.client.ask("sim", type=kind, **args)
+        if square is not None and self.on_board is not None:
+            (self.on_board.discard if kind == "lift" else self.on_board.add)(square)
+
+    def line(self, text: str) -> str:
+        """One typed line (or a clicked square) carried out; the answer to show."""
+        word = text.strip()
+        if not word:
+            return HELP
+        try:
+            return self._line(word)
+        except BoardError as exc:
+            return str(exc)
+
+    def _line(self, word: str) -> str:
+        status = self._status()
+        board = self._board(status)
+        if word.lower() == "press":
+            side = str(status.get("turn"))
+            self.act("press", side=side)
+            self.settle(int(status.get("ply") or 0))
+            return f"{side} pressed"
+        square = _square(status, word)
+        if square is not None:
+            kind = "lift" if square in board else "place"
+            self.act(kind, square)
+            return f"{kind} {square}"
+        return self.move(status, word)
+
+    def move(self, status: dict[str, Any], text: str) -> str:
+        """A whole move: lift, place, the captured pieces off, the press (with a clock)."""
+        from firmware.rules.notation import parse_move
+        from firmware.rules.position import Position
+
+        position = Position.from_fen(str(status.get("rules")), str(status.get("fen")))
+        move = parse_move(position, text)
+        name = position.rules.geometry.algebraic
+        self.act("lift", name(move.start))
+        self.act("place", name(move.end))
+        for captured in move.captured:
+            self.act("lift", name(captured))
+        if status.get("time_control"):
+            self.act("press", side=position.turn.value)
+        self.settle(int(status.get("ply") or 0))
+        return f"{text} made"
+
+    def settle(self, ply: int) -> None:
+        """Wait (up to :data:`SETTLE_S`) for the referee to have taken the acts: the move on
+        its sheet or an irregularity, so that the next line reads the position after it."""
+        deadline = time.monotonic() + SETTLE_S
+        while time.monotonic() < deadline:
+            status = self._status()
+            if int(status.get("ply") or 0) > ply or status.get("irregularity"):
+                return
+            time.sleep(0.01)
+
+
+def _square(status: dict[str, Any], word: str) -> str | None:
+    """``word`` as a square of the board (algebraic, or a number on the rule set's board)."""
+    from firmware.rules.sets import find_rules
+
+    return _square_of(find_rules(str(status.get("rules"))).geometry, word)
+
+
+def _square_of(geometry: Any, word: str) -> str | None:
+    cells = set(geometry.all_cells())
+    if word.lower() in cells:
+        return word.lower()
+    if word.isascii() and word.isdigit() and 1 <= int(word) <= geometry.count:
+        return str(geometry.algebraic(int(word)))
+    return None
+
+
+class Service:
+    """``boardctl run --sim`` as a child process on ``state``; stopped by its pid."""
+
+    def __init__(self, args: argparse.Namespace, state: Path) -> None:
+        self.state = state
+        self.log = state / "play-service.log"
+        command = [sys.executable, "-m", "boardctl", "run", "--sim", "--rules", args.rules,
+                   "--state-dir", str(state)]
+        if args.time_control:
+            command += ["--time-control", args.time_control]
+        if args.engine:  # the service plays the engine's side and lights its moves
+            command += ["--engine", args.engine, "--engine-side", args.engine_side]
+        state.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=log)
+        self.socket = state / "control.sock"
+
+    def wait_ready(self, timeout: float = START_S) -> SocketClient:
+        client = SocketClient(self.socket)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise BoardError(f"the simulated board did not start: {self._last_error()}")
+            try:
+                client.ask("status")
+                return client
+            except ControlError:
+                if time.monotonic() > deadline:
+                    raise BoardError(f"the simulated board did not start in {timeout:g} s"
+                                     ) from None
+                time.sleep(0.05)
+
+    def _last_error(self) -> str:
+        try:
+            lines = self.log.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            lines = []
+        return lines[-1][:300] if lines else f"exit status {self.proc.returncode}"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+def play(args: argparse.Namespace) -> int:
+    """The service started, the game started, the screen (or plain lines) until ``quit``."""
+    from firmware.rules.sets import find_rules
+
+    find_rules(args.rules)  # an unknown rule set is told before anything starts
+    temporary = args.state_dir is None
+    state = Path(tempfile.mkdtemp(prefix="boardctl-play-")) if temporary else args.state_dir
+    service = Service(args, state)
+    try:
+        client = service.wait_ready()
+        status = client.ask("status")
+        if not status.get("started") and not status.get("result"):
+            client.ask("start")
+        hand = Hand(client)
+        source = SocketSource(service.socket)
+        if args.plain:
+            return _plain(hand, source)
+        from boardctl.terminal.app import BoardApp
+
+        return int(BoardApp(BoardView(), source, prompt=hand.line).run() or 0)
+    finally:
+        service.stop()
+        if temporary:
+            shutil.rmtree(state, ignore_errors=True)
+
+
+def _plain(hand: Hand, source: SocketSource) -> int:
+    """``--plain``: sentences as ``watch --plain`` says them, and a prompt read line by line."""
+    from boardctl.terminal.plain import PlainPrinter
+
+    stop = threading.Event()
+    printer = PlainPrinter(BoardView(), sys.stdout)
+    thread = threading.Thread(target=source.run, args=(printer.deliver, stop), daemon=True)
+    thread.start()
+    print(f"type {HELP}", flush=True)
+    try:
+        for line in sys.stdin:
+            if line.strip().lower() in ("quit", "q", "exit"):
+                break
+            print(hand.line(line), flush=True)
+    finally:
+        stop.set()
+        thread.join(timeout=2.0)
+    return 0
