@@ -102,3 +102,22 @@ def test_watch_in_a_real_terminal(tmp_path: Path, service: Path) -> None:
         assert "EXIT=0" in tmux.screen() and "Traceback" not in tmux.screen()
     finally:
         tmux.close()
+
+
+def test_play_in_a_real_terminal(tmp_path: Path) -> None:
+    tmux = Tmux(tmp_path, [sys.executable, "-m", "boardctl", "play", "--rules", "russian",
+                           "--time-control", "300+5", "--state-dir", str(tmp_path / "state")])
+    try:
+        screen = tmux.until(lambda s: "White to move" in s, timeout=60)
+        assert screen.splitlines()[8][:28].split() == list("abcdefgh")  # 8x8, drawn whole
+        tmux.keys("c3-d4", "Enter")
+        tmux.until(lambda s: "Last move: 1. c3-d4" in s)
+        tmux.keys("f6-e5", "Enter")
+        screen = tmux.until(lambda s: "Last move: 1... f6-e5" in s)
+        assert "Black" in screen and "<" in screen.split("White", 1)[1]  # White's clock runs
+        tmux.keys("quit", "Enter")
+        tmux.until(lambda s: "EXIT=" in s)
+        assert "EXIT=0" in tmux.screen()
+        assert not (tmp_path / "state" / "control.sock").exists()  # the service stopped
+    finally:
+        tmux.close()
