@@ -220,12 +220,13 @@ class GpioBackend:
     edges: bool = True
 
 
-def board_model(path: Path = MODEL_FILE) -> str:
+def board_model(path: Path | None = None) -> str:
     """The board's model string (``Raspberry Pi Zero 2 W Rev 1.0``), empty when unknown."""
     try:
-        return path.read_bytes().rstrip(b"\0").decode("ascii", "replace")
+        raw = (MODEL_FILE if path is None else path).read_bytes()
     except OSError:
         return ""
+    return raw.rstrip(b"\0").decode("ascii", "replace")
 
 
 def is_pi5(model: str) -> bool:
@@ -325,7 +326,7 @@ def open_backend(config: GpioConfig, model: str | None = None,
     each one is unavailable: :class:`GpioChipMissing` on a Pi whose lgpio found no header
     chip (a restart may find it), else :class:`NoGpioBackend`."""
     model = board_model() if model is None else model
-    finder = ChipFinder() if finder is None else finder
+    finder = ChipFinder(DEV, SYS, CHIP_WAIT_S) if finder is None else finder
     reasons = []
     chip_missing = False
     for name in backend_order(config):

@@ -250,3 +250,39 @@ def test_any_sensing_failure_is_a_hardware_error(tmp_path: Path) -> None:
     error = _run_until_it_stops(service)
     assert isinstance(error, HardwareError)
     assert str(error) == "sensing stopped: RuntimeError: pin 17 went away"
+
+
+def test_boardctl_run_on_a_pi_without_its_header_chip_is_restarted(tmp_path: Path) -> None:
+    """`boardctl run` on a Pi 5 whose header chip is not there (a kernel that numbers it
+    otherwise and has not probed RP1 yet): it waits for the chip (shortened here), then
+    fails with an ordinary status, which the unit restarts on (not 69, which it does not)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "lgpio.py").write_text("class error(Exception):\n    pass\n"
+                                   "def gpiochip_open(chip):\n"
+                                   "    raise error(\"'can not open gpiochip'\")\n"
+                                   "SET_PULL_UP, SET_PULL_DOWN, SET_PULL_NONE = 32, 64, 128\n"
+                                   "SET_BIAS_PULL_UP = SET_BIAS_PULL_DOWN = SET_BIAS_DISABLE = 0\n"
+                                   "RISING_EDGE, FALLING_EDGE, BOTH_EDGES = 1, 2, 3\n")
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev" / "gpiochip10").touch()  # a chip, not the header's
+    (tmp_path / "model").write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    code = ("import sys\nfrom pathlib import Path\nimport hw.gpio as g\n"
+            f"g.MODEL_FILE, g.DEV, g.SYS = Path({str(tmp_path / 'model')!r}), "
+            f"Path({str(tmp_path / 'dev')!r}), Path({str(tmp_path / 'sys')!r})\n"
+            "g.CHIP_WAIT_S = 0.5\n"
+            "from boardctl.cli import main\n"
+            f"sys.exit(main(['run', '--state-dir', {str(tmp_path / 'st')!r}]))\n")
+    env = dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{ROOT}", LG_WD=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    from hw.gpio import EXIT_NO_GPIO
+
+    assert proc.returncode not in (0, EXIT_NO_GPIO), proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("boardctl: error: the sensor matrix cannot start: no GPIO "
+                               "backend on a Raspberry Pi 5 Model B Rev 1.0: lgpio: no header "
+                               "gpiochip (pinctrl-rp1 / pinctrl-bcm2711 / pinctrl-bcm2835) "
+                               "after 0.5 s; chips: gpiochip10 (label unknown)")
+    assert lines[0].endswith("systemd starts the service again")
