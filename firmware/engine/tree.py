@@ -76,26 +76,48 @@ def child(mover: int, opp: int, kings: int, key: Key) -> tuple[int, int, int, in
     return mover ^ frm ^ to, opp & ~mask, nk, flags
 
 
-def make_gen(t: mg.Tables, f: mg.Flags) -> Gen:
-    """gen(white_to_move, mover, opp, kings) -> the distinct legal moves as keys: the
-    captures when there is one (rules applied by _movegen), else the quiet moves."""
+def make_gen(t: mg.Tables, f: mg.Flags) -> tuple[Gen, Gen, Callable[[bool, int, int, int],
+                                                                   bool]]:
+    """(captures, quiet, has_quiet) for the side to move, each (white_to_move, mover, opp,
+    kings): the distinct legal captures as keys (rules applied by _movegen; empty if none),
+    the quiet moves as keys, and whether a quiet move exists (a leaf needs no more)."""
     capture_keys = mg._capture_keys_factory(t, f)
     men_candidates = mg._men_candidates_factory(t, f)
     quiet_moves = mg.quiet_moves
-    valid, promotion = t.valid, t.promotion
+    valid, promotion, neighbours = t.valid, t.promotion, t.shift
+    s_nw, s_ne, s_sw, s_se = neighbours
+    rays = t.rays
 
-    def gen(wtm: bool, mover: int, opp: int, kings: int) -> list[Key]:
+    def captures(wtm: bool, mover: int, opp: int, kings: int) -> list[Key]:
         empty = valid & ~(mover | opp)
         cand = men_candidates(wtm, mover & ~kings, opp, empty)
         if cand or mover & kings:
-            keys = capture_keys(wtm, mover, opp, kings, empty, cand)
-            if keys:
-                return keys
+            return capture_keys(wtm, mover, opp, kings, empty, cand)
+        return []
+
+    def quiet(wtm: bool, mover: int, opp: int, kings: int) -> list[Key]:
         promo = promotion[wtm]
         return [(a, b, 0, bool(b & promo) and not a & kings)
                 for a, b in quiet_moves(t, f, wtm, mover, opp, kings)]
 
-    return gen
+    def has_quiet(wtm: bool, mover: int, opp: int, kings: int) -> bool:
+        empty = valid & ~(mover | opp)
+        men = mover & ~kings
+        if wtm:
+            if ((men >> s_nw) | (men >> s_ne)) & empty:
+                return True
+        elif ((men << s_sw) | (men << s_se)) & empty:
+            return True
+        own = mover & kings
+        while own:
+            frm = own & -own
+            own ^= frm
+            for ray in rays[frm]:
+                if ray and ray[0] & empty:
+                    return True
+        return False
+
+    return captures, quiet, has_quiet
 
 
 @dataclass
@@ -121,7 +143,7 @@ def _make_search(rules: RuleSet, tt: TranspositionTable, sh: Shared) -> Search:
     nodes per second, so the draw checks, the table probe, the ordering and the move making
     stay in one body)."""
     t = mg.tables(rules.size)
-    gen = make_gen(t, move_flags(rules))
+    captures, quiet, has_quiet = make_gen(t, move_flags(rules))
     evaluate = evaluator(rules)
     tt_get, tt_put = tt.get, tt.put
     killers, history, stack, horizons = sh.killers, sh.history, sh.stack, sh.horizons
@@ -144,9 +166,16 @@ def _make_search(rules: RuleSet, tt: TranspositionTable, sh: Shared) -> Search:
             mover, opp = w, b
         else:
             mover, opp = b, w
-        moves = gen(wtm, mover, opp, k)
+        moves = captures(wtm, mover, opp, k)
+        leaf = not moves and (depth <= 0 or ply >= MAX_PLY)
         if not moves:
-            return -WIN + ply
+            if leaf:
+                if not has_quiet(wtm, mover, opp, k):
+                    return -WIN + ply
+            else:
+                moves = quiet(wtm, mover, opp, k)
+                if not moves:
+                    return -WIN + ply
         h = hash((w, b, k, wtm))
         n = len(stack)
         i = n - 4  # the same side to move, 4 plies back or more
@@ -157,9 +186,9 @@ def _make_search(rules: RuleSet, tt: TranspositionTable, sh: Shared) -> Search:
         for plies, reset in horizons:
             if ply >= plies and not flags & reset:
                 return 0
-        is_capture = moves[0][2] != 0
-        if depth <= 0 and not is_capture or ply >= MAX_PLY:
+        if leaf or ply >= MAX_PLY:
             return evaluate(w, b, k, wtm)
+        is_capture = moves[0][2] != 0
         entry = tt_get(h)
         tt_move = None
         if entry is not None:
