@@ -1,8 +1,8 @@
 """The arbiter's commands to a running board service, over its Unix socket.
 
 ``boardctl new|start|status|pause|resume|clock-set|moves-set|accept|adjourn|resume-adjourned|
-result|pdn``; each sends one request (boardctl.service.control) and prints the answer. When the
-service is not running, a one-line error says so (exit 2).
+result|takeback|pdn``; each sends one request (boardctl.service.control) and prints the
+answer. When the service is not running, a one-line error says so (exit 2).
 """
 
 from __future__ import annotations
@@ -68,6 +68,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common(p)
     p.set_defaults(func=run_control, cmd="adjourn")
 
+    p = sub.add_parser("takeback", help="take back the last PLIES plies (a misread): the "
+                       "LEDs show the position to put back; the clocks stop")
+    p.add_argument("plies", type=int)
+    _common(p)
+    p.set_defaults(func=run_control, cmd="takeback")
+
     p = sub.add_parser("result", help="record a result by agreement, resignation or arbiter")
     p.add_argument("result", help="PDN result: 2-0 1-1 0-2 (100 squares) or 1-0 1/2-1/2 0-1")
     p.add_argument("--reason", default="agreement",
@@ -97,6 +103,8 @@ def _request_args(args: argparse.Namespace) -> dict[str, Any]:
         return {"side": args.side, "moves": args.moves}
     if cmd == "adjourn":
         return {"sealed": args.sealed}
+    if cmd == "takeback":
+        return {"plies": args.plies}
     if cmd == "result":
         return {"result": args.result, "reason": args.reason}
     return {}

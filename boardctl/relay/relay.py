@@ -445,6 +445,16 @@ class RelayState(_Checks):
             return self._snapshot(game, record)
         if kind == "move":
             return self._move(game, record)
+        if kind == "takeback":  # plies taken back: the game is published again, tags kept
+            left = record.get("ply")
+            if not isinstance(left, int) or isinstance(left, bool) or not (
+                    0 <= left < len(game.moves)):
+                return False
+            self.held -= len(game.moves) - left
+            del game.moves[left:]
+            game.position = None  # the next move plays the game through again
+            game.result = game.reason = None
+            return True
         if kind == "result":
             result = record.get("result")
             if isinstance(result, str) and result in RESULTS and result != game.result:

@@ -24,6 +24,7 @@ from firmware.formats.events import (
     Resume,
     ResumeAdjourned,
     Start,
+    TakeBack,
 )
 from firmware.rules.game import RESULTS
 from firmware.rules.sets import Side
@@ -197,6 +198,7 @@ ACTS: dict[str, Callable[[BoardSession, Mapping[str, Any], int], Event]] = {
     "adjourn": _adjourn,
     "resume-adjourned": _resume_adjourned,
     "result": _result,
+    "takeback": lambda session, args, at: TakeBack(at, args["plies"]),
 }
 #: Acts that need a clock (a game without a time control refuses them).
 CLOCK_ONLY = frozenset({"pause", "resume", "clock-set", "moves-set", "adjourn",

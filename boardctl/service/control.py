@@ -137,6 +137,9 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
         "result": (_text, True, "a PDN result such as 2-0, 1-1, 0-2, 1-0, 1/2-1/2, 0-1"),
         "reason": (_text, False, "agreement, resignation, arbiter ..."),
     },
+    "takeback": {
+        "plies": (lambda v: _count(v) or None, True, "a number of plies from 1 to 10000"),
+    },
     # The simulated hand (`boardctl run --sim` only; refused on real hardware): a lift or a
     # place needs "square", a press "side", each as if the sensors or buttons saw it when
     # the request arrived.

@@ -17,11 +17,11 @@ from firmware.formats.events import NS, Event
 from firmware.formats.journal import decision_record, note_record
 
 #: Records after which the journal is made durable at once (committed moves and results).
-DURABLE_RECORDS = frozenset({"move", "result", "position", "adjourned"})
+DURABLE_RECORDS = frozenset({"move", "result", "position", "adjourned", "takeback"})
 #: Events after which the journal is made durable at once (pause and every arbiter act).
 DURABLE_EVENTS = frozenset(
     {"start", "pause", "resume", "accept", "clock-set", "moves-set", "adjourn",
-     "resume-adjourned", "result"}
+     "resume-adjourned", "result", "takeback"}
 )  # fmt: skip
 #: Events after which the feed tells the clocks (a broadcast shows them stopped or corrected).
 CLOCK_EVENTS = frozenset({"start", "pause", "resume", "clock-set", "moves-set"})

@@ -57,6 +57,22 @@ class ArbiterCorrections(ClockLedger):
             self._flags[side] = at
 
     @changes
+    def hand_turn(self, side: Side, at: int) -> None:
+        """Moves taken back, the clocks stopped: ``side`` moves next (its clock runs when
+        the arbiter resumes); each face keeps what it shows. ClockError while running."""
+        self._check_time(at)
+        if self._turn is None or self._turn is side:
+            return
+        if self._running:
+            raise ClockError("stop the clocks before the turn changes hands")
+        faces = {s: self._face(s, at) for s in (Side.WHITE, Side.BLACK)}
+        self._turn = side
+        self._turn_done = 0
+        self._since = at
+        for s, face in faces.items():
+            self.set_remaining(s, face, at)
+
+    @changes
     def set_moves(self, side: Side, moves: int) -> None:
         """Set how many moves ``side`` has made (the arbiter's count from the scoresheets,
         004 §33). Only the count changes: the time stays; the next control follows the count."""

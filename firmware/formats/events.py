@@ -7,7 +7,7 @@ log ``t`` is seconds (float) on a monotonic clock; inside ``firmware`` every eve
 CONTRACT.md types: ``start``, ``lift``, ``place``, ``press``, ``pause``, ``resume``. The
 arbiter's (DESIGN.md "Shared vocabularies"), which the journal records so that replaying it
 rebuilds everything through one code path: ``accept``, ``clock-set``, ``moves-set``,
-``adjourn``, ``resume-adjourned``, ``result``.
+``adjourn``, ``resume-adjourned``, ``result``, ``takeback``.
 
 This module is pure: it turns text into events and events into text.
 """
@@ -138,6 +138,18 @@ class MovesSet(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TakeBack(Event):
+    """The arbiter takes back the last ``plies`` plies (a misread, or moves an engine
+    game takes back): play goes on from the position before them once the board shows it."""
+
+    plies: int = 1
+    type: ClassVar[str] = "takeback"
+
+    def fields(self) -> dict[str, Any]:
+        return {"plies": self.plies}
+
+
+@dataclass(frozen=True, slots=True)
 class Adjourn(Event):
     """The game is adjourned; the player to move seals ``sealed`` (seed 004 §34-35). The
     sealed move stays secret until :class:`ResumeAdjourned`."""
@@ -172,7 +184,7 @@ EVENT_CLASSES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         Start, Lift, Place, Press, Pause, Resume,
-        Accept, ClockSet, MovesSet, Adjourn, ResumeAdjourned, Result,
+        Accept, ClockSet, MovesSet, Adjourn, ResumeAdjourned, Result, TakeBack,
     )
 }  # fmt: skip
 
@@ -242,6 +254,11 @@ def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
         return MovesSet(at, _side(rec, where), int(moves))
     if cls is Adjourn:
         return Adjourn(at, _text(rec, "sealed", where))
+    if cls is TakeBack:
+        plies = _number(rec, "plies", where)
+        if not 1 <= plies <= 10_000 or plies != int(plies):
+            raise EventLogError(f"{where}: 'plies' must be a whole number from 1 to 10000")
+        return TakeBack(at, int(plies))
     if cls is Result:
         reason = rec.get("reason", "arbiter")
         return Result(at, _text(rec, "result", where), str(reason) if reason else "arbiter")

@@ -8,7 +8,7 @@ A journal is one file per game, JSON Lines, append-only:
 2. then, in the order they happened, the raw events exactly in the ``firmware.formats.events``
    vocabulary: CONTRACT.md's ``start``, ``lift``, ``place``, ``press``, ``pause``, ``resume``
    (``t`` in seconds on the game's own time line) and the arbiter's ``accept``, ``clock-set``,
-   ``moves-set``, ``adjourn``, ``resume-adjourned``, ``result``;
+   ``moves-set``, ``adjourn``, ``resume-adjourned``, ``result``, ``takeback``;
 3. interleaved, ``decision`` records (``{"type": "decision", "record": feed record}``) and
    ``note`` records, which say what the board concluded; a reader may skip them, because the
    events alone rebuild everything through the one code path (``firmware.session.session``).
@@ -51,7 +51,7 @@ MAX_LINE = 64 * 1024
 SENSOR_EVENTS = frozenset({"start", "lift", "place", "press", "pause", "resume"})
 #: The arbiter's events (DESIGN.md "Shared vocabularies").
 ARBITER_EVENTS = frozenset(
-    {"accept", "clock-set", "moves-set", "adjourn", "resume-adjourned", "result"}
+    {"accept", "clock-set", "moves-set", "adjourn", "resume-adjourned", "result", "takeback"}
 )
 EVENT_TYPES = SENSOR_EVENTS | ARBITER_EVENTS
 #: Records a reader may skip.

@@ -139,8 +139,18 @@ class AdjournedRecord:
         return rec
 
 
+@dataclass(frozen=True, slots=True)
+class TakeBackRecord:
+    """``{"type": "takeback", "ply": N}``: plies taken back, N plies left in the game."""
+
+    ply: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "takeback", "ply": self.ply}
+
+
 Record = (MoveRecord | IrregularityRecord | ResultRecord | PositionRecord | ClearedRecord
-          | ClockRecord | AdjournedRecord)
+          | ClockRecord | AdjournedRecord | TakeBackRecord)
 
 
 class Scoresheet:
@@ -159,6 +169,17 @@ class Scoresheet:
             self.moves.append(entry.to_json())
         else:
             self._setup_at = (entry.fen, len(self.moves))
+
+    def take_back(self, plies: int) -> int:
+        """Strike the last ``plies`` moves (all moves since the start or the last accepted
+        position); how many moves are left. ValueError when there are not that many."""
+        since = len(self.moves) - (self._setup_at[1] if self._setup_at is not None else 0)
+        if not 1 <= plies <= since:
+            raise ValueError(f"{since} {'ply' if since == 1 else 'plies'} can be taken back "
+                             "(since the start or the last accepted position)")
+        del self.entries[-plies:]
+        del self.moves[-plies:]
+        return len(self.moves)
 
     def movetext(self) -> list[str | Setup]:
         """PDN movetext items: move texts and ``/FEN "..."/`` setups."""

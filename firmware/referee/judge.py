@@ -56,7 +56,7 @@ class Judge(Acceptance):
                     return pre + accepted + self._judge(at, sensed)
                 if self._base_table_of().plausible(sensed):
                     return pre  # the opponent's reply under way from the irregular position
-            if not self.clocked and self._sync is None:
+            if not self.clocked and self._sync is None and not self._restore:
                 plies = self._two_plies(sensed)
                 if plies is not None:  # the reply came before the move was seen to rest
                     return self._commit(plies[0], at, False) + self._commit(plies[1], at, False)

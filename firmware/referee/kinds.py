@@ -43,6 +43,8 @@ class IrregularityKind(enum.StrEnum):
     TAKE_BACK = "take-back", "the board shows the position before the last move (000 5.4.4)"
     OWN_PIECE_REMOVED = ("own-piece-removed", "a player took off his own piece (000 5.4.14)",
                          False, True)
+    RESTORE = ("restore", "moves taken back by the arbiter: the board must show the position "
+               "before them again (000 5.4)")
 
 
 #: Every kind's feed name, in CONTRACT.md's order.

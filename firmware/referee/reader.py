@@ -14,6 +14,12 @@ class BoardReader(SensedBoard):
     """What the sensed board shows (a layer of :class:`firmware.referee.referee.Referee`)."""
 
     def _read(self, sensed: Board) -> Reading:
+        if self._restore:  # moves taken back: nothing counts until the board shows it again
+            if sensed != self.table.occupied:
+                towards = tuple(self.table.marks_towards(sensed, self.table.occupied))
+                return Reading("irregular", (), "restore", None, towards)
+            self._restore = False  # restored: each piece is the position's again
+            self.pieces = {sq: p for sq, p in self.position.pieces().items() if sq in sensed}
         if self._sync is not None:
             table, move = self._sync
             if sensed == self.table.occupied:

@@ -39,7 +39,7 @@ from firmware.referee.decisions import (
 )
 from firmware.referee.release import Release
 from firmware.referee.sensed import BOUNCE_NS, SETTLE_NS, TOUCH_NS
-from firmware.rules.position import Move
+from firmware.rules.position import Move, Position
 
 __all__ = ["BOUNCE_NS", "SETTLE_NS", "TOUCH_MAX_NS", "TOUCH_NS", "Referee", "check_touch_min"]
 
@@ -93,7 +93,7 @@ class Referee(Release):
         self._setup_seen = self._setup_seen or not self.started
         if sq not in self.sensed:
             return out  # a sensor cannot open twice: a glitch, nothing changed
-        if not self.clocked and self.started and not self.over:
+        if not self.clocked and self.started and not self.over and not self._restore:
             out += self._opponent_starts(sq, at)
         if self._base is None and sq in self.table.opp and self.started and not self.over:
             self._note_unreported()
@@ -203,6 +203,27 @@ class Referee(Release):
         self._sync = (old, move)
         self._changed(at)
         self.judged = True
+        return out
+
+    def take_back(self, position: Position, plies: int, at: int) -> list[Decision]:
+        """The arbiter takes back ``plies`` plies (a misread, or an engine game's take-back):
+        play goes on from ``position``, the position before them, once the board shows it;
+        until then the LEDs show how to restore it (a ``restore`` irregularity) and nothing
+        the board shows is read as a move."""
+        out = self.tick(at)
+        self.position = position
+        self.previous = None
+        self.ply = max(0, self.ply - plies)
+        self.over = False
+        self._sync = None
+        self._new_turn()
+        self._restore = True
+        reading = self._read(self.board())
+        if reading.kind == "irregular":
+            irr = Irregularity(at, "restore", None, reading.marks)
+            self.notice = irr
+            self._reported = ("restore", self.board(), frozenset(self.light))
+            out.append(irr)
         return out
 
     def prepare(self) -> None:

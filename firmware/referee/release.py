@@ -28,11 +28,12 @@ class Release(Judge):
             sensed = self.board()
             # The mover forgot to press and the opponent replied: both moves stand, the
             # forgetful player's clock having run meanwhile (004 §32).
-            plies = self._two_plies(sensed) if self._sync is None else None
+            holding = self._sync is not None or self._restore
+            plies = self._two_plies(sensed) if not holding else None
             if plies is not None:
                 out += self._commit(plies[0], at, pressed=True)
                 out += self._commit(plies[1], at, pressed=True)
-            elif self._sync is None and sensed in self.table.flipped().results:
+            elif not holding and sensed in self.table.flipped().results:
                 # He moved out of turn: a second move in a row (000 5.4.1), or first of all.
                 kind = "two-moves" if self.ply > 0 else "wrong-side"
                 marks = tuple(self.table.marks_towards(sensed, self.table.occupied))
@@ -94,7 +95,8 @@ class Release(Judge):
         """Without a clock: when the board leaves the last legal result it showed for a picture
         the mover's move cannot explain but the opponent's reply can (he started at once, say
         by taking off the man just moved, 003 4.16), that result was the move."""
-        if self.clocked or not self.started or self.over or self._sync is not None:
+        if self.clocked or not self.started or self.over or self._sync is not None or (
+                self._restore):
             return []
         sensed = self.board()
         moves = self.table.results.get(sensed)

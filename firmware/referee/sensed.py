@@ -57,6 +57,8 @@ class SensedBoard:
         self._light_reported: frozenset[str] = frozenset()
         #: A sealed move played on resumption, not yet carried out on the board.
         self._sync: tuple[MoveTable, Move] | None = None
+        #: Moves taken back: the board must show the position again before play goes on.
+        self._restore = False
         #: The dark squares lifted at the latest event time, with their pieces: a press at
         #: that same instant came first if the opponent's lift spoils the mover's result
         #: (one sensor scan sees the reply start and the button; the log orders them anyhow).

@@ -8,7 +8,9 @@ about it. A game without a time control has no clock: every method then says not
 
 from __future__ import annotations
 
-from firmware.clock.gameclock import GameClock
+from typing import Any
+
+from firmware.clock.gameclock import ClockError, GameClock
 from firmware.formats.events import NS, Lift, Place, Press
 from firmware.formats.records import ClockRecord, ClockValues
 from firmware.rules.sets import Side
@@ -85,6 +87,25 @@ class SessionClock:
         if self.clock is not None and self.clock.pause(at):
             return [self.record("pause", at)]
         return []
+
+    def take_back(self, gone: list[dict[str, Any]], turn: Side, at: int) -> list[ClockRecord]:
+        """Plies taken back (``gone``, their move records): the clocks stop, each side's move
+        count goes back by its plies (a control passed again takes its period's time back,
+        as a ``moves-set`` does), and ``turn`` moves next; the faces keep what they show."""
+        clock = self.clock
+        if clock is None or not clock.started or clock.adjournment is not None:
+            return []
+        clock.pause(at)
+        for side in (Side.WHITE, Side.BLACK):
+            plies = sum(1 for m in gone if m.get("side") == side.value)
+            if plies:
+                count = max(0, clock.moves_made(side) - plies)
+                try:
+                    clock.correct_moves(side, count, at)
+                except ClockError:  # would leave under 15 minutes: the count alone
+                    clock.set_moves(side, count)
+        clock.hand_turn(turn, at)
+        return [self.record("takeback", at)]
 
     def resume(self, at: int) -> list[ClockRecord]:
         if self.clock is not None and self.clock.adjournment is None and self.clock.resume(at):

@@ -35,6 +35,7 @@ from typing import Any
 
 from firmware.clock.gameclock import GameClock
 from firmware.clock.timecontrol import TimeControl
+from firmware.errors import BoardError
 from firmware.formats.events import (
     NS,
     Accept,
@@ -50,6 +51,7 @@ from firmware.formats.events import (
     Resume,
     ResumeAdjourned,
     Start,
+    TakeBack,
 )
 from firmware.formats.records import (
     AdjournedRecord,
@@ -60,6 +62,7 @@ from firmware.formats.records import (
     Record,
     ResultRecord,
     Scoresheet,
+    TakeBackRecord,
 )
 from firmware.referee import (
     SETTLE_NS,
@@ -397,6 +400,29 @@ def _on_result(session: BoardSession, event: Event, at: int) -> Records:
     return session._end(event.result, event.reason, at)
 
 
+def _on_takeback(session: BoardSession, event: Event, at: int) -> Records:
+    """The arbiter takes plies back (a misread; an engine game's take-back): the record, the
+    referee (the LEDs show the position to restore) and the clock's turn go back, a result
+    is withdrawn; the clocks stop when they ran (the arbiter resumes them once the board is
+    restored). BoardError, nothing changed, for more plies than can be taken back."""
+    assert isinstance(event, TakeBack)
+    if session.sealed is not None:
+        raise BoardError("takeback: the game is adjourned (resume it first)")
+    gone = session.sheet.moves[len(session.sheet.moves) - event.plies:]
+    try:
+        left = session.sheet.take_back(event.plies)
+    except ValueError as exc:
+        raise BoardError(f"takeback: {exc}") from None
+    for _ in gone:
+        session.record.pop()
+    session.record.declare(None, "")
+    session.outcome = None
+    out: Records = list(session.timing.take_back(gone, session.record.position.turn, at))
+    out.append(TakeBackRecord(left))
+    return out + session._decide(session.referee.take_back(session.record.position,
+                                                           event.plies, at))
+
+
 def _on_resume_adjourned(session: BoardSession, event: Event, at: int) -> Records:
     move = session.sealed
     if move is None:
@@ -432,6 +458,7 @@ _ON_EVENT: dict[type[Event], Callable[[BoardSession, Event, int], Records]] = {
     MovesSet: _on_moves_set,
     ResumeAdjourned: _on_resume_adjourned,
     Result: _on_result,
+    TakeBack: _on_takeback,
 }
 #: The records each referee decision gives.
 _ON_DECISION: dict[type[Decision], Callable[[BoardSession, Decision], Records]] = {
