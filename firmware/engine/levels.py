@@ -21,8 +21,10 @@ class Level:
     max_depth: int | None
     #: The root jitter's size: each root move gets a bonus in [0, jitter).
     jitter: int
-    #: Plies of the game (from the start) during which full-strength levels vary their opening.
-    opening_plies: int | None = None
+    #: Full-strength levels vary only their opening: while at most this many pieces have
+    #: left the board and nobody has a king (a Hub engine sees no more of the game than the
+    #: position and the king moves since the last man move). None: the jitter always applies.
+    opening_pieces_off: int | None = None
 
 
 LEVELS: dict[int, Level] = {
@@ -34,8 +36,8 @@ LEVELS: dict[int, Level] = {
     6: Level(6, 5, 25),
     7: Level(7, 6, 15),
     8: Level(8, 8, 10),
-    9: Level(9, None, 6, 20),
-    10: Level(10, None, 4, 12),
+    9: Level(9, None, 6, 6),
+    10: Level(10, None, 4, 4),
 }
 
 #: Names a user may give instead of a number.

@@ -39,6 +39,7 @@ class Engine:
                  tt_mib: float = DEFAULT_TT_MIB, seed: int | None = None) -> None:
         start = Position.start(rules)
         self.rules = start.rules
+        self.full = len(start.pieces())
         if level not in LEVELS:
             raise EngineError(f"unknown level {level!r} (1-10)")
         if not 0 < tt_mib <= 4096:
@@ -76,17 +77,19 @@ class Engine:
         moves = position.legal_moves()
         if not moves:
             raise EngineError("the side to move has no legal move")
-        tree = Tree(self.tt, self.rng, self.jitter(len(game.moves)), self.level.max_depth,
+        tree = Tree(self.tt, self.rng, self.jitter(position), self.level.max_depth,
                     game, limits, clock, stop, on_info)
         result = tree.run()
         self.nodes = result.nodes
         return result
 
-    def jitter(self, ply: int) -> int:
-        """The size of the random root bonus for the game's ``ply``."""
+    def jitter(self, position: Position) -> int:
+        """The size of the random root bonus in ``position`` (levels.py)."""
         lv = self.level
-        if lv.opening_plies is not None and ply >= lv.opening_plies:
-            return 0
-        return lv.jitter
+        if lv.opening_pieces_off is None:
+            return lv.jitter
+        white, black, kings = position.bitboards
+        off = self.full - (white | black).bit_count()
+        return lv.jitter if not kings and off <= lv.opening_pieces_off else 0
 
 

@@ -118,6 +118,10 @@ def test_levels_vary_and_the_seed_repeats() -> None:
 
     assert first_moves(7, 3) == first_moves(7, 3)
     assert len({tuple(first_moves(seed, 3)) for seed in range(6)}) > 1
+    full = Engine("russian", level=10)
+    assert full.jitter(Position.start("russian")) > 0  # the opening varies
+    assert full.jitter(Position.from_fen("russian", "W:WKc1,e3:Bb6,d6")) == 0  # the endgame not
+    assert Engine("russian", level=1).jitter(Position.from_fen("russian", "W:WKc1:Bb6")) > 0
     assert find_level("beginner").max_depth == 1 and find_level("full").max_depth is None
     for bad in ("0", "11", "grandmaster", "", "1" * 50):
         with pytest.raises(BoardError):
