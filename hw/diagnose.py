@@ -24,6 +24,20 @@ class Fault:
     message: str
 
 
+def column_shorts(matrix: ReedMatrix) -> list[Fault]:
+    """The columns that read low with no row selected (one read of each column line: the
+    service's ``sensors`` command asks between two scans)."""
+    layout = matrix.layout
+    faults = []
+    for c in matrix.idle_columns():
+        squares = tuple(sq for sq in layout.squares[c::layout.columns] if sq is not None)
+        faults.append(Fault("column-short", squares,
+                            f"column {c} ({matrix.column_gpio(c)}) reads low with no row "
+                            f"selected: shorted to ground, so {', '.join(squares)} all read "
+                            "occupied"))
+    return faults
+
+
 def find_faults(matrix: ReedMatrix, expected: set[str] | None = None, samples: int = 20,
                 on_scan: Callable[[], None] | None = None) -> list[Fault]:
     """Scan ``samples`` times and report faults, line faults first.
@@ -33,15 +47,8 @@ def find_faults(matrix: ReedMatrix, expected: set[str] | None = None, samples: i
     ``on_scan`` runs between scans (a real test paces the scans with it).
     """
     layout = matrix.layout
-    faults: list[Fault] = []
-    shorted_squares: set[str] = set()
-    for c in matrix.idle_columns():
-        squares = tuple(sq for sq in layout.squares[c::layout.columns] if sq is not None)
-        shorted_squares.update(squares)
-        faults.append(Fault("column-short", squares,
-                            f"column {c} ({matrix.column_gpio(c)}) reads low with no row "
-                            f"selected: shorted to ground, so {', '.join(squares)} all read "
-                            "occupied"))
+    faults = column_shorts(matrix)
+    shorted_squares = {sq for fault in faults for sq in fault.squares}
     closed_counts = [0] * len(layout.squares)
     changes = [0] * len(layout.squares)
     previous: int | None = None

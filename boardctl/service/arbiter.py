@@ -60,6 +60,11 @@ class Arbitrated(Protocol):
         """The simulated hand's act (BoardError on a real board)."""
         ...
 
+    def sensors(self) -> dict[str, Any]:
+        """The reed matrix as the sensing thread sees it, and the squares of the game's
+        position (``expected``)."""
+        ...
+
 
 def on_request(service: Arbitrated, req: Request) -> dict[str, Any]:
     """One request on the referee's thread: a query answered from the session (:data:`ANSWERS`),
@@ -138,6 +143,7 @@ ANSWERS: dict[str, Callable[[Arbitrated, Mapping[str, Any], int], dict[str, Any]
     "feed": _feed,
     "new": _new,
     "sim": lambda service, args, at: service.sim(args),
+    "sensors": lambda service, args, at: service.sensors(),
 }
 
 

@@ -110,6 +110,8 @@ def _tags(v: Any) -> dict[str, str] | None:
 _Arg = tuple[Callable[[Any], Any], bool, str]
 COMMANDS: dict[str, dict[str, _Arg]] = {
     "status": {},
+    # the reed matrix as the sensing thread sees it (boardctl watch --sensors)
+    "sensors": {},
     "pdn": {},
     "feed": {},
     "new": {

@@ -50,6 +50,15 @@ class Desk:
         self.life.new_game(setup)
         self.path.announce()
 
+    def sensors(self) -> dict[str, Any]:
+        """The ``sensors`` answer: what the sensing thread sees, and ``expected``: the
+        squares of the game's position (where pieces should stand between two moves)."""
+        session = self.game.the_session
+        report = self.hand.sensing.report()
+        name = session.rules.geometry.algebraic
+        report["expected"] = sorted(name(sq) for sq in session.position.pieces())
+        return report
+
     def sim(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """The simulated hand's act (boardctl.service.sensing.SimHand)."""
         return self.hand.act(args["type"], args.get("square"), args.get("side"))

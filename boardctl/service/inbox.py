@@ -16,7 +16,7 @@ from boardctl.service.outputs import Outbox
 #: How old a ``status`` answer may be when the control thread gives it again.
 STATUS_FRESH_S = 0.05
 #: Requests that change nothing in the game (answered without waiting for the journal).
-QUERIES = frozenset({"status", "pdn", "feed", "sim"})
+QUERIES = frozenset({"status", "pdn", "feed", "sim", "sensors"})
 #: How long a control request waits for the referee's answer.
 REPLY_S = 2.0
 

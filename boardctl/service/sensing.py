@@ -156,6 +156,20 @@ class Sensing:
         """The buttons' grace: how long after its stamp a press may still reach the queue."""
         return int(getattr(self.hw.buttons, "grace_ns", BUTTON_GRACE_NS))
 
+    def report(self) -> dict[str, Any]:
+        """The matrix as this thread sees it (the ``sensors`` command, ``boardctl watch
+        --sensors``): the size, the squares whose debounced sensor is closed, and the column
+        lines shorted (hw.diagnose.column_shorts), read between two scans."""
+        from hw.diagnose import column_shorts
+
+        scanner = self.hw.scanner
+        with self.lock:
+            closed = sorted(scanner.debouncer.occupied())
+            faults = column_shorts(scanner.matrix)
+        return {"size": self.hw.size, "closed": closed,
+                "faults": [{"kind": f.kind, "squares": list(f.squares), "message": f.message}
+                           for f in faults]}
+
     def expect(self, squares: Iterable[str]) -> None:
         """Debounce from this settled board on (a new game, a recovery)."""
         with self.lock:
