@@ -93,10 +93,10 @@ def test_stop_at_once_still_gives_a_legal_move() -> None:
 
 def test_the_hard_limit_stops_the_search() -> None:
     game = Game("international")
-    clock = FakeClock(step=0.001)  # every reading is a millisecond later
+    clock = FakeClock(step=0.05)  # every reading (one each 1024 nodes) is 50 ms later
     result = Engine("international").search(game, Limits(soft=1000, hard=0.5), clock)
     assert result.move in game.position.legal_moves()
-    assert result.elapsed < 1.0 and result.depth < 40
+    assert result.elapsed < 1.0 and result.nodes < 1024 * 20
 
 
 def test_a_finished_game_is_refused() -> None:
