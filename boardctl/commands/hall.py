@@ -28,8 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``hall`` and its subcommands to the command line."""
     p = sub.add_parser(
         "hall", help="round-robin tournament: players, draw, pairings, setups, crosstable",
-        description="A round robin by the tables of the 1953 rules (seed 004): pairings and "
-        "colours for 3-24 players, single or double, scores by §37-§38.")
+        description="A round robin by the tables of the 1953 rules (Kabe. Võistlusmäärused): "
+        "pairings and colours for 3-24 players, single or double, scores by §37-§38.")
     hall = p.add_subparsers(dest="hall_command", metavar="SUBCOMMAND")
     hall.required = True
 
@@ -60,7 +60,7 @@ def _register_setup(cmd: Command) -> None:
     q.add_argument("--force", action="store_true", help="overwrite an existing file")
     q.set_defaults(func=run_init)
 
-    q = cmd("draw", "draw the numbers (seed 004, appendix)")
+    q = cmd("draw", "draw the numbers (the 1953 rules' appendix)")
     q.add_argument("--seed", type=int, help="repeatable drawing (default: system randomness)")
     q.set_defaults(func=run_draw)
 
@@ -91,7 +91,7 @@ def _register_play(cmd: Command) -> None:
     q.add_argument("result", help="1-0 0-1 1/2-1/2 0-0 +- -+ -- (or 'clear')")
     q.set_defaults(func=run_result)
 
-    q = cmd("withdraw", "a player leaves the tournament (seed 004 §38)")
+    q = cmd("withdraw", "a player leaves the tournament (1953 rules §38)")
     q.add_argument("name")
     q.add_argument("--after-round", type=int, required=True,
                    help="the last round the player took part in (0: before the start)")
@@ -189,7 +189,7 @@ def run_pairings(args: argparse.Namespace) -> int:
         for g in games:
             note = ""
             if any(n in gone and rnd > gone[n] for n in (g.white, g.black)):
-                note = "  (withdrawn, not played: seed 004 §38)"
+                note = "  (withdrawn, not played: 1953 rules §38)"
             print(f"  board {g.board}: {g.white} - {g.black}{note}")
         if bye is not None:
             print(f"  free: {bye}")
@@ -274,13 +274,13 @@ def run_withdraw(args: argparse.Namespace) -> int:
         t.players = [p for p in t.players if p.name != name]
         t.numbers = {}
         _save(args, t)
-        print(f"{name} removed before the start; draw again (seed 004 §38): "
+        print(f"{name} removed before the start; draw again (1953 rules §38): "
               "boardctl hall draw")
         return 0
     t.withdrawals = [w for w in t.withdrawals if w.name != name]
     t.withdrawals.append(Withdrawal(name, args.after_round))
     _save(args, t)
-    print(f"{name} withdrew after round {args.after_round} (seed 004 §38)")
+    print(f"{name} withdrew after round {args.after_round} (1953 rules §38)")
     return 0
 
 

@@ -386,8 +386,8 @@ SOURCES: dict[str, str] = {
     "russian-rapid": _MINSPORT_RU + ": rapid 8 min + 4 s per move" + _DGT,
     "russian-rapid-20": _MINSPORT_RU + ": rapid 10-20 min to the end of the game (upper end)",
     "russian-blitz": _MINSPORT_RU + ": blitz 3 min + 2 s per move" + _DGT,
-    "1953-15": "seed 004 §32 a",
-    "1953-18": "seed 004 §32 b",
-    "1953-20": "seed 004 §32 c",
-    "1953-25": "seed 004 §32 (100 squares)",
+    "1953-15": "Kabe. Võistlusmäärused (1953) §32 a",
+    "1953-18": "Kabe. Võistlusmäärused (1953) §32 b",
+    "1953-20": "Kabe. Võistlusmäärused (1953) §32 c",
+    "1953-25": "Kabe. Võistlusmäärused (1953) §32 (100 squares)",
 }

@@ -80,12 +80,12 @@ def render_html(t: Tournament, table: Crosstable) -> str:
     for s in table.standings:
         if s.withdrew_after is not None:
             notes.append(f"{e(s.name)} withdrew after round {s.withdrew_after}; the games not "
-                         "played are scored to the opponents (seed 004 §38).")
+                         "played are scored to the opponents (1953 rules §38).")
     for name in table.annulled:
         notes.append(f"{e(name)} withdrew having played fewer than half of the games; those "
-                     "games are annulled (seed 004 §38).")
+                     "games are annulled (1953 rules §38).")
     notes.append("Ties are broken by Sonneborn-Berger (SB), FIDE Handbook C.07; the 1953 rules "
-                 "(seed 004) are silent on ties.")
+                 "(Kabe. Võistlusmäärused) are silent on ties.")
     caption = " · ".join(x for x in (t.event, t.site, t.date) if x) or "Crosstable"
     return (
         "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
@@ -108,5 +108,5 @@ def render_text(t: Tournament, table: Crosstable) -> str:
     lines = ["  ".join(c.ljust(w) if i in (1, 3) else c.rjust(w)
                        for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
              for r in [header, *rows]]
-    lines += [f"annulled (seed 004 §38): {name}" for name in table.annulled]
+    lines += [f"annulled (1953 rules §38): {name}" for name in table.annulled]
     return "\n".join(lines) + "\n"

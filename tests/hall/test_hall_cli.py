@@ -100,7 +100,7 @@ def test_withdrawal_before_half_strikes_the_player(state: Path,
                        "--after-round", "1")
     assert code == 0 and "§38" in out
     out = run(capsys, "hall", "crosstable", "--state", str(state))[1]
-    assert "annulled (seed 004 §38): Bauer" in out
+    assert "annulled (1953 rules §38): Bauer" in out
 
 
 def test_withdrawal_before_the_start_with_an_odd_count_asks_for_a_new_draw(
