@@ -24,6 +24,7 @@ def apply_status(view: BoardView, status: Mapping[str, Any], now: float) -> list
             said.append(f"new game: {status.get('rules')}, time control "
                         f"{status.get('time_control') or 'none'}")
         view.moves = []
+        view.result = None
     tags = status.get("tags")
     view.tags = {str(k): str(v) for k, v in tags.items()} if isinstance(tags, Mapping) else {}
     if isinstance(game, str):
@@ -51,8 +52,14 @@ def apply_status(view: BoardView, status: Mapping[str, Any], now: float) -> list
 def _new_moves(view: BoardView, moves: list[str], status: Mapping[str, Any],
                now: float) -> list[str]:
     said: list[str] = []
-    if moves[: len(view.moves)] != view.moves:  # taken back or another game: start again
-        view.moves = []
+    kept = 0
+    for old, new in zip(view.moves, moves, strict=False):
+        if old != new:
+            break
+        kept += 1
+    if kept < len(view.moves):  # plies taken back (the same game: a new one starts empty)
+        del view.moves[kept:]
+        said.append(f"taken back: {kept} plies left")
     if not view.moves and moves:
         # the side of the first move: the side to move now, counted back
         turn = str(status["turn"]) if status.get("turn") in ("white", "black") else "white"

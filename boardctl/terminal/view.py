@@ -315,6 +315,17 @@ def _adjourned(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]
     return [f"adjourned: {rec.get('side')} sealed a move"]
 
 
+def _takeback(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+    """Plies taken back: the moves after ply N dropped (the position comes with the next
+    snapshot, or the control socket's next status)."""
+    ply = rec.get("ply")
+    if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
+        return []
+    del view.moves[ply:]
+    view.result = None
+    return [f"taken back: {ply} plies left"]
+
+
 def _status(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     view.link = str(rec.get("status"))[:20]
     return [f"board {view.link}"]
@@ -331,5 +342,5 @@ _RECORDS = {
     "header": _header, "game": _game, "move": _move, "irregularity": _irregularity,
     "cleared": _cleared, "result": _result, "snapshot": _snapshot, "alarm": _alarm,
     "hardware": _hardware, "clock": _clock, "position": _position, "adjourned": _adjourned,
-    "status": _status, "setup": _setup,
+    "status": _status, "setup": _setup, "takeback": _takeback,
 }

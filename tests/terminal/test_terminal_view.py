@@ -113,3 +113,29 @@ def test_bad_records_change_nothing_and_never_raise() -> None:
     assert view.moves == [] and view.pieces == {} and view.irregularity is None
     said = view.apply({"type": "snapshot", "fen": "W:W99:B1", "rules": "international"}, 0.0)
     assert said and said[0].startswith("unreadable position")
+
+
+def test_a_takeback_drops_the_moves_after_its_ply(wk_lines: list[str]) -> None:
+    view = BoardView()
+    for rec in records(wk_lines):
+        view.apply(rec, 0.0)
+    assert view.apply({"type": "takeback", "ply": 27}, 0.0) == ["taken back: 27 plies left"]
+    assert view.moves == pdn_moves(WK2003, 4, 27)
+    assert view.apply({"type": "takeback", "ply": -1}, 0.0) == []
+
+
+def test_status_answers_say_moves_once_and_takebacks() -> None:
+    from boardctl.terminal.view import BoardView as View
+
+    view = View()
+    base = {"game": "g1", "rules": "russian", "fen": "W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3:"
+            "Bb6,d6,f6,h6,a7,c7,e7,g7,b8,d8,f8,h8", "turn": "white", "time_control": None,
+            "clock": None, "running": None, "leds": {}, "irregularity": None}
+    assert view.apply_status({**base, "moves": []}, 0.0) == []
+    said = view.apply_status({**base, "moves": ["c3-d4", "f6-e5"]}, 0.0)
+    assert said == ["1. c3-d4 by white", "1... f6-e5 by black"]
+    assert view.apply_status({**base, "moves": ["c3-d4", "f6-e5"]}, 0.0) == []
+    said = view.apply_status({**base, "moves": ["c3-d4", "f6-g5"]}, 0.0)
+    assert said == ["taken back: 1 plies left", "1... f6-g5 by black"]
+    said = view.apply_status({**base, "game": "g2", "moves": []}, 0.0)
+    assert said == ["new game: russian, time control none"] and view.moves == []
