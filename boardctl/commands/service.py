@@ -52,7 +52,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--socket", type=Path, help="control socket (default: runtime directory, "
                    "else STATE_DIR/control.sock)")
     p.add_argument("--group", help="group allowed to use the control socket")
-    p.add_argument("--name", default=None, help="board name in the feed (default: hostname)")
+    p.add_argument("--name", default=None, help="the same as --board (kept for older "
+                   "scripts): one name for the board")
     p.add_argument("--settle", type=float, help="seconds a board at rest commits a move "
                    "without a clock (default 1.5)")
     p.add_argument("--touch-min", type=float, default=None,
@@ -61,8 +62,10 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--snapshot-every", type=float, default=10.0,
                    help="seconds between full snapshots on the feed (default 10)")
     for tag in TAG_OPTIONS:
-        p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag of a new game"
-                       + (" (and the board's name in a hall)" if tag == "board" else ""))
+        p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag of a new game" if tag !=
+                       "board" else "the board's name: on the feed, in a hall (the broker's "
+                       "topics) and the PDN Board tag of a new game (default: the config's "
+                       "[broker] board, else the host name on the feed only)")
     h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
     h.add_argument("--broker", metavar="URL",
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
@@ -145,9 +148,10 @@ def run_service(args: argparse.Namespace) -> int:
     if state_dir.exists() and not state_dir.is_dir():
         raise BoardError(f"{state_dir}: not a directory (--state-dir names the journal's "
                          "directory)")
+    _one_name(args)
     setup = _setup(args, config, rules, script)
     hall = hall_link(args, config, state_dir)
-    name = (hall.board if hall is not None else args.name) or os.uname().nodename or "board"
+    name = (hall.board if hall is not None else args.board) or os.uname().nodename or "board"
     if hall is not None:
         setup.tags.setdefault("Board", hall.board)
     service: Service | None = None
@@ -172,6 +176,16 @@ def run_service(args: argparse.Namespace) -> int:
     _serve(service, hall)
     logger.info("stopped")
     return 0
+
+
+def _one_name(args: argparse.Namespace) -> None:
+    """``--name`` and ``--board`` both name the board, with one meaning (the feed's name, the
+    hall's, the PDN Board tag): the same name twice is fine, two names are refused."""
+    name, board = args.name, args.board
+    if name and board and name != board:
+        raise BoardError(f"--name {name!r} and --board {board!r} both name this board (one "
+                         "meaning: the feed's name, the hall's and the Board tag); give one")
+    args.board = board or name
 
 
 def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
