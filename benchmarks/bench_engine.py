@@ -2,6 +2,7 @@
 Hub against py-draughts 1.10.1's engines.
 
     python benchmarks/bench_engine.py [--games N] [--move-time S] [--skip-matches]
+                                      [--only nps|memory|matches|russian|international]
                                       [--py-draughts DIR]
 
 Matches: the built-in engine runs as ``boardctl engine`` behind the Hub client
@@ -192,7 +193,8 @@ def main() -> int:
     parser.add_argument("--move-time", type=float, default=0.25)
     parser.add_argument("--memory-seconds", type=float, default=30.0)
     parser.add_argument("--skip-matches", action="store_true")
-    parser.add_argument("--only", choices=("nps", "memory", "russian", "international"))
+    parser.add_argument("--only", choices=("nps", "memory", "matches", "russian",
+                                           "international"))
     parser.add_argument("--py-draughts", type=Path, default=ROOT / ".venv" / "py-draughts")
     args = parser.parse_args()
     if args.only in (None, "nps"):
@@ -208,9 +210,9 @@ def main() -> int:
     print(f"matches over Hub ({os.cpu_count()} cores)")
     helper = PyDraughts(args.py_draughts)
     try:
-        if args.only in (None, "russian"):
+        if args.only in (None, "matches", "russian"):
             match("russian", "simple", args.games, args.move_time, helper)
-        if args.only in (None, "international"):
+        if args.only in (None, "matches", "international"):
             match("international", "turbo", args.games, args.move_time, helper)
     finally:
         helper.close()
