@@ -150,7 +150,7 @@ def bench_nps() -> None:
     for rules, plies in (("international", 8), ("russian", 9), ("home", 9)):
         game = Game(rules)
         rng = random.Random(rules)
-        for _ in range(6):
+        while len(game.moves) < 6 or len(game.position.legal_moves()) < 4:
             game.push(rng.choice(game.position.legal_moves()))
         best = 0.0
         nodes = 0
@@ -171,7 +171,13 @@ def bench_memory(seconds: float) -> None:
                             text=True, bufsize=1)
     assert proc.stdin is not None and proc.stdout is not None
     start = "W" + "b" * 20 + "e" * 10 + "w" * 20
-    proc.stdin.write(f"hub\ninit\npos pos={start}\nlevel move-time={seconds}\ngo think\n")
+    proc.stdin.write("hub\ninit\nping\n")
+    proc.stdin.flush()
+    for line in proc.stdout:
+        if line.startswith("pong"):
+            break
+    base = _rss(proc.pid, "VmRSS")
+    proc.stdin.write(f"pos pos={start}\nlevel move-time={seconds}\ngo think\n")
     proc.stdin.flush()
     last = ""
     for line in proc.stdout:
@@ -179,12 +185,16 @@ def bench_memory(seconds: float) -> None:
             last = line.strip()
         if line.startswith("done"):
             break
-    status = Path(f"/proc/{proc.pid}/status").read_text()
-    peak = next(x for x in status.splitlines() if x.startswith("VmHWM")).split()[1]
+    peak = _rss(proc.pid, "VmHWM")
     proc.stdin.write("quit\n")
     proc.stdin.flush()
     proc.wait(timeout=10)
-    print(f"  peak RSS {int(peak) / 1024:.0f} MiB; last {last}")
+    print(f"  RSS after init {base:.0f} MiB, peak {peak:.0f} MiB; last {last}")
+
+
+def _rss(pid: int, field: str) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(x for x in status.splitlines() if x.startswith(field)).split()[1]) / 1024
 
 
 def main() -> int:
