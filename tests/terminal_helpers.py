@@ -83,3 +83,38 @@ def pdn_moves(pdn: Path, game: int, plies: int) -> list[str]:
 
     games = list(read_games(pdn.read_text(encoding="utf-8")))
     return [m.text for m in games[game - 1].moves[:plies]]
+
+
+def sim_service_process(state: Path, rules: str = "international", *extra: str,
+                        ) -> subprocess.Popen[str]:
+    """A real ``boardctl run --sim`` on ``state``, returned once its control socket answers
+    (stop it with :func:`stop_process`)."""
+    import time
+
+    from boardctl.service.control import ControlError, request
+
+    proc = subprocess.Popen([sys.executable, "-m", "boardctl", "run", "--sim", "--rules",
+                             rules, "--state-dir", str(state), *extra],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            request(state / "control.sock", "status", timeout=2.0)
+            return proc
+        except ControlError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                stop_process(proc)
+                raise AssertionError("the service did not start") from None
+            time.sleep(0.05)
+
+
+def stop_process(proc: subprocess.Popen[str] | None, sig: int | None = None) -> str:
+    """Stop ``proc`` by its pid (SIGTERM unless ``sig``); its stderr, if it was piped."""
+    import os
+    import signal
+
+    if proc is None or proc.poll() is not None:
+        return ""
+    os.kill(proc.pid, signal.SIGTERM if sig is None else sig)
+    _, err = proc.communicate(timeout=20)
+    return err or ""

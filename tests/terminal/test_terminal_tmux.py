@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -17,9 +16,8 @@ from pathlib import Path
 
 import pytest
 from service_helpers import TC, game_log
-from terminal_helpers import WK2003, pdn_moves
+from terminal_helpers import WK2003, pdn_moves, sim_service_process, stop_process
 
-from boardctl.service.control import ControlError, request
 from firmware.formats.events import iter_records
 
 
@@ -67,23 +65,12 @@ def service(tmp_path: Path) -> Iterator[Path]:
     log = tmp_path / "game.jsonl"
     log.write_text("".join(iter_records(events)))
     state = tmp_path / "state"
-    proc = subprocess.Popen([sys.executable, "-m", "boardctl", "run", "--sim", "--rules",
-                             "international", "--time-control", TC, "--state-dir", str(state),
-                             "--events", str(log)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = sim_service_process(state, "international", "--time-control", TC, "--events",
+                               str(log))
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                request(state / "control.sock", "status", timeout=2.0)
-                break
-            except ControlError:
-                assert time.monotonic() < deadline, "the service did not start"
-                time.sleep(0.05)
         yield state
     finally:
-        os.kill(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
+        stop_process(proc)
 
 
 def test_watch_in_a_real_terminal(tmp_path: Path, service: Path) -> None:

@@ -5,7 +5,6 @@ assertion."""
 
 from __future__ import annotations
 
-import os
 import queue
 import signal
 import subprocess
@@ -16,9 +15,8 @@ from pathlib import Path
 
 from mqtt_broker import mosquitto  # noqa: F401  (the fixture)
 from service_helpers import TC, game_log
-from terminal_helpers import WK2003, demo_feed, pdn_moves
+from terminal_helpers import WK2003, demo_feed, pdn_moves, sim_service_process, stop_process
 
-from boardctl.service.control import ControlError, request
 from firmware.formats.events import iter_records
 from firmware.formats.feed import decode_line
 
@@ -50,12 +48,6 @@ class Lines:
         raise AssertionError(f"timed out; the process said: {self.seen[-20:]}")
 
 
-def _stop(proc: subprocess.Popen[str], sig: int = signal.SIGINT) -> str:
-    os.kill(proc.pid, sig)
-    _, err = proc.communicate(timeout=20)
-    return err
-
-
 def _moves_said(lines: list[str]) -> list[str]:
     """The moves in ``N. MOVE by SIDE`` sentences."""
     return [line.split(" by ")[0].split(" ", 1)[1] for line in lines
@@ -67,20 +59,10 @@ def test_watch_follows_a_real_service_over_its_socket(tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
     log.write_text("".join(iter_records(events)))
     state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
-    service = subprocess.Popen([*BOARDCTL, "run", "--sim", "--rules", "international",
-                                "--time-control", TC, "--state-dir", str(state), "--events",
-                                str(log), "--feed", str(feed)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    service = sim_service_process(state, "international", "--time-control", TC, "--events",
+                                  str(log), "--feed", str(feed))
     watch = None
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                request(state / "control.sock", "status", timeout=2.0)
-                break
-            except ControlError:
-                assert time.monotonic() < deadline, "the service did not start"
-                time.sleep(0.05)
         watch = subprocess.Popen([*BOARDCTL, "watch", "--state-dir", str(state), "--plain"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lines = Lines(watch)
@@ -96,13 +78,11 @@ def test_watch_follows_a_real_service_over_its_socket(tmp_path: Path) -> None:
         assert [r["move"] for r in written if r and r["type"] == "move"] == want
         assert all("white" in line and "black" in line for line in lines.seen
                    if " by " in line)  # each move with both clocks
-        err = _stop(watch)
+        err = stop_process(watch, signal.SIGINT)
         assert watch.returncode == 130 and "Traceback" not in err
-        watch = None
     finally:
-        for proc in (watch, service):
-            if proc is not None and proc.poll() is None:
-                _stop(proc, signal.SIGTERM)
+        stop_process(watch)
+        stop_process(service)
 
 
 def test_watch_without_a_service_says_why_in_one_line(tmp_path: Path) -> None:
@@ -148,11 +128,9 @@ def test_watch_a_hall_board_over_mqtt(tmp_path: Path, mosquitto) -> None:  # noq
         assert "link: lost lines: waiting for a snapshot" in out.seen
         publisher.publish(f"{base}/status", "offline", qos=1, retain=True).wait_for_publish(5)
         out.until(lambda line: line == "board offline")
-        err = _stop(watch)
+        err = stop_process(watch, signal.SIGINT)
         assert "Traceback" not in err
-        watch = None
     finally:
         publisher.loop_stop()
         publisher.disconnect()
-        if watch is not None and watch.poll() is None:
-            _stop(watch, signal.SIGTERM)
+        stop_process(watch)

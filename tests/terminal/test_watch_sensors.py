@@ -7,13 +7,13 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from service_helpers import sim_service
-from test_watch_process import Lines, _stop
+from terminal_helpers import sim_service_process, stop_process
+from test_watch_process import Lines
 
-from boardctl.service.control import ControlError, request
+from boardctl.service.control import request
 from boardctl.terminal.sensors import SensorsView
 
 
@@ -50,19 +50,9 @@ def test_sensors_tells_closed_squares_and_injected_faults(tmp_path: Path) -> Non
 
 def test_watch_sensors_plain_against_a_real_service(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    service = subprocess.Popen([sys.executable, "-m", "boardctl", "run", "--sim", "--rules",
-                                "russian", "--state-dir", str(state)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    service = sim_service_process(state, "russian")
     watch = None
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                request(state / "control.sock", "status", timeout=2.0)
-                break
-            except ControlError:
-                assert time.monotonic() < deadline, "the service did not start"
-                time.sleep(0.05)
         watch = subprocess.Popen([sys.executable, "-m", "boardctl", "watch", "--sensors",
                                   "--plain", "--state-dir", str(state)],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -72,9 +62,6 @@ def test_watch_sensors_plain_against_a_real_service(tmp_path: Path) -> None:
         request(state / "control.sock", "sim", type="lift", square="c3")
         line = out.until(lambda line: line.startswith("closed:") and line != first)
         assert "c3" not in line.split(";")[0].split()
-        _stop(watch)
-        watch = None
     finally:
-        for proc in (watch, service):
-            if proc is not None and proc.poll() is None:
-                _stop(proc, signal.SIGTERM)
+        stop_process(watch, signal.SIGINT)
+        stop_process(service)
