@@ -157,7 +157,8 @@ class RelayProcess:
         self.url = ""
         self.urls: list[str] = []
 
-    def start(self) -> RelayProcess:
+    def start(self, following: bool = True) -> RelayProcess:
+        """Start it; wait for its HTTP address, and with ``following`` for the broker too."""
         self.err_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.err_path, "ab") as err:
             self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=err)
@@ -168,8 +169,9 @@ class RelayProcess:
             return found.group(1) if found else None
 
         self.url = wait_for(address, 30, "the relay's HTTP address")
-        wait_for(lambda: "relay: following" in self.stderr(), 30,
-                 "the relay on the broker")
+        if following:
+            wait_for(lambda: "relay: following" in self.stderr(), 30,
+                     "the relay on the broker")
         # every server's address in the order ``boardctl relay`` says them (--http first)
         self.urls = re.findall(r"live page at (http://127\.0\.0\.1:\d+/)", self.stderr())
         return self
@@ -189,3 +191,10 @@ class RelayProcess:
         """SIGTERM by pid (SIGKILL if it lingers); the exit status."""
         proc, self.proc = self.proc, None
         return stop_by_pid(proc)
+
+    def kill9(self) -> None:
+        """SIGKILL by pid: a crash, a power cut of the relay PC."""
+        proc, self.proc = self.proc, None
+        assert proc is not None
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)

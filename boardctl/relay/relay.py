@@ -433,6 +433,10 @@ class RelayState(_Checks):
                 src.board = _clean(board)
             record = {k: saved.get(k) for k in _KEPT if k in saved}
             self.feed_record(source, {**record, "type": "snapshot", "game": ident})
+            since = saved.get("clock_since")  # the clocks after the last move, if any
+            if isinstance(since, list) and len(since) == 4:
+                self.feed_record(source, {"type": "clock", "game": ident, "running": since[3],
+                                          "clock": {"white": since[1], "black": since[2]}})
         return len(self.games) - before
 
     def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
@@ -561,7 +565,8 @@ def kept(game: RelayGame) -> dict[str, Any]:
     return {"game": game.game, "board": game.board, "order": game.order, "rules": game.rules,
             "start_fen": game.start_fen, "tags": dict(game.tags),
             "time_control": game.time_control, "moves": [dict(m) for m in game.moves],
-            "result": game.result, "reason": game.reason}
+            "result": game.result, "reason": game.reason,
+            "clock_since": list(since) if (since := getattr(game, "clock_since", None)) else None}
 
 
 def _grows(games: Mapping[str, RelayGame], src: _Source, record: Mapping[str, Any]) -> bool:

@@ -1,0 +1,257 @@
+"""Issue 30: nothing lost across the hall. Real Mosquitto, a real ``boardctl relay`` process and
+real ``boardctl run --sim`` boards, killed by pid: boards rebooted while the broker is down
+(many orders of events, seeded), and a relay killed -9 and started again with the boards on
+or off. Waiting is bounded polling on real processes; the fault schedule's pauses only space
+the faults out, nothing is asserted on time but the issue's bound (every game whole within 15 s
+of the last fault and the games' end)."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from hall_helpers import Board, RelayProcess, wait_for, write_log
+from mqtt_broker import Mosquitto
+from service_helpers import game_log, replayed
+
+from boardctl.service.control import ControlError, request
+from firmware.pdn import read_games
+
+#: The issue's target: every game whole on the relay this long after the end of the faults.
+WHOLE_WITHIN_S = 15.0
+
+
+def expected(events: list) -> list[str]:
+    return [m["move"] for m in replayed(events).moves]
+
+
+def served(relay: RelayProcess, path: str = "/H.pdn") -> dict[str, list[list[str]]]:
+    """Every board's games (their moves) as the relay serves them."""
+    status, body = relay.get(path)
+    assert status == 200
+    games: dict[str, list[list[str]]] = {}
+    for game in read_games(body.decode(), "relay"):
+        games.setdefault(game.tags.get("Board", "?"), []).append([m.text for m in game.moves])
+    return games
+
+
+def ply(board: Board) -> int | None:
+    try:
+        return int(request(board.state / "control.sock", "status", timeout=2)["ply"])
+    except (ControlError, OSError, KeyError, TypeError, ValueError):
+        return None
+
+
+def kill_broker(broker: Mosquitto) -> None:
+    proc, broker.proc = broker.proc, None
+    assert proc is not None
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    if proc.stderr is not None:
+        proc.stderr.close()
+
+
+def play_through_faults(broker: Mosquitto, tmp_path: Path, seed: int, plies: int = 40,
+                        steps: int = 5, plan: list[tuple[str, float]] | None = None) -> None:
+    """Two boards play; a seeded schedule kills and starts the broker and kills -9 and
+    restarts boards (a reboot while the broker is down among them), each fault followed by a
+    pause (``plan``: (what, seconds) in order, else drawn); then every game must be whole on
+    the relay, in one game a board, within :data:`WHOLE_WITHIN_S`. The faults come after three
+    quarters of the game: the boards' first runs have sent many lines (seq far on), which the
+    relay, missing a restarted board's header, took every line of the new run to repeat."""
+    rng = random.Random(seed)
+    names = ("b1", "b2")
+    logs = {n: game_log(plies, seed=seed * 7 + i, think=(0.02, 0.1), change_mind=0.0)
+            for i, n in enumerate(names)}
+    want = {n: expected(e) for n, e in logs.items()}
+    relays = [0]
+
+    def start_relay(following: bool = True) -> RelayProcess:
+        relays[0] += 1
+        return RelayProcess(broker.url, "H", tmp_path / f"relay{relays[0]}", "--state-dir",
+                            str(tmp_path / "relay-state")).start(following)
+
+    relay = start_relay()
+    boards = {n: Board(broker.url, "H", n, tmp_path / n,
+                       write_log(tmp_path / f"{n}.jsonl", logs[n])).start() for n in names}
+    down: set[str] = set()
+    broker_up, frozen = True, False
+    done: list[str] = []
+    try:
+        # the faults come mid-game, after many lines of the boards' first run
+        wait_for(lambda: all(len(g[-1]) >= plies * 3 // 4 for g in served(relay).values())
+                 and len(served(relay)) == 2, 60, "both boards' first moves on the relay")
+        drawn = [(rng.choice(["broker", "relay", *names]), rng.uniform(0.2, 4.0))
+                 for _ in range(steps)]
+        for what, pause in plan or drawn:
+            if what == "relay":  # kill -9 and start again: it serves no less than it did
+                had = served(relay)
+                relay.kill9()
+                relay = start_relay(following=broker_up)
+                now = served(relay)
+                assert all(len(now.get(n, [])) >= len(g) and len(now[n][-1]) >= len(g[-1])
+                           for n, g in had.items()), (had, now)
+                done.append("relay restarted")
+            elif what in ("freeze", "thaw"):  # the relay PC stalls (SIGSTOP), then goes on
+                assert relay.proc is not None
+                os.kill(relay.proc.pid, signal.SIGSTOP if what == "freeze" else signal.SIGCONT)
+                frozen = what == "freeze"
+                done.append(f"relay {what}")
+            elif what == "broker":
+                if broker_up:
+                    kill_broker(broker)
+                else:
+                    broker.start()
+                broker_up = not broker_up
+                done.append("broker " + ("up" if broker_up else "killed"))
+            elif what in down:
+                boards[what].start()
+                down.discard(what)
+                done.append(f"{what} started")
+            else:
+                boards[what].kill9()
+                down.add(what)
+                done.append(f"{what} killed")
+            time.sleep(pause)  # spacing the faults, not a timing assertion
+        if frozen and relay.proc is not None:
+            os.kill(relay.proc.pid, signal.SIGCONT)
+        if not broker_up:
+            broker.start()
+            done.append("broker up")
+        for name in sorted(down):
+            boards[name].start()
+            done.append(f"{name} started")
+        for name in names:
+            wait_for(lambda n=name: ply(boards[n]) == len(want[n]), 90,  # type: ignore[misc]
+                     f"{name} to finish its game ({done})")
+        end = time.monotonic()
+        wait_for(lambda: {n: g[-1:] for n, g in served(relay).items()}
+                 == {n: [want[n]] for n in names}, WHOLE_WITHIN_S,
+                 f"every game whole on the relay within {WHOLE_WITHIN_S} s after {done}: "
+                 f"{served(relay)} {relay.stderr()[-2000:]}")
+        assert time.monotonic() - end < WHOLE_WITHIN_S
+        assert {n: len(g) for n, g in served(relay).items()} == {n: 1 for n in names}
+    finally:
+        if relay.proc is not None:
+            os.kill(relay.proc.pid, signal.SIGCONT)
+        for board in boards.values():
+            board.stop()
+        assert relay.stop() == 0, relay.stderr()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [3, 5])
+def test_boards_rebooted_while_the_broker_is_down_are_whole_on_the_relay(
+        mosquitto: Mosquitto, tmp_path: Path, seed: int) -> None:
+    play_through_faults(mosquitto, tmp_path, seed)
+
+
+def test_the_issues_order_broker_killed_board_rebooted_broker_back(
+        mosquitto: Mosquitto, tmp_path: Path) -> None:
+    """The reproduction of issue 30, item 1, in its own order: broker killed, 2 s later a board
+    killed -9 and started again on its state dir, the broker back 10 s after its kill; the
+    relay (stalled meanwhile) reconnects after the board has announced its new run (the board
+    reconnects within its 5 s backoff), so it misses the run's header, game and snapshot, as
+    in the issue's runs."""
+    play_through_faults(mosquitto, tmp_path, 1, plies=16, plan=[
+        ("broker", 2.0), ("b2", 0.3), ("b2", 5.0), ("freeze", 0.0), ("broker", 6.5),
+        ("thaw", 0.0)])
+
+
+def test_one_drawn_order_of_faults_with_a_relay_restart(mosquitto: Mosquitto,
+                                                        tmp_path: Path) -> None:
+    """One seeded order in the default run (the soak below draws many): a relay kill -9
+    among the faults."""
+    play_through_faults(mosquitto, tmp_path, 4, plies=16, plan=[
+        ("b1", 0.5), ("broker", 1.5), ("relay", 0.5), ("b1", 2.0), ("broker", 0.5)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(100, 116))
+def test_soak_many_orders_of_faults(mosquitto: Mosquitto, tmp_path: Path, seed: int) -> None:
+    play_through_faults(mosquitto, tmp_path, seed, plies=60, steps=8)
+
+
+class Site:
+    """A broadcast site taking the relay's pushes (PUT), each body kept in order."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        bodies: list[str] = []
+        self.bodies = bodies
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_PUT(self) -> None:  # noqa: N802 (http.server's name)
+                length = int(self.headers.get("Content-Length") or 0)
+                bodies.append(self.rfile.read(length).decode())
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/round"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def moves_of(pdn: str) -> dict[str, list[list[str]]]:
+    games: dict[str, list[list[str]]] = {}
+    for game in read_games(pdn, "pdn"):
+        games.setdefault(game.tags.get("Board", "?"), []).append([m.text for m in game.moves])
+    return games
+
+
+def test_a_relay_killed_after_the_round_serves_writes_and_pushes_every_game(
+        mosquitto: Mosquitto, tmp_path: Path) -> None:
+    """Issue 30, item 2: round played, boards switched off, relay killed -9 and started
+    again: /H.pdn, --out and the push hold every game (before: 0 games, the file truncated,
+    an empty PDN pushed over the site's copy); with the boards on again, complete at once."""
+    site = Site()
+    out = tmp_path / "hall.pdn"
+    names = ("b1", "b2")
+    logs = {n: game_log(8, seed=20 + i, think=(0.1, 0.3), change_mind=0.0)
+            for i, n in enumerate(names)}
+    want = {n: [expected(e)] for n, e in logs.items()}
+    args = ("--state-dir", str(tmp_path / "relay-state"), "--out", str(out), "--push", site.url)
+    relay = RelayProcess(mosquitto.url, "H", tmp_path / "r1", *args).start()
+    boards = {n: Board(mosquitto.url, "H", n, tmp_path / n,
+                       write_log(tmp_path / f"{n}.jsonl", logs[n])).start() for n in names}
+    try:
+        wait_for(lambda: served(relay) == want, 60, "the round on the relay")
+        wait_for(lambda: site.bodies and moves_of(site.bodies[-1]) == want, 30, "the push")
+        for board in boards.values():
+            board.stop()  # the boards switched off (SIGTERM)
+        relay.kill9()
+        had = out.read_text()  # what the relay had written when it died
+        assert moves_of(had) == want
+        pushed = len(site.bodies)
+        relay = RelayProcess(mosquitto.url, "H", tmp_path / "r2", *args).start()
+        assert served(relay) == want  # at once: restored before anything is served
+        assert out.read_text() == had
+        wait_for(lambda: len(site.bodies) > pushed, 10, "the restarted relay's push")
+        assert all(moves_of(body) == want for body in site.bodies[pushed:])
+        # boards on again, the relay killed once more: complete the moment it serves
+        for board in boards.values():
+            board.start()
+        wait_for(lambda: all(ply(b) == len(want[n][0]) for n, b in boards.items()), 60,
+                 "the boards back")
+        relay.kill9()
+        relay = RelayProcess(mosquitto.url, "H", tmp_path / "r3", *args).start()
+        assert served(relay) == want
+        assert all(moves_of(body) == want for body in site.bodies[pushed:])
+    finally:
+        for board in boards.values():
+            board.stop()
+        relay.stop()
+        site.close()
