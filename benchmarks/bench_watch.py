@@ -43,24 +43,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def start_service(state: Path, *extra: str) -> subprocess.Popen[bytes]:
-    from boardctl.service.control import ControlError, request
+def start_service(state: Path, *extra: str) -> subprocess.Popen[str]:
+    from terminal_helpers import sim_service_process
 
-    proc = subprocess.Popen([*BOARDCTL, "run", "--sim", "--rules", "international",
-                             "--time-control", "300+5", "--state-dir", str(state), *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            request(state / "control.sock", "status", timeout=2.0)
-            return proc
-        except ControlError:
-            if time.monotonic() > deadline:
-                raise SystemExit("the service did not start") from None
-            time.sleep(0.05)
+    return sim_service_process(state, "international", "--time-control", "300+5", *extra)
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
+def stop(proc: subprocess.Popen[str]) -> None:
     os.kill(proc.pid, signal.SIGTERM)
     proc.wait(timeout=20)
 
@@ -168,7 +157,7 @@ def idle_cpu(seconds: float) -> dict[str, float]:
             watch = subprocess.Popen([*BOARDCTL, "watch", "--state-dir", str(state), *extra],
                                      stdin=slave, stdout=slave, stderr=slave,
                                      env={**os.environ, "TERM": "xterm-256color",
-                                          "COLUMNS": "80", "LINES": "24"})
+                                          "COLUMNS": "80", "LINES": "24"}, text=True)
             os.close(slave)
             threading.Thread(target=_drain, args=(master,), daemon=True).start()
             time.sleep(5.0)  # started, first screen drawn
@@ -176,7 +165,7 @@ def idle_cpu(seconds: float) -> dict[str, float]:
             time.sleep(seconds)
             out[name] = (cpu_seconds(watch.pid) - w0) / seconds
             out[f"service while {name}"] = (cpu_seconds(service.pid) - s0) / seconds
-            stop(watch)  # type: ignore[arg-type]
+            stop(watch)
             os.close(master)
         stop(service)
     return out
