@@ -169,7 +169,8 @@ class BoardApp(App[int]):
     #alerts { height: auto; max-height: 5; }
     #prompt { dock: bottom; height: 1; border: none; padding: 0 1; }
     """
-    BINDINGS = [("ctrl+c", "quit", "quit"), ("ctrl+q", "quit", "quit")]
+    BINDINGS = [("ctrl+c", "quit", "quit"), ("ctrl+q", "quit", "quit"),
+                ("q", "quit_watching", "quit")]
 
     def __init__(self, view: BoardView, source: Any = None, *,
                  prompt: Callable[[str], str] | None = None,
@@ -247,6 +248,11 @@ class BoardApp(App[int]):
         if faces != self._faces:
             self._faces = faces
             self.query_one("#info").refresh()
+
+    def action_quit_watching(self) -> None:
+        """``q`` ends ``watch`` (``play`` types it: its prompt takes the key first)."""
+        if self.prompt is None:
+            self.exit(0)
 
     def say(self, message: str) -> None:
         notices = self.query_one(NoticesWidget)

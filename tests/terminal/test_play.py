@@ -118,3 +118,24 @@ def test_play_plain_as_a_process(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "boardctl", "play", "--rules", "checkers",
                            "--plain"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "unknown rule set" in done.stderr
+
+
+def test_watch_screen_tells_a_lost_service_and_q_ends_it(tmp_path: Path) -> None:
+    service = Service(_args("russian"), tmp_path / "state")
+    try:
+        service.wait_ready()
+        app = BoardApp(BoardView(), SocketSource(service.socket))
+
+        async def go() -> None:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await _until(pilot, app, lambda t: "White to move" in t)
+                service.stop()
+                screen = await _until(pilot, app, lambda t: "not reachable" in t)
+                assert "[not reachable" in screen.splitlines()[0]
+                await pilot.press("q")
+                await pilot.pause()
+
+        asyncio.run(go())
+        assert app.return_code == 0
+    finally:
+        service.stop()
