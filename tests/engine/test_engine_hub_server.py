@@ -117,3 +117,34 @@ def test_py_draughts_hub_engine_drives_boardctl_engine(tmp_path: Path) -> None:
     body = fen.split('"')[1] if '"' in fen else fen
     after = Position.from_fen("international", body)  # 8 plies played, all legal to py-draughts
     assert after.count(after.turn) + after.count(after.turn.other) <= 40
+
+
+def test_levels_from_the_clock_and_pondering_in_process() -> None:
+    import io
+
+    from boardctl.engine.server import HubServer
+    from firmware.engine.timing import budget
+
+    out = io.StringIO()
+    server = HubServer("russian", out=out)
+    server.handle("level moves=10 time=120.5 inc=2")
+    want = budget(remaining=120.5, increment=2, moves_to_go=10)
+    assert (server.limits.soft, server.limits.hard) == (want.soft, want.hard)
+    server.handle("level depth=3")
+    assert server.limits.depth == 3
+    server.handle("level time=nan")
+    server.handle("level depth=1000")
+    assert server.limits.depth == 3 and out.getvalue().count("error") == 2
+    server.handle("go think")  # no position yet
+    assert "no position" in out.getvalue()
+    server.handle("pos pos=W" + "b" * 12 + "e" * 8 + "w" * 12)
+    server.handle("level move-time=0.05")
+    server.handle("go ponder")  # runs until stop or ponder-hit's deadline
+    assert server.searching
+    server.handle("ponder-hit")
+    assert server._thread is not None
+    server._thread.join(timeout=30)
+    assert not server.searching
+    done = [x for x in out.getvalue().splitlines() if x.startswith("done")]
+    assert len(done) == 1
+    parse_move(Position.start("russian"), parse_line(done[0]).args["move"])
