@@ -1,7 +1,7 @@
 """The arbiter's commands to a running board service, over its Unix socket.
 
 ``boardctl new|start|status|pause|resume|clock-set|moves-set|accept|adjourn|resume-adjourned|
-result|takeback|pdn``; each sends one request (boardctl.service.control) and prints the
+result|takeback|pdn|sim``; each sends one request (boardctl.service.control) and prints the
 answer. When the service is not running, a one-line error says so (exit 2).
 """
 
@@ -81,6 +81,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common(p)
     p.set_defaults(func=run_control, cmd="result")
 
+    p = sub.add_parser("sim", help="the simulated hand (boardctl run --sim only): lift or "
+                       "place a piece on SQUARE, or press SIDE's clock")
+    p.add_argument("act", choices=("lift", "place", "press"))
+    p.add_argument("where", metavar="SQUARE|SIDE", help="a square such as c3 (lift, place); "
+                   "white or black (press)")
+    _common(p)
+    p.set_defaults(func=run_control, cmd="sim")
+
 
 def parse_time(text: str) -> float:
     """``90``, ``1:30``, ``1:02:03`` or ``90.5`` -> seconds, read as the clock's script reads
@@ -107,6 +115,9 @@ def _request_args(args: argparse.Namespace) -> dict[str, Any]:
         return {"plies": args.plies}
     if cmd == "result":
         return {"result": args.result, "reason": args.reason}
+    if cmd == "sim":
+        where = "side" if args.act == "press" else "square"
+        return {"type": args.act, where: args.where}
     return {}
 
 
@@ -166,6 +177,8 @@ def run_control(args: argparse.Namespace) -> int:
         print(json.dumps(answer, indent=2, sort_keys=True))
     elif args.cmd == "pdn":
         sys.stdout.write(str(answer.get("pdn", "")))
+    elif args.cmd == "sim":
+        print(f"{args.act} {args.where} at {answer.get('t')} s")
     else:
         print(describe(answer))
     if answer.get("warning") and not args.json:

@@ -152,6 +152,11 @@ class Sensing:
         self._thread: threading.Thread | None = None
 
     @property
+    def running(self) -> bool:
+        """The sensing thread is running (:meth:`start`)."""
+        return self._thread is not None
+
+    @property
     def grace_ns(self) -> int:
         """The buttons' grace: how long after its stamp a press may still reach the queue."""
         return int(getattr(self.hw.buttons, "grace_ns", BUTTON_GRACE_NS))
@@ -293,6 +298,10 @@ def _shift(event: Event, origin: int) -> Event:
     return dataclasses.replace(event, at=event.at + origin)
 
 
+#: Longest wait of the simulated hand for the scan that sees its act.
+SEEN_S = 1.0
+
+
 class _Board(parts.Hands, Protocol):
     """A simulated board's hands, and the pieces it holds (``hw.mock.matrix.SimulatedBoard``)."""
 
@@ -302,10 +311,16 @@ class _Board(parts.Hands, Protocol):
 
 class SimHand:
     """The simulated hand at the control socket (``{"cmd": "sim", ...}``, ``boardctl run
-    --sim``): a lift or a place moves a piece of the simulated board and the board is scanned
-    at once, a press presses a simulated clock button; so each act is stamped when the request
-    arrived and reaches the referee the way sensor events do (debounced, merged in time
-    order), never by a path of its own. Thread-safe: the sensing lock guards the board."""
+    --sim``): a lift or a place moves a piece of the simulated board, a press presses a
+    simulated clock button; each then reaches the referee the way the sensors' and buttons'
+    events do (scanned, debounced, stamped, merged in time order), never by a path of its own.
+
+    A lift or a place is answered once a scan has seen it: the sensing thread's next scan,
+    at most one scan period (5 ms at 200 Hz) after the request (without the thread, under
+    ``Service.step``: a scan at once). So its stamp is the request's arrival to within one
+    scan, as a real sensor's is to the move, and a client that waits for each answer (the
+    socket's clients do) has its acts stamped in the order it made them: a press after a
+    place comes after it, however soon. Thread-safe: the sensing lock guards the board."""
 
     def __init__(self, hardware: Hardware, sensing: Sensing, clock: Callable[[], int]) -> None:
         self.hw = hardware
@@ -343,8 +358,21 @@ class SimHand:
                 raise BoardError(f"sim: {square} is occupied already")
             now = self.clock()
             board.lift(square) if kind == "lift" else board.place(square)
-        self.sensing.sense(now)  # seen now: the change is stamped when the request arrived
+            scans = self.sensing.scans
+        if self.sensing.running:
+            self._seen(scans)
+        else:
+            self.sensing.sense(now)
         return {"sim": kind, "square": square, "t": self._t(now)}
+
+    def _seen(self, scans: int) -> None:
+        """Until the sensing thread has scanned since ``scans`` (one scan period at most; a
+        thread stopped meanwhile: at once)."""
+        deadline = time.monotonic() + SEEN_S
+        while self.sensing.scans == scans and self.sensing.running:
+            if time.monotonic() > deadline:
+                raise BoardError(f"sim: the sensors did not scan within {SEEN_S} s")
+            time.sleep(self.sensing.period_ns / 4e9)
 
     def _t(self, now: int) -> float:
         """Monotonic ``now`` as the game's time in seconds (the feed's ``t``)."""
