@@ -34,6 +34,10 @@ from firmware.rules.sets import Side
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_PLIES = 160
+#: CPython single-thread slowdown against this machine's core: the factor bench_scan.py uses
+#: for a Pi Zero 2 W (Cortex-A53, 1 GHz), and a Pi 4 (A72, 1.5 GHz) at about 1/7 (the same
+#: published pyperformance/pystone runs bench_scan.py names).
+SLOWDOWN = {"Pi Zero 2 W": 25.0, "Pi 4": 7.0}
 
 #: The py-draughts side: JSON {"fen", "variant", "engine", "time"} per line in, {"move": [start,
 #: end, [captured]]} (PDN square numbers) out. Both numberings are PDN's: 1 = b8 on 8x8.
@@ -164,6 +168,7 @@ def bench_nps() -> None:
             cpu, wall = max(cpu, nodes / dc), max(wall, nodes / dt)
         print(f"  {rules:14} depth {plies}: {nodes:>8} nodes {cpu:>10,.0f} nodes/s CPU "
               f"{wall:>10,.0f} nodes/s wall")
+        print("  " + ", ".join(f"{pi}: ~{cpu / f:,.0f} nodes/s" for pi, f in SLOWDOWN.items()))
 
 
 def bench_memory(seconds: float) -> None:
