@@ -148,3 +148,13 @@ def test_levels_from_the_clock_and_pondering_in_process() -> None:
     done = [x for x in out.getvalue().splitlines() if x.startswith("done")]
     assert len(done) == 1
     parse_move(Position.start("russian"), parse_line(done[0]).args["move"])
+
+
+@pytest.mark.parametrize("argv", [["--rules", "chess"], ["--rules", "russian", "--level", "99"],
+                                  ["--rules", "russian", "--hash", "0"],
+                                  ["--rules", "russian", "extra"]])
+def test_bad_arguments_are_one_line_errors(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "boardctl", "engine", *argv],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("boardctl: error: ") and done.stderr.count("\n") == 1
