@@ -10,6 +10,7 @@ and the monotonic second it was taken, so a face ticks down between readings
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,10 @@ LED_WORDS = {"restore": "put back", "remove": "take off", "must-move": "must mov
              "wrong": "wrong", "last-move": "last move"}
 #: A move lost on the way, until a snapshot tells it.
 LOST = "?"
+#: The longest clock reading taken (a hostile feed's 1e300 is not one).
+MAX_SECONDS = 1e7
+#: The most lit squares told in words.
+MAX_LEDS = 24
 #: The most moves a view keeps (a game is far shorter; a hostile feed is not).
 MAX_MOVES = 10_000
 
@@ -96,7 +101,8 @@ class BoardView:
     def _read_clock(self, clock: Any, running: Any, now: float) -> None:
         if isinstance(clock, Mapping):
             values = {s: float(clock[s]) for s in SIDES
-                      if isinstance(clock.get(s), int | float) and not isinstance(clock[s], bool)}
+                      if isinstance(clock.get(s), int | float) and not isinstance(clock[s], bool)
+                      and math.isfinite(clock[s]) and abs(clock[s]) < MAX_SECONDS}
             self.clock = values or None
             self.read_at = now
         if running is None or running in SIDES:
@@ -147,7 +153,9 @@ class BoardView:
 
     def led_text(self) -> str:
         """``c3 take off, d4 put back``: the lit squares in words (sensor order)."""
-        return ", ".join(f"{sq} {LED_WORDS.get(m, m)}" for sq, m in sorted(self.leds.items()))
+        lit = sorted(self.leds.items())
+        text = ", ".join(f"{sq[:4]} {LED_WORDS.get(m, m[:20])}" for sq, m in lit[:MAX_LEDS])
+        return text + (f" and {len(lit) - MAX_LEDS} more" if len(lit) > MAX_LEDS else "")
 
     def times_text(self, now: float) -> str:
         faces = self.faces(now)

@@ -139,3 +139,14 @@ def test_status_answers_say_moves_once_and_takebacks() -> None:
     assert said == ["taken back: 1 plies left", "1... f6-g5 by black"]
     said = view.apply_status({**base, "game": "g2", "moves": []}, 0.0)
     assert said == ["new game: russian, time control none"] and view.moves == []
+
+
+def test_hostile_values_are_bounded() -> None:
+    view = BoardView()
+    view.apply({"type": "clock", "event": "x", "clock": {"white": 1e300, "black": 12.5},
+                "running": "black"}, 0.0)
+    assert view.clock == {"black": 12.5}
+    assert view.faces(1.0) == {"white": "-", "black": "0:11.5"}
+    leds = {f"sq{i}": "wrong" for i in range(500)}
+    view.apply({"type": "irregularity", "kind": "setup", "squares": [], "leds": leds}, 0.0)
+    assert view.led_text().endswith("and 476 more") and len(view.led_text()) < 400
