@@ -1,2 +1,3 @@
-"""The board's daemon: sensing thread, referee loop, outputs, journal file, control server,
-arbiter commands, hardware."""
+"""The board's daemon (``boardctl run``): ``service.Service`` composed of its parts, the game in
+play, sensing, the data path, the feed and journal, the board's face, the referee's loop and
+inbox, the arbiter's desk; the control socket and the hardware (docs/DESIGN.md)."""

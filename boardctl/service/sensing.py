@@ -11,9 +11,9 @@ on the pin backend's thread and queued; its watermark is the poll minus a grace 
 :class:`EventMerge` releases an event only once every source's watermark has passed it, in time
 stamp order; at one instant sensor events before presses (``firmware.formats.events.
 same_instant_order``: the piece is set down before the hand reaches the button), else in
-arrival order. So a press
-4 ms after the set-down reaches the referee after that set-down, as ``boardctl replay`` reads
-the log, however late the debouncer confirms the set-down and however busy the referee is.
+arrival order. So a press 4 ms after the set-down reaches the referee after that set-down, as
+``boardctl replay`` reads the log, however late the debouncer confirms the set-down and however
+busy the referee is.
 """
 
 from __future__ import annotations

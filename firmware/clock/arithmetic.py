@@ -2,9 +2,8 @@
 
 A turn's bonus is what the stage of the move gives: a Fischer increment, a Bronstein delay or
 a simple (US) delay (DGT 3000 manual, "Fischer", "Delay"). ``elapsed`` is the wall time of the
-turn so far, pauses left out, in ns. ``firmware.clock.gameclock.GameClock`` keeps the books with
-these;
-the property tests (tests/test_clock_rules.py) check them alone.
+turn so far, pauses left out, in ns. ``firmware.clock.gameclock.GameClock`` keeps the books
+with these; the property tests (tests/clock/test_clock_rules.py) check them alone.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The game clock's books: per side, what the face held when its turn began, the time used,
 the moves made and the flag; whose turn it is and since when. Every read of the faces lives
 here (``firmware.clock.gameclock`` has the module docstring on the accounting; the turn's
-arithmetic is
-``firmware.clock.arithmetic``)."""
+arithmetic is ``firmware.clock.arithmetic``)."""
 
 from __future__ import annotations
 
@@ -38,9 +37,8 @@ def changes(method: Callable[Concatenate[_L, _P], _R]) -> Callable[Concatenate[_
 
 
 class ClockLedger:
-    """The clock's state and what the faces show; :class:`firmware.clock.gameclock.GameClock` plays
-    on
-    it. Every call takes the monotonic time in ns."""
+    """The clock's state and what the faces show; :class:`firmware.clock.gameclock.GameClock`
+    plays on it. Every call takes the monotonic time in ns."""
 
     def __init__(self, control: TimeControl | str) -> None:
         if isinstance(control, str):

@@ -26,8 +26,7 @@ Record types beyond CONTRACT.md's ``move``, ``irregularity``, ``result`` and ``s
 ``header`` (who is talking), ``game`` (a new game begins: its tags), ``clock`` (the clocks after
 a start, pause, resume or arbiter correction: ``event``, ``clock``, ``running``), and those of
 ``firmware.session.session``: ``position`` (an irregular board accepted) and ``adjourned`` (the
-sealed
-move itself never travels). Every record of a game carries its ``game`` id.
+sealed move itself never travels). Every record of a game carries its ``game`` id.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Rule sets: one small declaration per rule set over the shared mechanics in
-firmware.rules.position.
+"""Rule sets: one small declaration per rule set over the shared mechanics in the positions
+and moves of ``firmware.rules.position``.
 
 The names are the ones in CONTRACT.md. Each rule set names the seed it follows; where two seeds
 disagree, the named one stands (RULES.md):

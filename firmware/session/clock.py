@@ -1,9 +1,8 @@
 """The game clock as a board session uses it: its readings on the feed, the arbiter's stops
 and corrections as ``clock`` records, and who is defaulted for coming late (004 §32).
 
-The clock itself (``firmware.clock.gameclock.GameClock``) charges time; this is what the session
-says
-about it. A game without a time control has no clock: every method then says nothing.
+The clock itself (``firmware.clock.gameclock.GameClock``) charges time; this is what the
+session says about it. A game without a time control has no clock: every method then says nothing.
 """
 
 from __future__ import annotations

@@ -330,9 +330,9 @@ class BoardSession:
         return self.sheet.snapshot_start()
 
     def snapshot(self, game: str, at: int | None = None) -> dict[str, Any]:
-        """A full-state ``snapshot`` feed record (``firmware.formats.feed.snapshot_record``). After
-        an
-        accepted position (000 5.7) it starts there: ``start_fen`` + ``moves`` give ``fen``."""
+        """A full-state ``snapshot`` feed record (``firmware.formats.feed.snapshot_record``).
+        After an accepted position (000 5.7) it starts there: ``start_fen`` + ``moves`` give
+        ``fen``."""
         return session_views.snapshot(self, game, self.last_at if at is None else at)
 
     def status(self, at: int | None = None) -> dict[str, Any]:

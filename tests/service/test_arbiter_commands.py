@@ -1,7 +1,6 @@
-"""The control commands as data: every command the protocol accepts
-(boardctl.service.control.COMMANDS)
-is answered by exactly one entry of the arbiter's tables, and the acts that need a clock are
-refused, with the reason, in a game without one."""
+"""The control commands as data: every command the protocol accepts (boardctl.service.control.
+COMMANDS) is answered by exactly one entry of the arbiter's tables, and the acts that need a
+clock are refused, with the reason, in a game without one."""
 
 from __future__ import annotations
 
