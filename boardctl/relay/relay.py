@@ -417,28 +417,6 @@ class RelayState(_Checks):
             game.version += 1
         return changed
 
-    def restore(self, kept: Sequence[Mapping[str, Any]]) -> int:
-        """Take back the games a former run kept (boardctl.relay.store), each checked like a
-        snapshot; the number taken."""
-        before = len(self.games)
-        for item in kept:
-            saved = item["game"]
-            ident = saved.get("game")
-            if not isinstance(ident, str | int) or isinstance(ident, bool):
-                continue
-            source = str(item["source"])
-            src = self.source(source, topic=bool(item["topic"]))
-            board = saved.get("board")
-            if not src.topic and isinstance(board, str) and _clean(board):
-                src.board = _clean(board)
-            record = {k: saved.get(k) for k in _KEPT if k in saved}
-            self.feed_record(source, {**record, "type": "snapshot", "game": ident})
-            since = saved.get("clock_since")  # the clocks after the last move, if any
-            if isinstance(since, list) and len(since) == 4:
-                self.feed_record(source, {"type": "clock", "game": ident, "running": since[3],
-                                          "clock": {"white": since[1], "black": since[2]}})
-        return len(self.games) - before
-
     def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
         if kind == "game":
             before = _looks(game)
@@ -554,6 +532,29 @@ class RelayState(_Checks):
                 cached = self._texts[key] = (looks, game.pdn())
             out.append((game, cached[1]))
         return out
+
+
+def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
+    """Take back into ``state`` the games a former run kept (boardctl.relay.store), each
+    checked like a snapshot; the number taken."""
+    before = len(state.games)
+    for item in kept:
+        saved = item["game"]
+        ident = saved.get("game")
+        if not isinstance(ident, str | int) or isinstance(ident, bool):
+            continue
+        source = str(item["source"])
+        src = state.source(source, topic=bool(item["topic"]))
+        board = saved.get("board")
+        if not src.topic and isinstance(board, str) and _clean(board):
+            src.board = _clean(board)
+        record = {k: saved.get(k) for k in _KEPT if k in saved}
+        state.feed_record(source, {**record, "type": "snapshot", "game": ident})
+        since = saved.get("clock_since")  # the clocks after the last move, if any
+        if isinstance(since, list) and len(since) == 4:
+            state.feed_record(source, {"type": "clock", "game": ident, "running": since[3],
+                                       "clock": {"white": since[1], "black": since[2]}})
+    return len(state.games) - before
 
 
 #: What the relay's store keeps of a game, beside its feed and id (boardctl.relay.store).
@@ -732,7 +733,7 @@ class Relay:
         self._restored = True
         assert self.store is not None
         kept = self.store.load()
-        taken = self.state.restore(kept)
+        taken = restore_games(self.state, kept)
         self._saved = self._signatures()  # as they are on disk already
         if kept and self.log is not None:
             self.log(f"relay: {taken} games restored from {self.store.folder}")

@@ -8,6 +8,14 @@ Layout of ``STATE_DIR`` (systemd's ``StateDirectory``, ``/var/lib/boardctl``)::
 Every line is sealed (``firmware.formats.journal.seal``: record number and chained CRC-32). The
 service writes from one thread (``boardctl.service.outputs.Outbox``), a batch of lines at a time.
 
+Spill: while the journal cannot be written (a full disk), the writer keeps its sealed lines in
+a spill file elsewhere (:func:`spill_path`: ``$BOARDCTL_SPILL_DIR``, else systemd's
+``$RUNTIME_DIRECTORY``, else ``/run/boardctl``, else a folder in the temporary directory; then
+``spill/<digest of the state directory>/<journal name>``), fsync'd before their feed lines go
+out, so that a stop or a kill loses none of what was broadcast. :func:`open_journal` takes the
+spilled lines back (those that continue the journal's seal chain) before it reads the journal.
+A RAM file system (``/run``) does not survive a power cut: docs/DESIGN.md says what then holds.
+
 Durability: lines are written with ``os.write`` on an ``O_APPEND`` descriptor, so a
 crash leaves at worst a torn last line, which the reader drops and :func:`open_journal`
 truncates before appending. ``fsync`` runs when the caller says the line matters (a committed
@@ -17,16 +25,29 @@ made durable with an ``fsync`` of the directory too.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 import secrets
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from firmware.errors import EventLogError
-from firmware.formats.journal import SEALED, GameHeader, Journal, dumps, read_journal, seal
-from firmware.limits import MAX_LINE, bounded_lines
+from firmware.formats.journal import (
+    SEALED,
+    GameHeader,
+    Journal,
+    check_seal,
+    dumps,
+    read_journal,
+    seal,
+)
+from firmware.limits import MAX_LINE, bounded_lines, loads
+
+logger = logging.getLogger(__name__)
 
 GAMES = "games"
 CURRENT = "current"
@@ -199,9 +220,109 @@ def read_bytes(path: Path, end: int) -> bytes:
         return f.read(end)
 
 
+#: The environment variable naming the spill folder (module docstring).
+SPILL_ENV = "BOARDCTL_SPILL_DIR"
+#: The largest spill file taken back (a day of a board's records is some 2 MB).
+MAX_SPILL = 64 * 1024 * 1024
+
+
+def spill_path(state_dir: Path, journal: Path) -> Path:
+    """Where the writer keeps ``journal``'s lines while it cannot be written (module
+    docstring); one folder per state directory, so boards on one machine never mix."""
+    base = os.environ.get(SPILL_ENV) or os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
+    if not base:
+        base = "/run/boardctl" if os.access("/run/boardctl", os.W_OK) else os.path.join(
+            tempfile.gettempdir(), f"boardctl-{os.getuid()}")
+    digest = hashlib.sha256(str(Path(state_dir).resolve()).encode()).hexdigest()[:16]
+    return Path(base) / "spill" / digest / journal.name
+
+
+class Spill:
+    """The spill file of one journal: lines appended and fsync'd (:meth:`add`), removed once
+    the journal holds them (:meth:`clear`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def add(self, data: bytes) -> None:
+        """Append whole lines durably (OSError when they cannot be)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def clear(self) -> None:
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError as exc:
+            logger.warning(f"spill {self.path}: cannot be removed: {exc.strerror or exc}")
+
+
+def _append_at(path: Path, end: int, data: bytes) -> None:
+    """Cut ``path`` to ``end`` bytes, append ``data`` and make it durable."""
+    with open(path, "r+b") as f:
+        f.truncate(end)
+        f.seek(end)
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def take_spill(path: Path) -> int:
+    """Append to the journal ``path`` the spilled lines that continue its seal chain, make
+    them durable and remove the spill; the number taken. A spill that does not continue the
+    journal (a gap, another journal's lines) is told and kept aside (``.unmerged``)."""
+    spill = spill_path(path.parent.parent, path)
+    if not spill.exists():
+        return 0
+    journal = load_journal(path)
+    if not journal.verified:
+        logger.error(f"journal {path}: not sealed; its spill {spill} is not taken back")
+        return 0
+    with open(spill, "rb") as f:
+        data = f.read(MAX_SPILL)
+    n, c, taken, stop = journal.last_n, journal.last_c, [], ""
+    for k, raw in enumerate(data.splitlines(keepends=True), 1):
+        try:
+            rec = loads(raw.decode("ascii")) if raw.endswith(b"\n") else None
+            if not isinstance(rec, dict) or not isinstance(rec.get("n"), int):
+                stop = f"line {k} is torn or damaged"
+                break
+            if rec["n"] <= n:
+                continue  # in the journal already (written once the disk had room)
+            c = check_seal(raw.decode("ascii"), rec, n + 1, c, f"{spill}: line {k}")
+        except (ValueError, UnicodeDecodeError, EventLogError) as exc:
+            stop = str(exc)
+            break
+        n += 1
+        taken.append(raw)
+    if taken:
+        try:
+            _append_at(path, journal.end, b"".join(taken))
+        except OSError as exc:
+            _append_at(path, journal.end, b"")
+            taken, stop = [], f"the journal cannot be written: {exc.strerror or exc}"
+    if stop:
+        os.replace(spill, spill.with_name(spill.name + ".unmerged"))
+        logger.error(f"journal {path}: {len(taken)} records taken back from {spill}; the rest "
+                     f"NOT ({stop}): kept as {spill.name}.unmerged")
+    else:
+        spill.unlink()
+        logger.warning(f"journal {path}: {len(taken)} records taken back from {spill} "
+                       "(written there while the state directory could not be written)")
+    return len(taken)
+
+
 def open_journal(path: Path, *, fsync: Callable[[int], None] = os.fsync,
                  ) -> tuple[Journal, JournalWriter]:
-    """Read a journal and reopen it for appending, cutting off a torn tail first."""
+    """Read a journal and reopen it for appending, cutting off a torn tail first; the records
+    a former run spilled (:func:`take_spill`) are taken back first."""
+    take_spill(path)
     journal = load_journal(path)
     if path.stat().st_size > journal.end:
         with open(path, "r+b") as f:

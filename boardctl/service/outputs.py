@@ -7,9 +7,13 @@ inline, for tests on a virtual clock) takes every batch waiting, writes their re
 feed lines on to the feed sinks: a move is in the journal before it is on the feed. A slow
 disk delays the feed, never the referee, which has moved on long before.
 
-Faults. A failing write (a full disk: ENOSPC; EIO) keeps the encoded lines in memory, raises
-an alarm naming the file (``on_alarm``), and tries again every :data:`RETRY_S`; when space
-returns the lines are written in order and the alarm cleared. Every :data:`WATCH_S` the
+Faults. A failing write (a full disk: ENOSPC; EIO) keeps the encoded lines in memory and in a
+spill file on another file system (``boardctl.service.journal_file.spill_path``, fsync'd before
+their feed lines go out: a stop or a kill loses nothing the feed said, and the next start takes
+them back), raises an alarm naming the file and the spill (``on_alarm``), and tries again every
+:data:`RETRY_S`; when space returns the lines are written in order, the spill removed and the
+alarm cleared. A stop with lines not in the journal says so in the log, naming the spill (or,
+when the spill could not be written either, the lines lost). Every :data:`WATCH_S` the
 thread checks that the journal is still where ``current`` points: a deleted state directory,
 journal or pointer is an alarm, and the journal is written again from memory (the writer keeps
 every line of the game). While the journal cannot be written, feed lines go out anyway (the
@@ -32,7 +36,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from boardctl.service.journal_file import CURRENT, JournalWriter, create_journal
+from boardctl.service.journal_file import CURRENT, JournalWriter, Spill, create_journal, spill_path
 from boardctl.service.threadname import name_thread
 from firmware.formats.feed import encode_line
 
@@ -105,6 +109,9 @@ class _JournalWriting:
         self._kind = ""
         #: A new game's records while its journal cannot be created (None: it exists).
         self.unborn: list[Mapping[str, Any]] | None = None
+        #: How many of ``backlog``'s lines are in the spill file (module docstring).
+        self.spilled = 0
+        self._spill_error: str | None = None
 
     def _run(self) -> None:
         name_thread("boardctl-journal")
@@ -143,7 +150,7 @@ class _JournalWriting:
                 writer, written, self.header = batch.writer
                 self.writer = writer
                 self.history = [written] if written else []
-                self.backlog = []
+                self.backlog, self.spilled = [], 0
                 self.durable = False
                 self.unborn = [] if writer is None else None
                 if self.alarm is not None:
@@ -192,11 +199,12 @@ class _JournalWriting:
         if self._kind == "write":
             self._raise(None)
 
-    def _write(self) -> None:
+    def _write(self, force: bool = False) -> None:
         writer = self.writer
         if writer is None or not (self.backlog or self.durable):
             return
-        if self.alarm is not None and self.clock() < self._next_retry:
+        if self.alarm is not None and self.clock() < self._next_retry and not force:
+            self._spill(writer)  # the lines since the last try: spilled before the feed
             return
         self._next_retry = self.clock() + RETRY_S
         try:
@@ -209,12 +217,54 @@ class _JournalWriting:
                 self.durable = False
         except OSError as exc:
             what = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
-            self._raise(f"journal {writer.path}: {what}: {len(self.backlog)} records kept in "
-                        "memory until it can be written", "write")
+            where = (f"in memory and in {self._spill_path(writer)}" if self._spill(writer)
+                     else "in memory ONLY (the spill cannot be written either: a stop now "
+                     "loses them)")
+            self._raise(f"journal {writer.path}: {what}: {len(self.backlog)} records kept "
+                        f"{where} until it can be written", "write")
             return
+        if self.spilled:
+            Spill(self._spill_path(writer)).clear()
+            self.spilled = 0
         if self._kind == "write":
             self._raise(None)
             logger.warning(f"journal {writer.path}: written again, nothing lost")
+
+    def _spill_path(self, writer: JournalWriter) -> Any:
+        return spill_path(self.state_dir, writer.path)
+
+    def _spill(self, writer: JournalWriter) -> bool:
+        """The backlog's lines not yet spilled into the spill file; True when every line of
+        the backlog is there (module docstring)."""
+        if self.spilled >= len(self.backlog):
+            return True
+        spill = Spill(self._spill_path(writer))
+        try:
+            spill.add(b"".join(self.backlog[self.spilled:]))
+        except OSError as exc:
+            message = f"spill {spill.path}: cannot be written: {exc.strerror or exc}"
+            if message != self._spill_error:
+                logger.error(message)
+            self._spill_error = message
+            return False
+        self.spilled = len(self.backlog)
+        self._spill_error = None
+        return True
+
+    def _stopping(self) -> None:
+        """The last word at a stop: lines not in the journal are named, loudly."""
+        self._write(force=True)
+        writer = self.writer
+        if writer is None or not self.backlog:
+            return
+        if self._spill(writer):
+            logger.error(f"STOPPING with {len(self.backlog)} records not in the journal "
+                         f"{writer.path} (it cannot be written): they are in "
+                         f"{self._spill_path(writer)}, taken back at the next start")
+        else:
+            logger.error(f"STOPPING with {len(self.backlog)} records not in the journal "
+                         f"{writer.path} nor in a spill: they are LOST; the board's position "
+                         "is ahead of its journal")
 
     def _watch(self) -> None:
         """The state directory, the pointer and the journal still there (module docstring)."""
@@ -338,6 +388,7 @@ class Outbox(_JournalWriting):
 
     def close(self) -> None:
         self.stop()
+        self._stopping()
         if self.writer is not None:
             self.writer.close()
 
