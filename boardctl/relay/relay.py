@@ -557,6 +557,51 @@ def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
     return len(state.games) - before
 
 
+#: Changes of one game remembered (for the delayed view after a restart; the oldest go).
+MAX_MARKS = 1000
+
+
+def _mark(m: Any) -> bool:
+    """A stored mark: [moves, result or null, wall time]."""
+    return (isinstance(m, list) and len(m) == 3 and isinstance(m[0], int)
+            and (m[1] is None or m[1] in RESULTS) and isinstance(m[2], int | float)
+            and not isinstance(m[0], bool))
+
+
+def delayed_views(state: RelayState, marks: Mapping[str, list[tuple[int, str | None, float]]],
+                  now: float, delay: float) -> list[View]:
+    """After a restart with a broadcast delay: the views of the last ``delay`` seconds rebuilt
+    from each game's marks (when its moves and result came), so that the public view goes on
+    from where it stood, showing nothing earlier than the delay allows and never less than
+    before the restart. A game without marks counts as old (public at once)."""
+    from dataclasses import replace
+
+    cut = now - delay
+    texts: dict[str, GameText] = {}
+    changes: list[tuple[float, str, int, str | None]] = []
+    for key, game in state.games.items():
+        known = marks.get(key) or [(len(game.moves), game.result, 0.0)]
+        for n, result, t in known:
+            changes.append((max(t, cut), key, min(n, len(game.moves)), result))
+    changes.sort(key=lambda c: c[0])
+    views: list[View] = []
+    for t, key, n, result in changes:
+        game = state.games[key]
+        whole = (n, result) == (len(game.moves), game.result)
+        shown = game
+        if not whole:
+            shown = replace(game, moves=game.moves[:n], result=result)
+            setattr(shown, "clock_since", None)  # noqa: B010 (the clocks after the last move)
+        texts[key] = GameText(key, game.round_tag(), game.tags.get("Board") or game.board,
+                              shown.pdn(), t)
+        view = View(tuple(texts[k] for k in state.games if k in texts), t)
+        if views and t - views[-1].stamp < 1.0:
+            views[-1] = view  # within a second, as the timeline keeps them
+        else:
+            views.append(view)
+    return views
+
+
 #: What the relay's store keeps of a game, beside its feed and id (boardctl.relay.store).
 _KEPT = ("rules", "start_fen", "tags", "time_control", "moves", "result", "reason")
 
@@ -683,6 +728,8 @@ class Relay:
         self.store = store
         self._restored = store is None
         self._saved: dict[str, tuple[Any, ...]] = {}
+        #: Each game's changes: (moves, result, wall time), for a delayed view after a restart.
+        self._marks: dict[str, list[tuple[int, str | None, float]]] = {}
         self._store_error: str | None = None
         self.out = out
         self.server = server
@@ -735,6 +782,16 @@ class Relay:
         kept = self.store.load()
         taken = restore_games(self.state, kept)
         self._saved = self._signatures()  # as they are on disk already
+        for item in kept:
+            ident = _clean(str(item["game"].get("game")))[:80]
+            key = f"{item['source']}/{ident}" if item["topic"] else ident
+            marks = item["game"].get("marks")
+            if key in self.state.games and isinstance(marks, list):
+                self._marks[key] = [(m[0], m[1], m[2]) for m in marks if _mark(m)][-MAX_MARKS:]
+        if self.timeline.delay > 0:
+            for view in delayed_views(self.state, self._marks, self.wall(),
+                                      self.timeline.delay):
+                self.timeline.push(view)
         if kept and self.log is not None:
             self.log(f"relay: {taken} games restored from {self.store.folder}")
         self.publish()
@@ -762,7 +819,9 @@ class Relay:
         for source in changed:
             topic = self.state.source(source).topic
             try:
-                self.store.save(source, topic, [kept(g) for g in games[source]])
+                self.store.save(source, topic, [
+                    {**kept(g), "marks": self._marks.get(g.key or g.game, [])}
+                    for g in games[source]])
             except OSError as exc:
                 message = (f"relay: games of {source[:100]!r} cannot be kept in "
                            f"{self.store.folder}: {exc.strerror or exc} (served all the same; "
@@ -781,6 +840,15 @@ class Relay:
     def publish(self) -> None:
         texts = self.state.texts()
         text = "".join(t for _, t in texts)
+        now = self.wall()
+        for game, body in texts:  # when each game changed: its marks (the store keeps them)
+            key = game.key or game.game
+            seen = self._changed.get(key)
+            if seen is None or seen[0] != body:
+                self._changed[key] = (body, now)
+                marks = self._marks.setdefault(key, [])
+                marks.append((len(game.moves), game.result, now))
+                del marks[:-MAX_MARKS]
         self._save()
         if text == self._published:
             return
@@ -788,15 +856,9 @@ class Relay:
         if self.out is not None:  # the file first: what HTTP serves is on disk already
             write_atomically(self.out, text)
             self.writes += 1
-        now = self.wall()
-        games = []
-        for game, body in texts:
-            key = game.key or game.game
-            seen = self._changed.get(key)
-            if seen is None or seen[0] != body:
-                seen = self._changed[key] = (body, now)
-            games.append(GameText(key, game.round_tag(), game.tags.get("Board") or game.board,
-                                  body, seen[1]))
+        games = [GameText(game.key or game.game, game.round_tag(),
+                          game.tags.get("Board") or game.board, body,
+                          self._changed[game.key or game.game][1]) for game, body in texts]
         self.timeline.push(View(tuple(games), now))
         if self.on_publish is not None:
             self.on_publish()

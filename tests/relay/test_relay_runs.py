@@ -173,3 +173,42 @@ def test_a_store_that_cannot_be_written_is_told_and_the_relay_serves_on(
     again.restore()
     assert len(again.state.games["g1"].moves) == 3
     again.close()
+
+
+def test_a_restarted_relay_with_a_broadcast_delay_goes_on_from_the_delayed_view(
+        tmp_path: Path) -> None:
+    """With --delay, the public view after a restart is the games as they stood ``delay``
+    before (never empty, never later than the delay allows), rebuilt from when each move came."""
+    from boardctl.relay.relay import Timeline
+
+    clock = [1000.0]
+
+    def relay() -> Relay:
+        store = GameStore(tmp_path / "H").open()
+        return Relay([], store=store, timeline=Timeline(delay=60, now=lambda: clock[0]),
+                     wall=lambda: clock[0])
+
+    def public_moves(r: Relay) -> list[int]:
+        return [len(g.moves) for g in read_games(r.timeline.public().body(
+            r.timeline.public().games)[0].decode(), "public")]
+
+    first = relay()
+    first.poll()
+    _feed(first, "p", [header_record("7", "r", None), GAME])
+    for k, move in enumerate(move_records()[:10]):  # a move every 10 s
+        clock[0] = 1000.0 + 10 * (k + 1)
+        first.state.feed_line("p", encode_line(move, 2 + k))
+        first.publish()
+    clock[0] = 1110.0
+    assert public_moves(first) == [5]  # moves 1-5 came at 1010-1050, 60 s ago or more
+    first.close()
+    clock[0] = 1112.0  # killed and back two seconds later
+    second = relay()
+    assert second.restore() == 1
+    assert public_moves(second) == [5]  # not empty, not the live 10
+    assert [len(g.moves) for g in read_games(second.text, "live")] == [10]
+    clock[0] = 1131.0
+    assert public_moves(second) == [7]  # 1070 came public at 1130, as without the restart
+    clock[0] = 1200.0
+    assert public_moves(second) == [10]
+    second.close()
