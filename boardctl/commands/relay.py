@@ -169,6 +169,9 @@ def run_relay(args: argparse.Namespace) -> int:
     from boardctl.relay.relay import Relay, Timeline
 
     _check(args)
+    from boardctl.relay.streams import raise_open_files_limit
+
+    raise_open_files_limit()  # a socket a live page viewer (docs/SCALE.md)
     hall = check_name(args.hall, "--hall") if args.hall else None
     follower = _follower(args, hall)
     timeline = Timeline(delay=args.delay * 60)

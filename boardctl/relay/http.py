@@ -21,8 +21,9 @@ waits for a request on a connection (the first one, or the next one of a keep-al
 connection), the request line and all headers must have come within ``timeout`` seconds in
 all, however the bytes trickle in; past that the server closes the connection
 (:meth:`PdnServer.reap_slow_heads`, run by ``serve_forever`` every :data:`REAP_EVERY` seconds).
-Once the head is read that deadline is over: answers and the live page's event streams run as
-long as they need, with their own write timeouts.
+Once the head is read that deadline is over: answers run as long as they need, with their
+own write timeouts, and an event stream's socket is handed to the one thread that writes every
+stream (boardctl.relay.streams), so a viewer holds no thread nor connection slot.
 """
 
 from __future__ import annotations
@@ -43,10 +44,9 @@ from typing import Any
 
 #: Games a URL holds at most (broadcast sites read no more of one URL).
 PER_URL = 64
-#: Connections served at once; more get a quick 503 (a broadcast site retries). Room for the
-#: live page's event streams (512 at most: boardctl.relay.live.stream.MAX_CLIENTS), each a
-#: connection
-#: held open, and 128 pollers of the PDN beside them.
+#: Connections served at once (a thread each); more get a quick 503 (a broadcast site
+#: retries). The live page's event streams are not among them: once its head is read, a
+#: stream's socket goes to one event loop (boardctl.relay.streams) and its thread ends.
 MAX_CLIENTS = 640
 #: How often ``serve_forever`` closes connections whose request head is overdue (seconds).
 REAP_EVERY = 0.5
@@ -164,7 +164,9 @@ class PdnServer(http.server.ThreadingHTTPServer):
     the head deadlines are read on, injected so tests pass time without waiting."""
 
     daemon_threads = True
-    request_queue_size = 128  # the listen backlog: a round's worth of pollers at once
+    #: The listen backlog: a crowd of viewers opening the page at once waits here (the kernel
+    #: caps it at net.core.somaxconn) rather than retrying its connection a second later.
+    request_queue_size = 2048
 
     def __init__(self, address: tuple[str, int], *, hall: str | None = None,
                  timeline: Timeline | None = None, live: bool = False,

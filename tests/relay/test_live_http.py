@@ -124,11 +124,36 @@ def test_too_many_streams_are_told_to_come_back(relay: LiveRelay,
         conn.close()
 
 
-def test_a_full_house_of_streams_leaves_the_pdn_pollers_room() -> None:
-    """Each open page holds a connection: the HTTP server serves every stream the page allows
-    and the broadcast sites' PDN polls beside them (before, 256 connections in all would have
-    turned pollers away long before the 512 streams)."""
-    assert relay_http.MAX_CLIENTS - stream.MAX_CLIENTS >= 128
+def test_streams_hold_no_connection_slot_and_pollers_are_served_beside_them(
+        relay: LiveRelay, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream's socket goes to the stream loop once its head is read: with room for only
+    three connections at once, ten open streams leave the PDN pollers served, and every
+    stream still gets each new move."""
+    monkeypatch.setattr(relay_http, "MAX_CLIENTS", 3)
+    relay.server._clients = relay_http.threading.BoundedSemaphore(3)
+    conns = []
+    try:
+        for _ in range(10):
+            conn = http.client.HTTPConnection("127.0.0.1", relay.port, timeout=5)
+            conn.request("GET", "/events")
+            resp = conn.getresponse()
+            assert resp.status == 200
+            got = b""
+            while b"event: state" not in got:
+                got += resp.read1(65536)
+            conns.append((conn, resp))
+        for _ in range(5):
+            status, _, body = fetch(relay, "/games.pdn")
+            assert status == 200 and b"[White" in body
+        assert relay.hub.streams.viewers == 10 and relay.hub.public.clients == 10
+        relay.feed("12", game_records("g", 5)[-1])
+        for _, resp in conns:
+            got = b""
+            while b'"ply":5' not in got:
+                got += resp.read1(65536)
+    finally:
+        for conn, _ in conns:
+            conn.close()
 
 
 def test_mqtt_status_records_and_silence_mark_boards_offline(relay: LiveRelay) -> None:

@@ -4,9 +4,11 @@ a bounded ring of recent events, and catch-up on reconnection.
 A browser's ``EventSource`` reconnects by itself and sends the ``id`` of the last event it got
 as ``Last-Event-ID``; when that event is still in the ring, the events after it are sent,
 otherwise (too old, or the relay restarted: ids carry the channel's epoch) one ``state`` event
-with the whole hall. Memory is bounded: :data:`KEEP_EVENTS` events per channel and
-:data:`MAX_CLIENTS` connections; a client that stops reading for :data:`WRITE_TIMEOUT` seconds
-is dropped (its browser reconnects and catches up).
+with the whole hall. Memory is bounded: :data:`KEEP_EVENTS` events per channel; the streams
+themselves are written by one event loop (:mod:`boardctl.relay.streams`), which bounds each
+viewer's unsent bytes and drops a viewer that stops reading (its browser reconnects and
+catches up). :func:`serve` answers the request on the HTTP server's thread and hands the
+socket to that loop.
 """
 
 from __future__ import annotations
@@ -18,15 +20,17 @@ from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 
+from boardctl.relay.streams import STALL, StreamLoop, detach
 from firmware.limits import ascii_digits
 
 log = logging.getLogger(__name__)
 
 KEEP_EVENTS = 4096
-MAX_CLIENTS = 512
-WRITE_TIMEOUT = 20.0
-#: A comment line this often keeps proxies and the browser from closing an idle stream.
-HEARTBEAT = 15.0
+#: Streams one relay serves at most (also bounded by the open files limit:
+#: boardctl.relay.streams.capacity); more are told to come back (503, Retry-After).
+MAX_CLIENTS = 20_000
+#: Seconds a stream may take no byte, bytes waiting, before it is dropped.
+WRITE_TIMEOUT = STALL
 
 
 class Channel:
@@ -39,6 +43,7 @@ class Channel:
         self.last = 0
         self.clients = 0
         self.closed = False
+        self._listeners: list[Callable[[], None]] = []
 
     def event_id(self, n: int | None = None) -> str:
         return f"{self.epoch}-{self.last if n is None else n}"
@@ -49,7 +54,26 @@ class Channel:
             self.last += 1
             self._events.append((self.last, frame(event, data, self.event_id(self.last))))
             self._cond.notify_all()
-            return self.last
+            number = self.last
+        for wake in self._listeners:
+            wake()
+        return number
+
+    def listen(self, wake: Callable[[], None]) -> None:
+        """Call ``wake()`` (from the publishing thread) after each event."""
+        self._listeners.append(wake)
+
+    def since(self, after: int) -> tuple[int, bytes] | None:
+        """(the last number, the frames after number ``after``), taken together; None when
+        some fell out of the ring."""
+        with self._cond:
+            if self._events and self._events[0][0] > after + 1:
+                return None
+            if after >= self.last:
+                return self.last, b""
+            # the ring holds consecutive numbers: the frames after ``after`` are its tail
+            count = self.last - after
+            return self.last, b"".join(f for _, f in list(self._events)[-count:])
 
     def after(self, last_event_id: str | None) -> int | None:
         """The number to resume after, from a ``Last-Event-ID``; None when a full state is
@@ -92,6 +116,8 @@ class Channel:
         with self._cond:
             self.closed = True
             self._cond.notify_all()
+        for wake in self._listeners:
+            wake()
 
 
 def frame(event: str, data: str, event_id: str | None = None) -> bytes:
@@ -101,21 +127,35 @@ def frame(event: str, data: str, event_id: str | None = None) -> bytes:
 
 
 def serve(handler: BaseHTTPRequestHandler, channel: Channel,
-          state: Callable[[], tuple[int, str]], stop: threading.Event) -> None:
-    """Stream ``channel`` to one client until it goes, the channel closes or ``stop`` is set.
+          state: Callable[[], tuple[int, str]], streams: StreamLoop) -> None:
+    """Answer one ``/events`` request and hand its socket to ``streams`` (the event loop that
+    writes every stream); returns at once.
 
     ``state()`` gives (event number, JSON of the whole hall) taken together, so that nothing
     published in between is missed or sent twice.
     """
-    if handler.command != "HEAD" and not channel.join():
-        body = b"too many live pages open\n"
-        handler.send_response(503)
-        handler.send_header("Content-Type", "text/plain; charset=utf-8")
-        handler.send_header("Content-Length", str(len(body)))
-        handler.send_header("Retry-After", "10")
-        handler.end_headers()
-        handler.wfile.write(body)
+    if handler.command != "HEAD" and (streams.full() or not channel.join()):
+        too_many(handler)
         return
+    try:
+        first, after = _head(handler, channel, state)
+    except BaseException:
+        if handler.command != "HEAD":
+            channel.leave()
+        raise
+    if handler.command == "HEAD":
+        return
+    sock = detach(handler.connection)
+    if not streams.adopt(sock, channel, after, first, on_close=channel.leave):
+        log.debug("live page client turned away: the stream loop filled or closed meanwhile")
+        channel.leave()
+        sock.close()
+
+
+def _head(handler: BaseHTTPRequestHandler, channel: Channel,
+          state: Callable[[], tuple[int, str]]) -> tuple[bytes, int]:
+    """Write the response head; (the stream's first bytes, the event number they bring the
+    viewer to)."""
     handler.send_response(200)
     handler.send_header("Content-Type", "text/event-stream; charset=utf-8")
     handler.send_header("Cache-Control", "no-cache")
@@ -124,31 +164,20 @@ def serve(handler: BaseHTTPRequestHandler, channel: Channel,
     handler.end_headers()
     handler.close_connection = True
     if handler.command == "HEAD":
-        return
-    try:
-        handler.connection.settimeout(WRITE_TIMEOUT)
-        after = channel.after(handler.headers.get("Last-Event-ID"))
-        out = b"retry: 1000\n\n"
-        if after is None:
-            after, data = state()
-            out += frame("state", data, channel.event_id(after))
-        handler.wfile.write(out)
-        handler.wfile.flush()
-        beat = time.monotonic() + HEARTBEAT
-        while not stop.is_set() and not channel.closed:
-            last, frames = channel.wait(after, 1.0)
-            if last < 0:
-                after, data = state()
-                frames = frame("state", data, channel.event_id(after))
-            else:
-                after = last
-            if not frames and time.monotonic() >= beat:
-                frames = b": keep-alive\n\n"
-            if frames:
-                handler.wfile.write(frames)
-                handler.wfile.flush()
-                beat = time.monotonic() + HEARTBEAT
-    except OSError as exc:  # the client went, or stopped reading (timeout)
-        log.debug("live page client gone: %s", exc)
-    finally:
-        channel.leave()
+        return b"", 0
+    after = channel.after(handler.headers.get("Last-Event-ID"))
+    first = b"retry: 1000\n\n"
+    if after is None:
+        after, data = state()
+        first += frame("state", data, channel.event_id(after))
+    return first, after
+
+
+def too_many(handler: BaseHTTPRequestHandler) -> None:
+    body = b"too many live pages open\n"
+    handler.send_response(503)
+    handler.send_header("Content-Type", "text/plain; charset=utf-8")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.send_header("Retry-After", "10")
+    handler.end_headers()
+    handler.wfile.write(body)

@@ -5,7 +5,8 @@ It plugs into the relay through the two hooks the hall code shares (HALL-INTERFA
 thread) and :meth:`LiveHub.handle` into the HTTP server's ``extra_handlers``. Routes:
 
 - ``GET /``: the page (``static/index.html``); ``/static/live.js``, ``/static/live.css``.
-- ``GET /events``: the Server-Sent Events stream (:mod:`boardctl.relay.live.stream`): a ``state``
+- ``GET /events``: the Server-Sent Events stream (:mod:`boardctl.relay.live.stream`, written by
+  one event loop for every viewer: :mod:`boardctl.relay.streams`): a ``state``
   event with every board, then a ``board`` event per change (and ``log`` events for arbiters).
 - ``GET /board/BOARD.json``: one board's moves with clock times and positions (the page asks
   when a board is opened); ``GET /board/BOARD.pdn``: that game's PDN, for download.
@@ -36,6 +37,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from boardctl.relay.live.model import BOARD_NAME, LiveHall, log_entry
 from boardctl.relay.live.stream import Channel, serve
+from boardctl.relay.streams import StreamLoop
 from firmware.errors import BoardError
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,8 @@ class LiveHub:
         self.public = Channel()
         self.arbiter = Channel() if arbiter_token else None
         self.stop = threading.Event()
+        #: Writes every viewer's event stream, on one thread (boardctl.relay.streams).
+        self.streams = StreamLoop()
         self.errors = 0
         self._shown: dict[str, tuple[Any, ...]] = {}
         self._live: dict[str, tuple[Any, ...]] = {}
@@ -148,6 +152,7 @@ class LiveHub:
         self.public.close()
         if self.arbiter is not None:
             self.arbiter.close()
+        self.streams.close()
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -203,7 +208,7 @@ class LiveHub:
             return
         if route == "/events":
             channel = self.arbiter if arbiter and self.arbiter is not None else self.public
-            serve(handler, channel, lambda: self.state(arbiter), self.stop)
+            serve(handler, channel, lambda: self.state(arbiter), self.streams)
             return
         match = re.fullmatch(r"/board/(.+)\.(json|pdn)", route)
         name = match.group(1) if match else ""
