@@ -46,7 +46,7 @@ from firmware.errors import BoardError
 from firmware.formats.feed import decode_line
 from firmware.pdn import ClockReading, write_game
 from firmware.pdn.tags import fit_tags
-from firmware.rules.game import RESULTS
+from firmware.rules.game import RESULTS, parse_result, result_text
 from firmware.rules.notation import parse_move
 from firmware.rules.position import Position
 from firmware.rules.sets import find_rules
@@ -79,6 +79,10 @@ class RelayGame:
     result: str | None = None
     reason: str | None = None
     running: str | None = None
+    #: The clocks since the last move's (a pause, resume or the arbiter's correction: its
+    #: ``clock`` line): (ply, white, black, running side or "" for none), written on that
+    #: ply's ``[%clock]`` so that a broadcast shows them at once, not after the next move.
+    clock_since: tuple[int, float, float, str] | None = None
     #: A move arrived that does not follow the last one: waiting for a snapshot.
     gap: bool = False
     #: Counts the changes to what the PDN is made of (the text cache's key).
@@ -135,6 +139,11 @@ class RelayGame:
                 clocks.append(ClockReading(_num(c.get("white")), _num(c.get("black")), running))
             else:
                 clocks.append(None)
+        since = self.clock_since
+        if since is not None and since[0] == len(self.moves) and self.moves:
+            clocks[-1] = ClockReading(since[1], since[2], since[3])
+        if self.result and clocks and clocks[-1] is not None:  # over: no clock runs
+            clocks[-1] = ClockReading(clocks[-1].white, clocks[-1].black, "")
         return write_game(
             tags,
             [str(m.get("move")) for m in self.moves],
@@ -167,6 +176,22 @@ class _Source:
     games: int = 0
     #: Not followed: :data:`MAX_SOURCES` were followed already.
     ignored: bool = False
+    #: The rule set its header names, and the key of its newest game.
+    rules: str | None = None
+    last: str | None = None
+
+    def header(self, record: Mapping[str, Any], seq: Any) -> None:
+        """A ``header`` line: the board's name (a serial feed's), its run, its rule set and
+        the game it is on."""
+        board, rules, game = record.get("board"), record.get("rules"), record.get("game")
+        if isinstance(board, str) and _clean(board) and not self.topic:
+            self.board = _clean(board)
+        if not isinstance(record.get("run"), str):
+            self.run = None
+        self.seq = seq if isinstance(seq, int) else None
+        self.rules = rules if isinstance(rules, str) else None
+        if isinstance(game, str | int) and not isinstance(game, bool):
+            self.game = _clean(str(game))[:80]
 
     def follow(self, run: Any) -> bool:
         """A line's ``run`` id: a new run of the board (it restarted) is known by it even when
@@ -305,6 +330,31 @@ class _Checks:
             position = after
         return position, len(moves)
 
+    def _fits(self, game: RelayGame, result: str) -> bool:
+        """A result in its rule set's form (2-0/1-1/0-2 on 100 squares, 1-0/½-½/0-1 on 64;
+        0-0 in both: firmware.rules.game); another form refused and told."""
+        if result not in RESULTS or result == "0-0" or game.rules is None:
+            return True
+        rules = find_rules(game.rules)
+        if result == result_text(rules, parse_result(result)[0]):
+            return True
+        self._refuse(game, f"result {result} refused: {rules.name} writes "
+                           f"{result_text(rules, parse_result(result)[0])}")
+        return False
+
+    def _fen_stands(self, game: RelayGame, fen: str, position: Position | None) -> bool:
+        """A snapshot without moves shows its ``fen`` (the live page): True when it is the
+        position the game stands in, else the snapshot is refused (False)."""
+        try:
+            claimed = Position.from_fen(game.rules, fen) if game.rules else None
+        except (BoardError, ValueError):
+            claimed = None
+        if position is not None and claimed == position:
+            return True
+        self._refuse(game, f"snapshot refused: its fen {fen[:60]!r} is not the position of "
+                           "its start and moves")
+        return False
+
 
 class RelayState(_Checks):
     """Every game heard of, built from decoded feed records. Pure: no I/O, no clock; ``log``
@@ -373,12 +423,7 @@ class RelayState(_Checks):
             self.repeats += 1
             return False
         if kind == "header":
-            board = record.get("board")
-            if isinstance(board, str) and _clean(board) and not src.topic:
-                src.board = _clean(board)
-            if not isinstance(run, str):
-                src.run = None
-            src.seq = seq if isinstance(seq, int) else None
+            src.header(record, seq)
             return False
         if src.repeat(seq, kind, lambda: _grows(self.games, src, record)):
             self.repeats += 1
@@ -386,36 +431,56 @@ class RelayState(_Checks):
         game_id = record.get("game")
         if isinstance(game_id, str | int) and not isinstance(game_id, bool):
             src.game = _clean(str(game_id))[:80]
+        if src.game is None and kind == "move" and src.rules is not None:
+            src.game = _clean(src.run or "1")[:80]  # a feed without game ids: its run's game
         if src.game is None:
             return False  # nothing to attach the record to until a game or snapshot line
         # Games are known by their id alone (unique per board and game): a board that comes
         # back on another port, or names itself only after its first lines, is the same game.
         # A hall board's games are known by its topic's name and the id.
         key = f"{src.name}/{src.game}" if src.topic else src.game
-        game = self.games.get(key)
+        game = self.games.get(key) or self._open(src, key, kind, record)
         if game is None:
-            if kind not in ("game", "snapshot", "move") or (kind == "move"
-                                                             and not _good_move(record)):
-                return False
-            if src.games >= GAMES_PER_SOURCE:
-                self.beyond += 1
-                self._tell(self.beyond, f"relay: {_clean(src.name)[:100]!r}: game "
-                                        f"{src.game!r} not followed: {GAMES_PER_SOURCE} games "
-                                        f"from this feed are followed already ({self.beyond} "
-                                        "records left out so far)")
-                return False
-            src.games += 1
-            game = self.games[key] = RelayGame(board=src.board, game=src.game, key=key,
-                                               source=src.name, order=self._order)
-            self._order += 1
-            if kind == "move":
-                game.gap = record.get("ply") != 1
+            return False
         if src.board != src.name:
             game.board = src.board
         changed = self._apply(game, kind, record)
         if changed:
             game.version += 1
         return changed
+
+    def _open(self, src: _Source, key: str, kind: Any,
+              record: Mapping[str, Any]) -> RelayGame | None:
+        """A new game of ``src`` (a game, snapshot or first move line), within the bounds. The
+        board's game before it, if it never had a move nor a result (announced before the
+        round's setup came), is dropped: one game a game played. A feed that named its rules
+        in its header but sends no game line (``boardctl replay --format feed``) starts from
+        that rule set's standard position."""
+        if kind not in ("game", "snapshot", "move") or (kind == "move"
+                                                         and not _good_move(record)):
+            return None
+        last = self.games.get(src.last) if src.last else None
+        if last is not None and not last.moves and last.result is None:
+            del self.games[last.key]
+            self._texts.pop(last.key, None)
+            src.games -= 1
+        if src.games >= GAMES_PER_SOURCE:
+            self.beyond += 1
+            self._tell(self.beyond, f"relay: {_clean(src.name)[:100]!r}: game "
+                                    f"{src.game!r} not followed: {GAMES_PER_SOURCE} games "
+                                    f"from this feed are followed already ({self.beyond} "
+                                    "records left out so far)")
+            return None
+        src.games += 1
+        src.last = key
+        game = self.games[key] = RelayGame(board=src.board, game=str(src.game), key=key,
+                                           source=src.name, order=self._order)
+        self._order += 1
+        if kind == "move":
+            game.gap = record.get("ply") != 1
+            if src.rules is not None:
+                self._setup(game, {"rules": src.rules})
+        return game
 
     def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
         if kind == "game":
@@ -427,6 +492,17 @@ class RelayState(_Checks):
             return self._snapshot(game, record)
         if kind == "move":
             return self._move(game, record)
+        if kind == "clock":  # the clocks now, on the last move's [%clock] (RelayGame)
+            c = record.get("clock")
+            run = record.get("running")
+            white, black = (_num(c.get("white")), _num(c.get("black"))) if isinstance(
+                c, dict) else (None, None)
+            if white is None or black is None or not game.moves:
+                return False
+            since = (len(game.moves), white, black, run if run in ("white", "black") else "")
+            changed = since != game.clock_since
+            game.clock_since = since
+            return changed
         if kind == "takeback":  # plies taken back: the game is published again, tags kept
             left = record.get("ply")
             if not isinstance(left, int) or isinstance(left, bool) or not (
@@ -439,6 +515,8 @@ class RelayState(_Checks):
             return True
         if kind == "result":
             result = record.get("result")
+            if isinstance(result, str) and not self._fits(game, result):
+                return False
             if isinstance(result, str) and result in RESULTS and result != game.result:
                 game.result = result
                 game.reason = str(record.get("reason") or "")
@@ -469,22 +547,11 @@ class RelayState(_Checks):
                                          or not game.moves else game.position):
             return _looks(game) != before  # nor its result taken
         result = record.get("result")
+        if isinstance(result, str) and not self._fits(game, result):
+            result = None
         game.result = result if isinstance(result, str) and result in RESULTS else None
         game.reason = str(record.get("reason") or "") if game.result else None
         return _looks(game) != before
-
-    def _fen_stands(self, game: RelayGame, fen: str, position: Position | None) -> bool:
-        """A snapshot without moves shows its ``fen`` (the live page): True when it is the
-        position the game stands in, else the snapshot is refused (False)."""
-        try:
-            claimed = Position.from_fen(game.rules, fen) if game.rules else None
-        except (BoardError, ValueError):
-            claimed = None
-        if position is not None and claimed == position:
-            return True
-        self._refuse(game, f"snapshot refused: its fen {fen[:60]!r} is not the position of "
-                           "its start and moves")
-        return False
 
     def _move(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
         if not _good_move(record):

@@ -116,11 +116,12 @@ def _movetext(moves: Sequence[str | Setup], start_fen: str | None,
 
 
 def _clock_words(reading: ClockReading | None, white_moved: bool) -> list[str]:
-    """``{[%clock ...]}`` after a move; a reading without ``running`` gets the side to move
-    next."""
+    """``{[%clock ...]}`` after a move; a reading without ``running`` (None) gets the side to
+    move next; ``running`` ``""`` says both clocks stand (paused, the game over): no capital."""
     if reading is None or (reading.white is None and reading.black is None):
         return []
-    running = reading.running or ("black" if white_moved else "white")
+    running = reading.running if reading.running is not None else (
+        "black" if white_moved else "white")
     return ["{" + clock_command(ClockReading(reading.white, reading.black, running)) + "}"]
 
 
