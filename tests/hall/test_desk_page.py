@@ -50,7 +50,8 @@ def test_the_arbiter_acts_from_the_page(mosquitto: Mosquitto, tmp_path: Path,
     relay = RelayProcess(mosquitto.url, "H", tmp_path, "--arbiter-token", TOKEN,
                          "--hall-key", str(key))
     board = Board(mosquitto.url, "H", "b1", tmp_path / "b1",
-                  write_log(tmp_path / "b1.jsonl", events), "--hall-key", str(key))
+                  write_log(tmp_path / "b1.jsonl", events), "--hall-key", str(key),
+                  "--round", "3")
     try:
         relay.start()
         board.start()
@@ -65,8 +66,10 @@ def test_the_arbiter_acts_from_the_page(mosquitto: Mosquitto, tmp_path: Path,
 
         browser.get(f"{relay.url}?token={TOKEN}")
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, card), 60, "the arbiters' page")
+        assert browser.find_element(By.CSS_SELECTOR, f"{card} .rd").text == "Round 3"
         click(browser, card)
         wait_for(browser.find_element(By.ID, "desk").is_displayed, 10, "the desk")
+        assert browser.find_element(By.ID, "detail-title").text == "Board b1, round 3"
 
         # Cancelled: nothing reaches the board.
         click(browser, '#desk [data-act="start"]')

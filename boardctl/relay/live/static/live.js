@@ -120,6 +120,7 @@
     a.setAttribute("role", "button");
     var head = el("div", "head");
     head.appendChild(el("span", "no", "Board " + name));
+    head.appendChild(el("span", "rd"));
     var badges = el("span", "badges");
     head.appendChild(badges);
     a.appendChild(head);
@@ -173,6 +174,7 @@
       b.size = v.size;
     }
     a.dataset.fen = v.fen;
+    a.querySelector(".rd").textContent = v.round ? "Round " + v.round : "";
     a.dataset.ply = v.ply;
     a.querySelector(".black .name").textContent = v.black || "Black";
     a.querySelector(".white .name").textContent = v.white || "White";
@@ -229,7 +231,8 @@
   function show(name) {
     open = { name: name, moves: [], at: -1, follow: true };
     deskShow(name);
-    document.getElementById("detail-title").textContent = "Board " + name;
+    var rd = boards[name] && boards[name].view.round;
+    document.getElementById("detail-title").textContent = "Board " + name + (rd ? ", round " + rd : "");
     document.getElementById("download").href = "/board/" + encodeURIComponent(name) + ".pdn" + query;
     document.getElementById("download").setAttribute("download", name + ".pdn");
     document.getElementById("d-svg").textContent = "";
