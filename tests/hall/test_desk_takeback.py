@@ -156,6 +156,11 @@ def test_a_takeback_from_the_desk_seen_through_to_the_pdn(mosquitto: Mosquitto,
             m["move"] for m in moves[:3]]
         journal = current_path(board.state)
         assert journal is not None and '"type":"takeback"' in journal.read_text()
+        # The journal holds it: a restarted board comes back to the same game.
+        board.stop()
+        board.start()
+        wait_for(lambda: broker_state(board) == "ready", 60, "b1 back on the broker")
+        assert socket_request(sock, "status")["moves"] == [m["move"] for m in moves[:3]]
 
         # The board put back as the LEDs show, the clocks resumed, another reply played.
         target = Position.from_fen(find_rules("international"), moves[2]["fen"])
