@@ -109,8 +109,12 @@ class Desk:
             self._refuse(f"a reply on {message.topic}: {exc}")
             return
         with self._lock:
-            waiting = self._waiting.pop(reply.n, None)
-        if waiting is None or waiting.board != board:
+            waiting = self._waiting.get(reply.n)
+            if waiting is not None and waiting.board == board:
+                del self._waiting[reply.n]
+            else:
+                waiting = None
+        if waiting is None:
             self._refuse(f"a reply on {message.topic} to no request waiting (a repeat, or "
                          "too late)")
             return
@@ -175,6 +179,7 @@ class Desk:
         try:
             length = int(handler.headers.get("Content-Length", ""))
         except ValueError:
+            handler.close_connection = True
             return 411, {"ok": False, "error": "Content-Length needed"}
         if not 0 < length <= MAX_BODY:
             handler.close_connection = True
