@@ -109,9 +109,10 @@ def test_games_beyond_a_boards_limit_are_told_and_not_shown(
     monkeypatch.setattr(relay_module, "GAMES_PER_SOURCE", 3)
     with hall_relay(mosquitto.url) as relay:
         hub = _live(relay)
-        for n in range(3):
+        for n in range(3):  # games played (a game without a move that the next one
+            # follows is a board announced before its setup: dropped, not counted)
             publisher.line("b1", {**game("b1", "1"), "game": f"g{n}"})
-        publisher.line("b1", move(1, "32-28") | {"game": "g2"})
+            publisher.line("b1", move(1, "32-28") | {"game": f"g{n}"})
         wait_for(lambda: relay.moves("b1") == ["32-28"], what="the third game's move")
         publisher.line("b1", {**game("b1", "1"), "game": "g3"})
         wait_for(lambda: any("not followed: 3 games" in line for line in relay.logs),

@@ -1,0 +1,76 @@
+"""Issue 31, item 5 (the relay's state): one game a game played (no empty game for a board
+announced before its round's setup, read game for game by pydraughts), a feed without game
+lines (``boardctl replay --format feed``) placed from its header's rule set at once, and a
+result in its rule set's form only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hall_helpers import write_log
+from service_helpers import game_log
+from test_relay_state import GAME, lines, move_records, real_moves
+
+from boardctl.relay.relay import RelayState
+from firmware.formats.feed import decode_line, header_record
+from firmware.pdn import read_games
+
+
+def test_a_board_announced_before_its_setup_makes_one_game_not_two() -> None:
+    state = RelayState()
+    early = {**GAME, "game": "g0", "tags": {"Event": "?", "Round": "?"}}  # switched on
+    setup = {**GAME, "game": "g1", "tags": {**GAME["tags"], "White": "Kask", "Black": "Tamm"}}
+    records = [header_record("b1", "r", "international"), early, setup,
+               *move_records("g1")[:4]]
+    for line in lines(records):
+        state.feed_line("b1", line)
+    pdn = state.pdn()
+    games = list(read_games(pdn, "relay"))
+    assert len(games) == 1 and games[0].tags["White"] == "Kask"
+    pdn_module = pytest.importorskip("draughts.PDN")
+    assert len(pdn_module.PDNReader(pdn_text=pdn).games) == 1
+    # a game with a move (or a result) is a game played: the next one does not drop it
+    for line in lines([{**GAME, "game": "g2"}], start=len(records)):
+        state.feed_line("b1", line)
+    assert sorted(state.games) == ["g1", "g2"]
+
+
+def test_a_feed_without_game_lines_starts_from_its_headers_rule_set(tmp_path: Path) -> None:
+    """``boardctl replay --format feed`` prints a header naming the rules, then moves with no
+    game id: the moves are on the PDN as they come, not only after the closing snapshot."""
+    log = write_log(tmp_path / "game.jsonl",
+                    game_log(6, seed=2, think=(0.1, 0.2), change_mind=0.0))
+    done = subprocess.run([sys.executable, "-m", "boardctl", "replay", str(log), "--rules",
+                           "international", "--format", "feed"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    feed = done.stdout.splitlines()
+    moves = [line for line in feed if (decode_line(line) or {}).get("type") == "move"]
+    assert moves and all("game" not in (decode_line(line) or {}) for line in moves)
+    state = RelayState()
+    for line in feed[:1] + moves:  # the header and the moves: no game line, no snapshot
+        state.feed_line("replay", line)
+    (game,) = state.games.values()
+    assert [m["move"] for m in game.moves] == real_moves(6) and game.rules == "international"
+
+
+def test_a_result_in_another_rule_sets_form_is_refused() -> None:
+    told: list[str] = []
+    state = RelayState(log=told.append)
+    records = [header_record("7", "r", "international"), GAME, *move_records()[:2],
+               {"type": "result", "game": "g1", "result": "1-0", "reason": "resignation"}]
+    for line in lines(records):
+        state.feed_line("p", line)
+    assert state.games["g1"].result is None
+    assert "result 1-0 refused: international writes 2-0" in "\n".join(told)
+    state.feed_line("p", lines([{"type": "result", "game": "g1", "result": "2-0",
+                                 "reason": "resignation"}], start=len(records))[0])
+    assert state.games["g1"].result == "2-0"
+    russian = {**GAME, "game": "r1", "rules": "russian"}
+    for line in lines([russian, {"type": "result", "game": "r1", "result": "0-2",
+                                 "reason": "x"}], start=len(records) + 1):
+        state.feed_line("p", line)
+    assert state.games["r1"].result is None and "russian writes 0-1" in "\n".join(told)
