@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 OFFLINE_AFTER = 25.0
 #: How often the pump looks for silent boards and for delayed moves coming due.
 PUMP = 0.2
+#: Seconds one ``state`` text serves the viewers that connect at the same event number.
+STATE_FOR = 1.0
 STATIC = {
     "live.js": "text/javascript; charset=utf-8",
     "live.css": "text/css; charset=utf-8",
@@ -83,6 +85,8 @@ class LiveHub:
         self._logged = 0
         self._thread: threading.Thread | None = None
         self._pdn = pdn
+        #: The last state text of each audience: (event number, made at, text).
+        self._states: dict[bool, tuple[int, float, str]] = {}
 
     # -- records in (the relay's state thread) -----------------------------------------------
 
@@ -159,20 +163,32 @@ class LiveHub:
     # -- the page's requests (HTTP threads) --------------------------------------------------
 
     def state(self, arbiter: bool) -> tuple[int, str]:
-        """(last event number, the whole hall as the audience sees it), taken together."""
+        """(last event number, the whole hall as the audience sees it), taken together.
+
+        A crowd opening the page at once shares one: the text made for an event number is
+        given again for :data:`STATE_FOR` seconds (every change since is an event after it)."""
         with self.lock:
             now = self.now()
-            at = now if arbiter else now - self.delay
+            kept = self._states.get(arbiter)
             channel = self.arbiter if arbiter and self.arbiter is not None else self.public
-            events = Counter(b.tags.get("Event", "") for b in self.hall.boards.values())
-            title = max(events, key=lambda e: (bool(e), events[e]), default="")
-            body: dict[str, Any] = {
-                "ts": now, "delay": self.delay, "arbiter": arbiter, "title": title,
-                "boards": [self.hall.view(name, at) for name in self.hall.boards],
-            }
-            if arbiter:
-                body["log"] = self.hall.events(at)
-            return channel.last, json.dumps(body, separators=(",", ":"))
+            if kept is not None and kept[0] == channel.last and 0 <= now - kept[1] < STATE_FOR:
+                return kept[0], kept[2]
+            number, text = self._state(arbiter, now)
+            self._states[arbiter] = (number, now, text)
+            return number, text
+
+    def _state(self, arbiter: bool, now: float) -> tuple[int, str]:
+        at = now if arbiter else now - self.delay
+        channel = self.arbiter if arbiter and self.arbiter is not None else self.public
+        events = Counter(b.tags.get("Event", "") for b in self.hall.boards.values())
+        title = max(events, key=lambda e: (bool(e), events[e]), default="")
+        body: dict[str, Any] = {
+            "ts": now, "delay": self.delay, "arbiter": arbiter, "title": title,
+            "boards": [self.hall.view(name, at) for name in self.hall.boards],
+        }
+        if arbiter:
+            body["log"] = self.hall.events(at)
+        return channel.last, json.dumps(body, separators=(",", ":"))
 
     def handle(self, handler: BaseHTTPRequestHandler, path: str) -> bool:
         """The HTTP server's ``extra_handlers`` hook: True when ``path`` was answered here."""
