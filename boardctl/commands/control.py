@@ -26,6 +26,11 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the control commands."""
+    _register_new(sub)
+    _register_acts(sub)
+
+
+def _register_new(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("new", help="set up a new game on the running board")
     p.add_argument("--rules", help="rule set (default: the current game's)")
     p.add_argument("--time-control", help="time control, 'none' for no clock")
@@ -37,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _common(p)
     p.set_defaults(func=run_control, cmd="new")
 
+
+def _register_acts(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     simple = {
         "start": "start the game (the set-up is checked first; White's clock runs)",
         "status": "show the game, the clocks and the board",
