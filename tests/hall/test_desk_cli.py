@@ -45,3 +45,29 @@ def test_run_desk_options(tmp_path: Path) -> None:
     said = refused("run", "--sim", "--state-dir", state, "--broker", "mqtt://127.0.0.1:1",
                    "--hall", "H", "--board", "b1", "--hall-key", str(tmp_path / "short.key"))
     assert "at least 16 characters" in said
+
+
+def test_the_config_file_names_the_hall_key(tmp_path: Path) -> None:
+    """``[broker] hall_key_file`` gives the board the hall's key; ``--hall-key`` wins."""
+    import argparse
+
+    from boardctl.hall.board import broker_settings
+    from hw.config import load_config
+
+    (tmp_path / "a.key").write_text("a" * 32 + "\n")
+    (tmp_path / "b.key").write_text("b" * 32 + "\n")
+    path = tmp_path / "c.toml"
+    path.write_text(f'[broker]\nurl = "mqtt://relay.local"\nhall = "open26"\nboard = "b12"\n'
+                    f'hall_key_file = "{tmp_path / "a.key"}"\n')
+    config = load_config(path)
+    base = {"broker": None, "hall": None, "board": None, "broker_user": None,
+            "broker_password_file": None, "broker_ca": None, "hall_key": None}
+    settings = broker_settings(argparse.Namespace(**base), config.broker, str(path))
+    assert settings is not None and settings.hall_key == b"a" * 32
+    over = broker_settings(argparse.Namespace(**{**base, "hall_key": str(tmp_path / "b.key")}),
+                           config.broker, str(path))
+    assert over is not None and over.hall_key == b"b" * 32
+    plain = tmp_path / "d.toml"
+    plain.write_text('[broker]\nurl = "mqtt://relay.local"\nhall = "open26"\nboard = "b12"\n')
+    none = broker_settings(argparse.Namespace(**base), load_config(plain).broker, str(plain))
+    assert none is not None and none.hall_key is None  # no key: no control messages
