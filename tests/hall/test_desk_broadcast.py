@@ -90,3 +90,19 @@ def test_a_takeback_republishes_the_game_with_its_tags() -> None:
     # a takeback the game cannot have (more plies left than it holds) changes nothing
     fed([{"type": "takeback", "game": "g1", "ply": 9}], state, 10)
     assert len(next(read_games(state.pdn(), "relay")).moves) == 5
+
+
+def test_the_live_page_drops_the_plies_taken_back_at_once() -> None:
+    from boardctl.relay.live.model import LiveHall
+
+    hall = LiveHall()
+    moves = move_records(n=6)
+    for i, record in enumerate([GAME, *moves]):
+        hall.feed("b1", record, 100.0 + i)
+    assert hall.view("b1", 200.0)["ply"] == 6
+    hall.feed("b1", {"type": "takeback", "game": "g1", "ply": 4}, 210.0)
+    view = hall.view("b1", 220.0)
+    assert view["ply"] == 4 and view["last"]["move"] == moves[3]["move"]
+    assert any(e["kind"] == "takeback" for e in hall.events(220.0))
+    hall.feed("b1", {**moves[4], "ply": 5}, 230.0)  # play goes on from ply 5
+    assert hall.view("b1", 240.0)["ply"] == 5

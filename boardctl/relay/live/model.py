@@ -332,6 +332,15 @@ class _HallRecords:
         self._read(board, now, record.get("clock"), None)
         self._mark(board, Mark(now, "adjourned", "game adjourned (sealed move)"))
 
+    def _on_takeback(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
+        """Plies taken back (the arbiter's correction): the moves after ply N go at once."""
+        left = record.get("ply")
+        if isinstance(left, int) and not isinstance(left, bool) and 0 <= left < len(board.moves):
+            board.moves = [m for m in board.moves if m.ply <= left]
+            board.position = None
+            board.result = None  # a result goes with the plies taken back
+            self._mark(board, Mark(now, "takeback", f"taken back to ply {left}"))
+
     def _fen_at(self, board: LiveBoard, count: int) -> str | None:
         if count and board.moves[count - 1].fen:
             return board.moves[count - 1].fen
@@ -462,4 +471,5 @@ _HANDLERS = {
     "clock": _HallRecords._on_clock,
     "result": _HallRecords._on_result,
     "adjourned": _HallRecords._on_adjourned,
+    "takeback": _HallRecords._on_takeback,
 }
