@@ -140,13 +140,16 @@ class MovesSet(Event):
 @dataclass(frozen=True, slots=True)
 class TakeBack(Event):
     """The arbiter takes back the last ``plies`` plies (a misread, or moves an engine
-    game takes back): play goes on from the position before them once the board shows it."""
+    game takes back): play goes on from the position before them once the board shows it.
+    ``stop``: the clocks stop (the arbiter's correction); False: the clock of the side now to
+    move runs on (a player's take-back against the engine)."""
 
     plies: int = 1
+    stop: bool = True
     type: ClassVar[str] = "takeback"
 
     def fields(self) -> dict[str, Any]:
-        return {"plies": self.plies}
+        return {"plies": self.plies} if self.stop else {"plies": self.plies, "stop": False}
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +261,10 @@ def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
         plies = _number(rec, "plies", where)
         if not 1 <= plies <= 10_000 or plies != int(plies):
             raise EventLogError(f"{where}: 'plies' must be a whole number from 1 to 10000")
-        return TakeBack(at, int(plies))
+        stop = rec.get("stop", True)
+        if not isinstance(stop, bool):
+            raise EventLogError(f"{where}: 'stop' must be true or false")
+        return TakeBack(at, int(plies), stop)
     if cls is Result:
         reason = rec.get("reason", "arbiter")
         return Result(at, _text(rec, "result", where), str(reason) if reason else "arbiter")

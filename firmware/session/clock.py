@@ -87,14 +87,16 @@ class SessionClock:
             return [self.record("pause", at)]
         return []
 
-    def take_back(self, gone: list[dict[str, Any]], turn: Side, at: int) -> list[ClockRecord]:
-        """Plies taken back (``gone``, their move records): the clocks stop, each side's move
-        count goes back by its plies (a control passed again takes its period's time back,
-        as a ``moves-set`` does), and ``turn`` moves next; the faces keep what they show."""
+    def take_back(self, gone: list[dict[str, Any]], turn: Side, at: int,
+                  stop: bool = True) -> list[ClockRecord]:
+        """Plies taken back (``gone``, their move records): the clocks stop (with ``stop``;
+        else ``turn``'s clock runs on if a clock ran), each side's move count goes back by its
+        plies (a control passed again takes its period's time back, as a ``moves-set``
+        does), and ``turn`` moves next; the faces keep what they show."""
         clock = self.clock
         if clock is None or not clock.started or clock.adjournment is not None:
             return []
-        clock.pause(at)
+        ran = clock.pause(at)
         for side in (Side.WHITE, Side.BLACK):
             plies = sum(1 for m in gone if m.get("side") == side.value)
             if plies:
@@ -104,6 +106,8 @@ class SessionClock:
                 except ClockError:  # would leave under 15 minutes: the count alone
                     clock.set_moves(side, count)
         clock.hand_turn(turn, at)
+        if ran and not stop:
+            clock.resume(at)
         return [self.record("takeback", at)]
 
     def resume(self, at: int) -> list[ClockRecord]:

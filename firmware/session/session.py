@@ -417,7 +417,8 @@ def _on_takeback(session: BoardSession, event: Event, at: int) -> Records:
         session.record.pop()
     session.record.declare(None, "")
     session.outcome = None
-    out: Records = list(session.timing.take_back(gone, session.record.position.turn, at))
+    out: Records = list(session.timing.take_back(gone, session.record.position.turn, at,
+                                                 event.stop))
     out.append(TakeBackRecord(left))
     return out + session._decide(session.referee.take_back(session.record.position,
                                                            event.plies, at))

@@ -18,7 +18,17 @@ from test_desk_control import TOKEN, broker_state, hall_key, post
 from boardctl.service.control import request as socket_request
 from boardctl.service.journal_file import current_path
 from firmware.errors import BoardError
-from firmware.formats.events import NS, Event, Lift, Place, Press, Result, Resume, TakeBack
+from firmware.formats.events import (
+    NS,
+    Event,
+    Lift,
+    Place,
+    Press,
+    Result,
+    Resume,
+    TakeBack,
+    event_from_record,
+)
 from firmware.pdn import read_games
 from firmware.rules.notation import move_text
 from firmware.rules.position import Position
@@ -183,3 +193,22 @@ def test_a_takeback_from_the_desk_seen_through_to_the_pdn(mosquitto: Mosquitto,
     finally:
         board.stop()
         relay.stop()
+
+
+def test_a_player_s_takeback_against_the_engine_keeps_his_clock_running() -> None:
+    """``stop`` False (an engine game's take-back): the clock of the side now to move runs on
+    from what it showed; the journal says so and replays it."""
+    session, events = played(4)
+    at = session.last_at + NS
+    before = session.status(at)["clock"]
+    event = TakeBack(at, 2, stop=False)
+    session.handle(event)
+    assert session.clock is not None and session.clock.running is session.position.turn
+    now = session.status(at + 2 * NS)["clock"]
+    side = session.position.turn.value
+    assert round(before[side] - now[side], 3) == 2.0  # his clock ran on
+    assert event.record()["stop"] is False and "stop" not in TakeBack(at, 2).record()
+    again = BoardSession("international", TC)
+    for e in [*events, event_from_record(event.record())]:
+        again.handle(e)
+    assert again.clock is not None and again.clock.running is session.position.turn
