@@ -54,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     h = p.add_argument_group("hall (docs/HALL.md)")
     h.add_argument("--broker", metavar="URL", help="follow a hall's boards on this MQTT broker "
                    "(mqtt://HOST:PORT or mqtts://HOST:PORT)")
-    h.add_argument("--hall", help="the hall's short name (topics kabelaud/HALL/+/feed)")
+    h.add_argument("--hall", action="append", help="the hall's short name (topics "
+                   "kabelaud/HALL/+/feed); again for each hall a central broker bridges "
+                   "(each at /HALL.pdn: docs/SCALE.md)")
     add_login_options(h)
     h.add_argument("--delay", type=float, default=0.0, metavar="MINUTES",
                    help="delay everything public (HTTP, push) by this many minutes; "
@@ -100,6 +102,10 @@ def _check(args: argparse.Namespace) -> None:
         raise BoardError("--broker needs --hall (the hall's short name)")
     if args.hall and not args.broker:
         raise BoardError("--hall needs --broker URL")
+    if args.hall and len(args.hall) > 1 and args.push and not args.push_path:
+        raise BoardError("--push with several --hall needs --push-path (which hall's PDN)")
+    if args.hall and len(args.hall) > 1 and args.tournament is not None:
+        raise BoardError("--tournament serves one hall's crosstable: give one --hall")
     if (args.push_path or args.push_method != "PUT") and not args.push:
         raise BoardError("--push-path and --push-method need --push URL")
     if args.push and not args.push.startswith(("http://", "https://")):
@@ -172,16 +178,17 @@ def run_relay(args: argparse.Namespace) -> int:
     from boardctl.relay.streams import raise_open_files_limit
 
     raise_open_files_limit()  # a socket a live page viewer (docs/SCALE.md)
-    hall = check_name(args.hall, "--hall") if args.hall else None
-    follower = _follower(args, hall)
+    halls = [check_name(h, "--hall") for h in dict.fromkeys(args.hall or ())]
+    hall = halls[0] if halls else None  # the first hall names the relay's HTTP pages
+    follower = _follower(args, halls)
     timeline = Timeline(delay=args.delay * 60)
     tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
     servers = [s for s in (
-        _server(args.http, "--http", tls, hall=hall, timeline=timeline),
-        _server(args.arbiter_http, "--arbiter-http", tls, hall=hall, timeline=timeline,
+        _server(args.http, "--http", tls, hall=halls or None, timeline=timeline),
+        _server(args.arbiter_http, "--arbiter-http", tls, hall=halls or None, timeline=timeline,
                 live=True),
     ) if s is not None]
-    pusher = _pusher(args, hall, timeline)
+    pusher = _pusher(args, halls, timeline)
     relay = Relay(args.ports, out=args.out, hall=follower, timeline=timeline,
                   on_publish=pusher.notify if pusher is not None else None, log=_say,
                   store=_store(args, hall))
@@ -202,7 +209,7 @@ def run_relay(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    _start(servers, hall, follower, pusher)
+    _start(servers, halls, follower, pusher)
     try:
         _follow_feeds(relay, stop, args.poll)
     finally:
@@ -215,8 +222,9 @@ def run_relay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _follower(args: argparse.Namespace, hall: str | None) -> Any:
-    """``--broker``: the hall's boards followed over MQTT (boardctl.relay.follower), else None."""
+def _follower(args: argparse.Namespace, halls: list[str]) -> Any:
+    """``--broker``: the halls' boards followed over MQTT (boardctl.relay.follower), else
+    None."""
     if not args.broker:
         return None
     from boardctl.hall.board import read_password
@@ -226,7 +234,7 @@ def _follower(args: argparse.Namespace, hall: str | None) -> Any:
     config = parse_broker(args.broker, username=args.broker_user,
                           password=read_password(args.broker_password_file),
                           ca_file=args.broker_ca)
-    return HallFollower(config, str(hall), log=_say)
+    return HallFollower(config, halls, log=_say)
 
 
 def _store(args: argparse.Namespace, hall: str | None) -> Any:
@@ -239,18 +247,18 @@ def _store(args: argparse.Namespace, hall: str | None) -> Any:
     return GameStore(base / (hall or "serial"), log=_say).open()
 
 
-def _pusher(args: argparse.Namespace, hall: str | None, timeline: Any) -> Any:
+def _pusher(args: argparse.Namespace, halls: list[str], timeline: Any) -> Any:
     """``--push``: the public PDN sent to a web server on every change, else None."""
     if not args.push:
         return None
     from boardctl.relay.follower import Pusher
     from boardctl.relay.http import select_games
 
-    path = args.push_path or f"/{hall}.pdn" if hall else args.push_path or "/"
+    path = args.push_path or (f"/{halls[0]}.pdn" if halls else "/")
 
     def body() -> tuple[bytes, str]:
         view = timeline.public()
-        games = select_games(view, hall, path)
+        games = select_games(view, halls, path)
         data, etag, _ = view.body(list(view.games) if games is None else games)
         return data, etag
 
@@ -271,15 +279,14 @@ def _add_crosstable(args: argparse.Namespace, servers: list[Any], hall: str | No
             args.tournament, lambda s=server: _pdn_text(s.view()), hall))
 
 
-def _start(servers: list[Any], hall: str | None, follower: Any, pusher: Any) -> None:
+def _start(servers: list[Any], halls: list[str], follower: Any, pusher: Any) -> None:
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         host, port = str(server.server_address[0]), int(server.server_address[1])
         what = "live PDN for the arbiters" if server.live else "PDN"
-        scheme = getattr(server, "scheme", "http")
-        _say(f"relay: serving {what} at {scheme}://{host}:{port}/"
-             + (f"{hall}.pdn" if hall else "games.pdn")
-             + f", live page at {scheme}://{host}:{port}/")
+        base = f"{getattr(server, 'scheme', 'http')}://{host}:{port}/"
+        pdns = ", ".join(f"{base}{h}.pdn" for h in halls) or f"{base}games.pdn"
+        _say(f"relay: serving {what} at {pdns}, live page at {base}")
     if follower is not None:
         follower.start()
     if pusher is not None:

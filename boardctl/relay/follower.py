@@ -22,7 +22,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from boardctl.hall.mqtt import (
@@ -41,12 +41,20 @@ QUEUE = 100_000
 
 class HallFollower:
     """See the module docstring. ``start()``, then ``drain()``/``wait()`` from the state
-    thread, ``close()``."""
+    thread, ``close()``.
 
-    def __init__(self, config: BrokerConfig, hall: str,
+    ``hall`` is one hall's name or several (a central broker that bridges many halls'
+    brokers, docs/SCALE.md): with several, each board is named ``HALL/BOARD`` (what it is
+    known by in the relay; its PDN still says ``[Board "BOARD"]``)."""
+
+    def __init__(self, config: BrokerConfig, hall: str | Sequence[str],
                  log: Callable[[str], None] = print) -> None:
         self.config = config
-        self.hall = check_name(hall, "--hall")
+        names = [hall] if isinstance(hall, str) else list(hall)
+        self.halls = [check_name(h, "--hall") for h in dict.fromkeys(names)]
+        if not self.halls:
+            raise ValueError("a follower needs a hall")
+        self.hall = self.halls[0]
         self.log = log
         self._queue: deque[tuple[str, bytes]] = deque()
         #: Boards whose retained status changed: (BOARD, online), for the live page.
@@ -101,7 +109,8 @@ class HallFollower:
         self._ready.wait(timeout)
 
     def status(self) -> dict[str, Any]:
-        return {"broker": self.config.url, "hall": self.hall, "connects": self.connects,
+        return {"broker": self.config.url, "hall": self.hall, "halls": self.halls,
+                "connects": self.connects,
                 "received": self.received, "dropped": self.dropped,
                 "damaged": self.damaged_lines, "overflow": self.overflow,
                 "online": sorted(b for b, up in self.online.items() if up)}
@@ -115,9 +124,10 @@ class HallFollower:
             return
         self.connects += 1
         self._error = None
-        self.log(f"relay: following {PREFIX}/{self.hall}/+/feed on {self.config.url}")
-        client.subscribe([(f"{PREFIX}/{self.hall}/+/feed", 1),
-                          (f"{PREFIX}/{self.hall}/+/status", 1)])
+        for hall in self.halls:
+            self.log(f"relay: following {PREFIX}/{hall}/+/feed on {self.config.url}")
+        client.subscribe([(f"{PREFIX}/{hall}/+/{leaf}", 1) for hall in self.halls
+                          for leaf in ("feed", "status")])
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        properties: Any = None) -> None:
@@ -128,9 +138,9 @@ class HallFollower:
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         self.received += 1
         name = message.topic
-        board = board_of(self.hall, name, "feed")
+        board = self._board(name, "feed")
         if board is None:
-            status = board_of(self.hall, name, "status")
+            status = self._board(name, "status")
             if status is not None:
                 up = bytes(message.payload) == b"online"
                 with self._lock:
@@ -151,6 +161,14 @@ class HallFollower:
                 self.overflow += 1
             self._queue.append((board, payload))
             self._ready.set()
+
+    def _board(self, name: str, leaf: str) -> str | None:
+        """The board a topic is of (``HALL/BOARD`` when following several halls), or None."""
+        for hall in self.halls:
+            board = board_of(hall, name, leaf)
+            if board is not None:
+                return board if len(self.halls) == 1 else f"{hall}/{board}"
+        return None
 
     def _drop(self, message: str) -> None:
         self.dropped += 1

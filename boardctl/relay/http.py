@@ -4,7 +4,8 @@ The relay's state thread hands over a :class:`View` after every change: each gam
 with its round, board and the time its text last changed. The HTTP threads only read views, so
 no request ever touches the relay's state. Paths::
 
-    /HALL.pdn                every game of the hall
+    /HALL.pdn                every game of the hall (of each hall, when the relay follows
+                             several: ``boardctl relay --hall A --hall B``)
     /HALL/round/R.pdn        the games whose Round is R or starts with "R." (ordered by board),
                              at most 64 a URL; a bigger round goes on at R-2.pdn, R-3.pdn ...
     anything else            every game (a serial relay's PDN at /, /games.pdn ...), unless one
@@ -37,7 +38,7 @@ import threading
 import time
 import urllib.parse
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -89,23 +90,32 @@ def _natural(text: str) -> tuple[Any, ...]:
 _ROUND = re.compile(r"/([A-Za-z0-9_-]+)/round/(.+)\.pdn")
 
 
-def select_games(view: View, hall: str | None, path: str) -> list[GameText] | None:
-    """The games ``path`` names in ``view``, or None when it names none of these URLs."""
-    if hall is not None and path == f"/{hall}.pdn":
-        return list(view.games)
+def select_games(view: View, hall: str | Sequence[str] | None,
+                 path: str) -> list[GameText] | None:
+    """The games ``path`` names in ``view``, or None when it names none of these URLs.
+
+    ``hall`` is the relay's hall, or its halls when it follows several: then a game's key
+    starts with its ``HALL/`` (the relay names each board ``HALL/BOARD``) and each hall's URLs
+    hold that hall's games only."""
+    halls = (hall,) if isinstance(hall, str) else tuple(hall or ())
     m = _ROUND.fullmatch(path)
-    if hall is None or m is None or m.group(1) != hall:
+    name = m.group(1) if m else path[1:-len(".pdn")] if path.endswith(".pdn") else ""
+    if name not in halls or (m is None and path != f"/{name}.pdn"):
         return None
+    games = view.games if len(halls) == 1 else tuple(
+        g for g in view.games if g.key.startswith(name + "/"))
+    if m is None:
+        return list(games)
     name, part = m.group(2), 1
-    rounds = {g.round for g in view.games}
+    rounds = {g.round for g in games}
     tail = re.fullmatch(r"(.+)-(\d{1,4})", name)
     if tail and not any(_in_round(r, name) for r in rounds):
         name, part = tail.group(1), int(tail.group(2))
     if part < 1:
         return []
-    games = sorted((g for g in view.games if _in_round(g.round, name)),
-                   key=lambda g: (_natural(g.round), _natural(g.board)))
-    return games[(part - 1) * PER_URL: part * PER_URL]
+    chosen = sorted((g for g in games if _in_round(g.round, name)),
+                    key=lambda g: (_natural(g.round), _natural(g.board)))
+    return chosen[(part - 1) * PER_URL: part * PER_URL]
 
 
 def _in_round(tag: str, name: str) -> bool:
@@ -168,7 +178,7 @@ class PdnServer(http.server.ThreadingHTTPServer):
     #: caps it at net.core.somaxconn) rather than retrying its connection a second later.
     request_queue_size = 2048
 
-    def __init__(self, address: tuple[str, int], *, hall: str | None = None,
+    def __init__(self, address: tuple[str, int], *, hall: str | Sequence[str] | None = None,
                  timeline: Timeline | None = None, live: bool = False,
                  timeout: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.hall = hall

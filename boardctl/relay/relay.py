@@ -379,7 +379,9 @@ class RelayState(_Checks):
         if src is None:
             if len(self._sources) >= MAX_SOURCES:
                 return self._beyond
-            src = self._sources[name] = _Source(name=name, board=name, topic=topic)
+            # A hall board followed among several halls is named HALL/BOARD: its PDN says BOARD.
+            board = name.rpartition("/")[2] if topic else name
+            src = self._sources[name] = _Source(name=name, board=board, topic=topic)
         return src
 
     def feed_line(self, source: str, line: str | bytes) -> bool:
@@ -407,7 +409,7 @@ class RelayState(_Checks):
                 or self.beyond != beyond or self.repeats != repeats):
             return changed  # the live page shows no move (nor game) the PDN does not hold
         for observer in self.observers:
-            observer(src.board, record)
+            observer(src.name if src.topic else src.board, record)
         return changed
 
     def notify(self, board: str, record: Mapping[str, Any]) -> None:

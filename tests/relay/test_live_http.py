@@ -9,6 +9,7 @@ import http.client
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -142,9 +143,12 @@ def test_streams_hold_no_connection_slot_and_pollers_are_served_beside_them(
             while b"event: state" not in got:
                 got += resp.read1(65536)
             conns.append((conn, resp))
-        for _ in range(5):
-            status, _, body = fetch(relay, "/games.pdn")
-            assert status == 200 and b"[White" in body
+        for _ in range(5):  # a poller told 503 comes back (a stream's thread may be ending)
+            deadline = time.monotonic() + 10
+            while (answer := fetch(relay, "/games.pdn"))[0] == 503:
+                assert time.monotonic() < deadline, "the streams hold the connection slots"
+                time.sleep(0.05)
+            assert answer[0] == 200 and b"[White" in answer[2]
         assert relay.hub.streams.viewers == 10 and relay.hub.public.clients == 10
         relay.feed("12", game_records("g", 5)[-1])
         for _, resp in conns:

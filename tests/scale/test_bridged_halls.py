@@ -1,0 +1,83 @@
+"""Many halls on one relay (docs/SCALE.md): two halls' Mosquitto brokers bridge ``kabelaud/#``
+to a central one with the shipped bridge configuration (docs/mosquitto/bridge.conf), a real
+``boardctl relay --hall A --hall B`` process follows the central broker, and real
+``boardctl run --sim`` boards play in both halls. Hall A's broker is stopped for 10 s in the
+middle of the games (the bridge cut, the boards' broker gone): afterwards every game is
+complete on the central relay, each hall at its own URLs. Waiting is bounded polling on real
+processes; the 10 s is the injected fault's length, not a timing assertion."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from hall_helpers import Board, RelayProcess, wait_for, write_log
+from mqtt_broker import Mosquitto
+from service_helpers import game_log, wk_game
+
+from firmware.pdn import read_games
+from firmware.rules.notation import move_text
+
+ROOT = Path(__file__).resolve().parents[2]
+PLIES = 24
+OUTAGE = 10.0
+
+
+def bridge_conf(hall: str, central: Mosquitto) -> str:
+    """docs/mosquitto/bridge.conf for ``hall``, pointed at the central broker (the queue limit
+    is the test broker's own)."""
+    text = (ROOT / "docs" / "mosquitto" / "bridge.conf").read_text()
+    text = text.replace("central.example.org:1883", f"127.0.0.1:{central.port}")
+    text = text.replace("HALL", hall)
+    return "\n".join(line for line in text.splitlines()
+                     if not line.startswith("max_queued_messages"))
+
+
+def games_of(relay: RelayProcess, path: str) -> dict[str, list[str]]:
+    code, body = relay.get(path)
+    assert code == 200, path
+    return {g.tags.get("Board", "?"): [m.text for m in g.moves]
+            for g in read_games(body.decode(), path)}
+
+
+def test_two_bridged_halls_lose_nothing_when_a_hall_broker_is_away(tmp_path: Path) -> None:
+    start, moves = wk_game(1)
+    position, want = start, []
+    for move in moves[:PLIES]:
+        want.append(move_text(position, move))
+        position = position.play(move)
+    log = write_log(tmp_path / "game.jsonl", game_log(PLIES, seed=3, think=(0.2, 0.5)))
+    central = Mosquitto(tmp_path / "central").start()
+    brokers = {h: Mosquitto(tmp_path / h, extra=bridge_conf(h, central)) for h in ("A", "B")}
+    relay = RelayProcess(central.url, "A", tmp_path, "--hall", "B")
+    boards: list[Board] = []
+    try:
+        for broker in brokers.values():
+            broker.start()
+        relay.start()
+        assert "following kabelaud/B/+/feed" in relay.stderr()
+        boards = [Board(brokers[h].url, h, b, tmp_path / f"{h}-{b}", log, "--round", "1")
+                  for h in ("A", "B") for b in ("b1", "b2")]
+        for board in boards:
+            board.start()
+        wait_for(lambda: all(len(g) >= 4 for g in games_of(relay, "/A.pdn").values())
+                 and len(games_of(relay, "/A.pdn")) == 2, 60, "hall A's games under way")
+        brokers["A"].stop()  # hall A's broker goes: its bridge and its boards' link are cut
+        time.sleep(OUTAGE)
+        held = games_of(relay, "/A.pdn")
+        assert any(len(g) < PLIES for g in held.values())  # moves wait behind the cut bridge
+        brokers["A"].start()
+        for hall in ("A", "B"):
+            wait_for(lambda h=hall: games_of(relay, f"/{h}.pdn") == {"b1": want, "b2": want},
+                     90, f"every game of hall {hall} complete on the central relay")
+        round_games = games_of(relay, "/B/round/1.pdn")
+        assert round_games == {"b1": want, "b2": want}  # each hall's round at its own URL
+        code, body = relay.get("/C.pdn")  # not a hall this relay follows: the whole PDN
+        assert code == 200 and len(list(read_games(body.decode(), "all"))) == 4
+    finally:
+        for board in boards:
+            board.stop()
+        relay.stop()
+        for broker in brokers.values():
+            broker.stop()
+        central.stop()
