@@ -604,25 +604,54 @@ class RelayState(_Checks):
 
 
 def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
-    """Take back into ``state`` the games a former run kept (boardctl.relay.store), each
-    checked like a snapshot; the number taken."""
+    """Take back into ``state`` the games a former run kept (boardctl.relay.store), as they
+    were written (their moves were checked when taken; a game's position is worked out again
+    at its next move, which checks them once more), with their PDN text when kept: a restart
+    serves a whole event again in about a second. Records that are not well-formed end a
+    game's moves there (it waits for a snapshot); the relay's bounds hold. The number taken."""
     before = len(state.games)
     for item in kept:
         saved = item["game"]
         ident = saved.get("game")
         if not isinstance(ident, str | int) or isinstance(ident, bool):
             continue
-        source = str(item["source"])
+        source, ident = str(item["source"]), _clean(str(ident))[:80]
         src = state.source(source, topic=bool(item["topic"]))
+        key = f"{source}/{ident}" if src.topic else ident
+        if src.ignored or key in state.games or src.games >= GAMES_PER_SOURCE:
+            continue
         board = saved.get("board")
         if not src.topic and isinstance(board, str) and _clean(board):
             src.board = _clean(board)
-        record = {k: saved.get(k) for k in _KEPT if k in saved}
-        state.feed_record(source, {**record, "type": "snapshot", "game": ident})
+        game = RelayGame(board=src.board, game=ident, key=key, source=source,
+                         order=state._order, version=1)
+        state._setup(game, {k: saved.get(k) for k in ("rules", "start_fen", "tags",
+                                                       "time_control")})
+        start = game.start()
+        moves = _unpacked(saved.get("moves"), start.turn.value if start else "white")
+        good = next((k for k, m in enumerate(moves) if not (_good_move(m) and m["ply"] == k + 1)),
+                    len(moves))
+        state._hold(game, [dict(m) for m in moves[:good]])
+        game.gap = good < len(moves) or len(game.moves) < good
+        result = saved.get("result")
+        game.result = result if isinstance(result, str) and result in RESULTS else None
+        game.reason = str(saved.get("reason") or "") if game.result else None
         since = saved.get("clock_since")  # the clocks after the last move, if any
         if isinstance(since, list) and len(since) == 4:
-            state.feed_record(source, {"type": "clock", "game": ident, "running": since[3],
-                                       "clock": {"white": since[1], "black": since[2]}})
+            state._apply(game, "clock", {"running": since[3],
+                                         "clock": {"white": since[1], "black": since[2]}})
+        state._order += 1
+        state.games[key] = game
+        src.games, src.game, src.last = src.games + 1, ident, key
+        text = saved.get("pdn")
+        if isinstance(text, str) and not game.gap:  # the text of exactly what was kept
+            state._texts[key] = ((game.version, game.board), text)
+        for observer in state.observers:  # the live page: the game as a snapshot
+            observer(src.board, {"type": "snapshot", "game": ident, "rules": game.rules,
+                                 "start_fen": start.fen() if start is not None else None,
+                                 "tags": dict(game.tags), "moves": game.moves,
+                                 "time_control": game.time_control, "result": game.result,
+                                 "reason": game.reason})
     return len(state.games) - before
 
 
@@ -675,11 +704,37 @@ def delayed_views(state: RelayState, marks: Mapping[str, list[tuple[int, str | N
 _KEPT = ("rules", "start_fen", "tags", "time_control", "moves", "result", "reason")
 
 
+def _packed(m: Mapping[str, Any]) -> list[Any]:
+    """A move as the store keeps it: ``[move]`` or ``[move, white, black]`` (its clocks); the
+    ply and side follow from its place (a list: a whole event reads back in about a second)."""
+    c = m.get("clock")
+    if isinstance(c, dict) and _num(c.get("white")) is not None and _num(
+            c.get("black")) is not None:
+        return [m.get("move"), c["white"], c["black"]]
+    return [m.get("move")]
+
+
+def _unpacked(moves: Any, first: str) -> list[dict[str, Any]]:
+    """The store's moves as move records (``first``: the side that moves first); anything
+    else ends them (the game then waits for a snapshot)."""
+    out: list[dict[str, Any]] = []
+    for k, m in enumerate(moves if isinstance(moves, list) else ()):
+        if not (isinstance(m, list) and len(m) in (1, 3)):
+            out.append({})
+            break
+        side = first if k % 2 == 0 else ("black" if first == "white" else "white")
+        record: dict[str, Any] = {"ply": k + 1, "side": side, "move": m[0]}
+        if len(m) == 3:
+            record["clock"] = {"white": m[1], "black": m[2]}
+        out.append(record)
+    return out
+
+
 def kept(game: RelayGame) -> dict[str, Any]:
     """A game as the relay's store keeps it (read back by :meth:`RelayState.restore`)."""
     return {"game": game.game, "board": game.board, "order": game.order, "rules": game.rules,
             "start_fen": game.start_fen, "tags": dict(game.tags),
-            "time_control": game.time_control, "moves": [dict(m) for m in game.moves],
+            "time_control": game.time_control, "moves": [_packed(m) for m in game.moves],
             "result": game.result, "reason": game.reason,
             "clock_since": list(since) if (since := getattr(game, "clock_since", None)) else None}
 
@@ -873,8 +928,9 @@ class Relay:
             out.setdefault(game.source, []).append((key, game.version, game.board))
         return {source: tuple(items) for source, items in out.items()}
 
-    def _save(self) -> None:
-        """The store's files of the feeds that changed, before the PDN goes out."""
+    def _save(self, texts: Mapping[str, str]) -> None:
+        """The store's files of the feeds that changed (each game with its PDN ``texts``),
+        before the PDN goes out."""
         if self.store is None:
             return
         signatures = self._signatures()
@@ -889,7 +945,8 @@ class Relay:
             topic = self.state.source(source).topic
             try:
                 self.store.save(source, topic, [
-                    {**kept(g), "marks": self._marks.get(g.key or g.game, [])}
+                    {**kept(g), "marks": self._marks.get(g.key or g.game, []),
+                     "pdn": texts.get(g.key or g.game)}
                     for g in games[source]])
             except OSError as exc:
                 message = (f"relay: games of {source[:100]!r} cannot be kept in "
@@ -918,7 +975,7 @@ class Relay:
                 marks = self._marks.setdefault(key, [])
                 marks.append((len(game.moves), game.result, now))
                 del marks[:-MAX_MARKS]
-        self._save()
+        self._save({game.key or game.game: body for game, body in texts})
         if text == self._published:
             return
         self._published = text

@@ -131,8 +131,7 @@ def test_the_store_refuses_a_second_relay_and_sets_a_bad_file_aside(tmp_path: Pa
     good = {"format": "boardctl-relay-games", "version": 1, "source": "b4", "topic": True,
             "games": [{"game": "g", "board": "b4", "order": 0, "rules": "international",
                        "start_fen": None, "tags": {"Round": "1"}, "time_control": None,
-                       "moves": [{"ply": 1, "side": "white", "move": "32-28"},
-                                 {"ply": 2, "side": "black", "move": "32-28"}],
+                       "moves": [["32-28", 300.0, 300.0], ["17-22"], ["not a move"], ["28x17"]],
                        "result": None, "reason": None}]}
     (folder / file_name("b4")).write_text(json.dumps(good))
     log: list[str] = []
@@ -142,11 +141,11 @@ def test_the_store_refuses_a_second_relay_and_sets_a_bad_file_aside(tmp_path: Pa
     assert "b1.json: does not read" in told and "b2.json: does not read" in told
     assert "names feed 'b3'" in told
     assert (folder / "b1.json.bad").exists() and not (folder / "b1.json").exists()
-    # a wrong move on disk is refused as on the wire (a snapshot that does not play through
-    # is refused whole): the game waits for the board's next snapshot
-    assert relay.state.games["b4/g"].moves == []
-    assert "snapshot refused at ply 2 ('32-28')" in told
-    assert relay.state.games["b4/g"].board == "b4" and relay.state.refused == 1
+    # a record that is no move ends the game's moves there: it waits for the next snapshot
+    game = relay.state.games["b4/g"]
+    assert [m["move"] for m in game.moves] == ["32-28", "17-22"] and game.gap
+    assert game.moves[0]["clock"] == {"white": 300.0, "black": 300.0}
+    assert game.board == "b4" and game.moves[1]["side"] == "black"
     relay.close()
 
 
