@@ -13,6 +13,8 @@ one ``select`` on the broker's socket and a wake-up pipe) and:
   a line leaves the queue only when the broker has acknowledged it. After a lost connection
   the unacknowledged lines are sent again (the relay drops the duplicates: moves carry their
   ply) and the service is asked for a snapshot (``request_snapshot``), which follows them;
+- stamps every line it publishes with its service run's id (:func:`with_run`), so that the
+  relay knows a restarted board's new run even when it missed the run's header;
 - when the queue overflows (``queue_lines``) the oldest lines are dropped and counted: the
   snapshot sent on reconnection carries the whole game, rebuilt from the journal, so a reader
   still ends with every move (after a board reboot the service announces its game the same

@@ -11,9 +11,10 @@ A file is written whole, to a temporary file that is fsync'd, renamed over the o
 the folder fsync'd: a crash leaves the old file or the new one, never half. The relay writes
 the files of the feeds that changed before the PDN goes out (to ``--out``, HTTP, the pusher):
 what was served is on disk first. Reading back, a file that does not read (damaged, foreign,
-too big) is named in one line and left aside (renamed ``*.bad``), never a crash; every game
-read goes through the relay's checks again like a snapshot, so a wrong move on disk is
-refused as on the wire. Bounded: a file over :data:`MAX_FILE` bytes is not read, and the
+too big) is named in one line and left aside (renamed ``*.bad``), never a crash; games are
+read back as written (``relay.restore_games``: their moves were checked when taken, a record
+that is no move ends a game's moves there, and a game is played through again at its next
+move). Bounded: a file over :data:`MAX_FILE` bytes is not read, and the
 relay's own bounds (feeds, games a feed, moves) hold what is written.
 """
 
