@@ -190,6 +190,18 @@ class BrokerSection:
 
 
 @dataclass(frozen=True, slots=True)
+class EngineSection:
+    """The computer as a player (boardctl/engine/player.py, docs/ENGINE.md). ``engine``
+    empty: nobody; ``builtin`` or ``hub:COMMAND``. ``side``: the engine's colour; ``level``
+    1-10 or a name (the built-in engine); ``move_time``: seconds a move (0: from its clock)."""
+
+    engine: str = ""
+    side: str = "black"
+    level: str = "10"
+    move_time: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class GpioConfig:
     """GPIO backend (hw/gpio.py). ``backend``: ``auto`` (lgpio on every model, else RPi.GPIO
     on a Pi 0-4), ``lgpio``, ``rpigpio`` (buttons polled), or ``gpiozero`` (kept for older
@@ -227,6 +239,7 @@ class BoardConfig:
     touch_min: float = 0.25
     buzzer: BuzzerConfig = field(default_factory=BuzzerConfig)
     broker: BrokerSection = field(default_factory=BrokerSection)
+    engine: EngineSection = field(default_factory=EngineSection)
     source: str = "<defaults>"
 
     def gpio_claims(self) -> list[tuple[int, str]]:
@@ -420,7 +433,7 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     config = BoardConfig(size=size, state_dir=state_dir, gpio=gpio, matrix=matrix, leds=leds,
                          faces=faces, buttons=buttons, serial=serial, touch_min=touch_min,
                          buzzer=buzzer, broker=_broker(r, top.get("broker", {})),
-                         source=source)
+                         engine=_engine(r, top.get("engine", {})), source=source)
     _check_pins(r, config)
     if config.leds.backend == "spi" and (why := spi_frame_refusal(config.size, config.leds)):
         raise r.fail("leds.layout", why)
@@ -579,6 +592,22 @@ def _broker(r: _Reader, data: Any) -> BrokerSection:
         keepalive=r.integer(k, "broker", "keepalive", 10, 1, 3600),
         queue_lines=r.integer(k, "broker", "queue_lines", 10_000, 100, 1_000_000),
     )
+
+
+def _engine(r: _Reader, data: Any) -> EngineSection:
+    """``[engine]``: ``builtin`` or ``hub:COMMAND``, a side, a level, a move time."""
+    k = r.table(data, "engine", EngineSection)
+    engine = r.string(k, "engine", "engine", "").strip()
+    if engine and engine != "builtin" and not (engine.startswith("hub:") and engine[4:].strip()):
+        raise r.fail("engine.engine", f"{engine[:80]!r} is not builtin or hub:COMMAND")
+    side = r.string(k, "engine", "side", "black")
+    if side not in ("white", "black"):
+        raise r.fail("engine.side", f"{side[:20]!r} is not white or black")
+    level = k.get("level", "10")
+    if isinstance(level, bool) or not isinstance(level, int | str) or not str(level).strip():
+        raise r.fail("engine.level", f"{level!r} is not a level (1-10 or a name)")
+    return EngineSection(engine=engine, side=side, level=str(level).strip(),
+                         move_time=r.number(k, "engine", "move_time", 0.0, 0.0, 3600.0))
 
 
 def _check_pins(r: _Reader, config: BoardConfig) -> None:

@@ -66,6 +66,15 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                        "board" else "the board's name: on the feed, in a hall (the broker's "
                        "topics) and the PDN Board tag of a new game (default: the config's "
                        "[broker] board, else the host name on the feed only)")
+    g = p.add_argument_group("playing the computer (docs/ENGINE.md)")
+    g.add_argument("--engine", metavar="ENGINE",
+                   help="make the computer a player: builtin or hub:COMMAND (config [engine])")
+    g.add_argument("--engine-side", choices=("white", "black"),
+                   help="the engine's colour (default black)")
+    g.add_argument("--engine-level", metavar="LEVEL",
+                   help="the built-in engine's level, 1-10 or a name (default 10, full)")
+    g.add_argument("--engine-move-time", type=float, metavar="S",
+                   help="seconds a move (default: from the engine's clock)")
     h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
     h.add_argument("--broker", metavar="URL",
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
@@ -173,9 +182,45 @@ def run_service(args: argparse.Namespace) -> int:
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
                       on_line=hall.on_line if hall is not None else None)
-    _serve(service, hall)
+    player = _engine_player(args, config, rules)
+    if player is not None:
+        player.attach(service)
+        player.amend_setup(setup)
+    try:
+        _serve(service, hall)
+    finally:
+        if player is not None:
+            player.close()
     logger.info("stopped")
     return 0
+
+
+def _engine_player(args: argparse.Namespace, config: Any, rules: Any) -> Any:
+    """``--engine`` (or the config's ``[engine]``): the engine's player, its PDN tags read
+    from the engine's own ``id`` (started once here), or None."""
+    import math
+
+    from boardctl.engine.client import parse_engine
+    from boardctl.engine.player import EnginePlayer, check_side, engine_tags, probe
+    from firmware.engine.levels import find_level
+
+    section = config.engine
+    text = args.engine or section.engine
+    if not text:
+        for flag in ("engine_side", "engine_level", "engine_move_time"):
+            if getattr(args, flag) is not None:
+                raise BoardError(f"--{flag.replace('_', '-')} needs --engine")
+        return None
+    level = args.engine_level or section.level
+    find_level(level)  # a one-line error before anything starts
+    move_time = args.engine_move_time if args.engine_move_time is not None else (
+        section.move_time or None)
+    if move_time is not None and not (math.isfinite(move_time) and 0.01 <= move_time <= 3600):
+        raise BoardError(f"--engine-move-time must be between 0.01 and 3600 s, not {move_time}")
+    spec = parse_engine(text, rules.name, str(level))
+    side = check_side(args.engine_side or section.side)
+    tags = engine_tags(spec, probe(spec), side, str(level))
+    return EnginePlayer(spec, side, level=str(level), move_time=move_time, tags=tags)
 
 
 def _one_name(args: argparse.Namespace) -> None:

@@ -60,6 +60,10 @@ class Arbitrated(Protocol):
         """The simulated hand's act (BoardError on a real board)."""
         ...
 
+    def engine_request(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A request the engine's player answers (ControlError: no engine plays here)."""
+        ...
+
     def sensors(self) -> dict[str, Any]:
         """The reed matrix as the sensing thread sees it, and the squares of the game's
         position (``expected``)."""
@@ -144,6 +148,10 @@ ANSWERS: dict[str, Callable[[Arbitrated, Mapping[str, Any], int], dict[str, Any]
     "new": _new,
     "sim": lambda service, args, at: service.sim(args),
     "sensors": lambda service, args, at: service.sensors(),
+    # with an engine (boardctl.engine.player): a hint, the person resigns, offers a draw
+    "hint": lambda service, args, at: service.engine_request("hint", args),
+    "resign": lambda service, args, at: service.engine_request("resign", args),
+    "offer-draw": lambda service, args, at: service.engine_request("offer-draw", args),
 }
 
 

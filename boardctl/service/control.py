@@ -142,6 +142,11 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
     "takeback": {
         "plies": (lambda v: _count(v) or None, True, "a number of plies from 1 to 10000"),
     },
+    # Playing the computer (`boardctl run --engine`, boardctl.engine.player): a hint on the
+    # LEDs, the person's resignation, a draw offer the engine answers.
+    "hint": {},
+    "resign": {},
+    "offer-draw": {},
     # The simulated hand (`boardctl run --sim` only; refused on real hardware): a lift or a
     # place needs "square", a press "side", each as if the sensors or buttons saw it when
     # the request arrived.

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from boardctl.service import arbiter
-from boardctl.service.control import Request
+from boardctl.service.control import ControlError, Request
 from boardctl.service.datapath import DataPath
 from boardctl.service.gamelife import GameLife
 from boardctl.service.games import CurrentGame, GameSetup
@@ -35,10 +35,22 @@ class Desk:
         self.hw = hardware
         self.board = board
         self.status_extras: list[Callable[[], dict[str, Any]]] = []
+        #: Requests a hook answers instead of the arbiter (an engine's ``hint``, ``resign``,
+        #: ``offer-draw``: boardctl.engine.player), on the referee's thread.
+        self.handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {}
+        #: Called with a new game's setup before it is set up (an engine's PDN tags).
+        self.on_new_game: list[Callable[[GameSetup], None]] = []
 
     def answer(self, req: Request) -> dict[str, Any]:
         """One request, on the referee's thread (boardctl.service.arbiter.on_request)."""
         return arbiter.on_request(self, req)
+
+    def engine_request(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A request the engine's hook answers (``hint``, ``resign``, ``offer-draw``)."""
+        handler = self.handlers.get(cmd)
+        if handler is None:
+            raise ControlError(f"{cmd}: no engine plays on this board (boardctl run --engine)")
+        return handler(args)
 
     def frontier(self) -> int:
         return frontier(self.game, self.merge)
@@ -47,6 +59,8 @@ class Desk:
         return self.path.handle(event)
 
     def new_game(self, setup: GameSetup) -> None:
+        for amend in self.on_new_game:
+            amend(setup)
         self.life.new_game(setup)
         self.path.announce()
 

@@ -56,6 +56,11 @@ class RefereeLoop:
         self._reconnected = threading.Event()
         self._alarm_sent: str | None = None
         self.next_watchdog = 0
+        #: Called each turn after the events with the game time (an engine's player:
+        #: boardctl.engine.player); it may hand events to the data path.
+        self.hooks: list[Callable[[int], None]] = []
+        #: A press a hook takes for itself (True: not the referee's; an engine's button).
+        self.press_filter: Callable[[str, int], bool] | None = None
 
     def call_soon(self, fn: Callable[[], None]) -> None:
         """From any thread: run ``fn`` on the referee's thread, on the next turn."""
@@ -77,9 +82,13 @@ class RefereeLoop:
         for event in self.merge.take():
             event = dataclasses.replace(event, at=game.game_time(event.at))
             if isinstance(event, Press):
+                if self.press_filter is not None and self.press_filter(event.side, event.at):
+                    continue
                 event = self._press_event(event.side, event.at)
             self._try(self._before_start(event))  # a refused event is logged, not fatal
         at = max(self.frontier(), game.last_at)
+        for hook in self.hooks:
+            hook(at)
         self.path.tick(at)
         face = self.face
         face.publish_clock()

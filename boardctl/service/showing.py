@@ -39,6 +39,9 @@ class BoardFace:
         self._next_faces = 0
         #: The clock last handed to the display, and its generation then (publish_clock).
         self._clock_shown: tuple[Any, int] | None = None
+        #: More LED pictures under the referee's (an engine's move, a hint), each called with
+        #: the monotonic time; the referee's marks win a square both light.
+        self.overlays: list[Callable[[int], dict[str, str]]] = []
 
     def on_alarm(self, message: str | None) -> None:
         """The journal writer's thread: an alarm raised or cleared (the referee shows it)."""
@@ -64,6 +67,11 @@ class BoardFace:
         """The LED picture when it changed (or the game did), the faces at their rate."""
         session = self.game.the_session
         picture = session.leds()
+        if self.overlays:
+            merged: dict[str, str] = {}
+            for overlay in self.overlays:
+                merged.update(overlay(now))
+            picture = {**merged, **picture}
         if self.note is not None and session.clock is not None and session.clock.started:
             self.note = None  # a round's pairing shows until the game's clock starts
         changed = picture != self._leds or self._leds_of is not session

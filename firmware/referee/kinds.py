@@ -45,6 +45,9 @@ class IrregularityKind(enum.StrEnum):
                          False, True)
     RESTORE = ("restore", "moves taken back by the arbiter: the board must show the position "
                "before them again (000 5.4)")
+    NOT_ENGINE_MOVE = ("not-engine-move", "the board shows another move than the engine's, "
+                       "which the person carries out for it: the person's to fix (the LEDs "
+                       "show the way to the engine's move; issue 28)")
 
 
 #: Every kind's feed name, in CONTRACT.md's order.

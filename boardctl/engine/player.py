@@ -1,0 +1,422 @@
+"""The computer as one of the players on the board (``boardctl run --engine``, issue 28).
+
+:class:`EnginePlayer` is a hook handed to the running service (:meth:`EnginePlayer.attach`):
+it runs on the referee's thread at every turn (``RefereeLoop.hooks``) and never waits for the
+engine, which thinks in its own process (:class:`boardctl.engine.client.EngineClient`); the
+engine's answer comes on the client's thread, goes through a queue and wakes the referee.
+
+- The engine's turn, its clock running: the engine is asked (its clock's remaining time, or
+  ``move_time``). Its move goes on the feed (``engine-move``: route and captured squares), into
+  the journal (a ``note``) and on the LEDs (:func:`move_picture`).
+- The person carries it out. When the board shows its result the move is committed by a press
+  of the engine's clock, made here as an event of the journal (nobody presses for the engine;
+  ``boardctl replay`` of the journal gives the same game). A board showing another legal move
+  is a ``not-engine-move`` irregularity, the LEDs showing the way to the engine's result.
+- The person's turn: a board that shows the position from before his last move (his move and
+  the engine's reply undone, captured pieces put back) takes both plies back (a ``takeback``
+  event); the engine's clock button pressed, or the ``hint`` request, lights a hint;
+  ``resign``; ``offer-draw``, which the engine answers from its last evaluation.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from boardctl.engine.client import (
+    EngineClient,
+    EngineReply,
+    EngineSpec,
+    ThinkRequest,
+)
+from boardctl.engine.process import EngineProcess
+from boardctl.service.control import ControlError
+from boardctl.service.games import GameSetup
+from firmware.errors import BoardError
+from firmware.formats.events import NS, Press, Result, Resume, TakeBack
+from firmware.formats.journal import note_record
+from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE
+from firmware.referee.kinds import IrregularityKind
+from firmware.rules.game import result_text
+from firmware.rules.notation import move_text
+from firmware.rules.position import Move, Position
+from firmware.rules.sets import Side
+from firmware.session.session import BoardSession
+
+logger = logging.getLogger("boardctl.service.service")
+
+#: How long each landing square of the engine's move is lit alone before the next one joins
+#: (the route is drawn square by square, then starts again).
+STEP_NS = 400_000_000
+#: The LED meaning of a hint's end square (its start square is ``must-move``).
+HINT_END = "last-move"
+#: A hint's search: this many seconds (or less at the engine's level).
+HINT_S = 1.0
+#: Without a clock the engine gets this many seconds a move.
+DEFAULT_MOVE_S = 2.0
+#: After an engine error the next request waits this long (a missing engine is not spun on).
+RETRY_NS = 2 * NS
+#: The engine accepts a draw when its evaluation (hundredths of a man, its own side) is at most
+#: this.
+DRAW_SCORE = 0
+
+
+def move_picture(position: Position, move: Move, now: int, step_ns: int = STEP_NS
+                 ) -> dict[str, str]:
+    """The LED language of an engine's move (docs/ENGINE.md): the start square ``must-move``,
+    the pieces to take off ``remove``, and the landing squares ``restore``, drawn in order:
+    the first alone, then the first two, ... the whole route, then again (a flying king's
+    long capture reads square by square on 8x8 and 10x10 alike)."""
+    alg = position.rules.geometry.algebraic
+    picture = {alg(sq): REMOVE for sq in move.captured}
+    landings = move.route[1:]
+    shown = (now // step_ns) % (len(landings) + 1) + 1
+    for sq in landings[:shown]:
+        picture[alg(sq)] = RESTORE
+    picture[alg(move.start)] = MUST_MOVE
+    return picture
+
+
+def move_line(position: Position, move: Move, ply: int) -> dict[str, Any]:
+    """The feed's ``engine-move`` record for ``move`` in ``position``."""
+    alg = position.rules.geometry.algebraic
+    return {"type": "engine-move", "ply": ply, "side": position.turn.value,
+            "move": move_text(position, move), "route": [alg(sq) for sq in move.route],
+            "captured": [alg(sq) for sq in move.captured]}
+
+
+def probe(spec: EngineSpec, timeout: float = 10.0) -> dict[str, str]:
+    """Start the engine once and read its ``id`` (name, version): the PDN tags need it before
+    the game begins. EngineError-free: an engine that cannot start gives ``{}`` (the game goes
+    on; its first request says why)."""
+    inbox: queue.Queue[tuple[Any, ...]] = queue.Queue()
+    proc = EngineProcess(spec.argv, spec.name, inbox, time.monotonic, 10)
+    try:
+        if proc.spawn() is not None:
+            return {}
+        if proc.handshake(timeout, {}, lambda item: None) is not None:
+            return {}
+        return dict(proc.engine_id)
+    finally:
+        proc.kill()
+
+
+def engine_tags(spec: EngineSpec, engine_id: Mapping[str, str], side: Side,
+                level: str) -> dict[str, str]:
+    """The PDN tags of a game against the engine: its side's name (``name version``) and,
+    for the built-in engine, its level (``WhiteLevel`` / ``BlackLevel``)."""
+    name = " ".join(v for v in (engine_id.get("name"), engine_id.get("version")) if v)
+    side_tag = "White" if side is Side.WHITE else "Black"
+    tags = {side_tag: name or spec.name}
+    if spec.builtin:
+        tags[f"{side_tag}Level"] = level
+    return tags
+
+
+@dataclass
+class _Asked:
+    """A request out: its number, the game it was asked for, and whether it is a hint."""
+
+    number: int
+    key: tuple[int, int, str]
+    hint: bool = False
+
+
+class _PersonsRequests:
+    """What the person asks of the engine's side: a hint, a resignation, a draw offer (the
+    engine's button is his hint gesture); run on the referee's thread."""
+
+    side: Side
+    move_time: float | None
+    client: EngineClient
+    score: int | None
+    _service: Any
+    _asked: _Asked | None
+    _move: tuple[Move, tuple[int, int, str]] | None
+    _hint: tuple[Move, tuple[int, int, str]] | None
+
+    @property
+    def _game(self) -> Any:
+        return self._service.game
+
+    def _key(self, session: BoardSession) -> tuple[int, int, str]:
+        return (id(session), len(session.moves), session.position.fen())
+
+    def on_press(self, side: str, at: int) -> bool:
+        """The engine's clock button is the engine's: during the person's turn a press of it
+        asks for a hint; during the engine's turn it is ignored (the board commits the
+        engine's move). Before the game starts any press starts it."""
+        session = self._game.the_session
+        if side != self.side.value or not session.referee.started:
+            return False
+        if session.position.turn is not self.side:
+            self._ask_hint(session)
+        return True
+
+    def hint(self) -> dict[str, Any]:
+        session = self._game.the_session
+        if session.result is not None:
+            raise ControlError("hint: the game is over")
+        if session.position.turn is self.side:
+            raise ControlError("hint: it is the engine's turn")
+        self._ask_hint(session)
+        return {"hint": "asked"}
+
+    def _ask_hint(self, session: BoardSession) -> None:
+        if self._asked is not None:
+            return
+        request = ThinkRequest(session.record, move_time=min(HINT_S, self.move_time or HINT_S))
+        self._asked = _Asked(self.client.think(request), self._key(session), hint=True)
+
+    def resign(self) -> dict[str, Any]:
+        session = self._game.the_session
+        if session.result is not None:
+            raise ControlError(f"resign: the game is over already ({session.result['result']})")
+        at = max(self._service.frontier(), self._game.last_at)
+        self._stop()
+        records = self._service.path.handle(
+            Result(at, result_text(session.rules, self.side), "resignation"))
+        return {"records": records}
+
+    def offer_draw(self) -> dict[str, Any]:
+        """The engine's answer from its last evaluation: a draw when it is not better."""
+        session = self._game.the_session
+        if session.result is not None:
+            raise ControlError(f"offer-draw: the game is over already "
+                               f"({session.result['result']})")
+        if self.score is None or self.score > DRAW_SCORE:
+            return {"draw": "declined", "score": self.score}
+        at = max(self._service.frontier(), self._game.last_at)
+        self._stop()
+        records = self._service.path.handle(Result(at, result_text(session.rules, None),
+                                                   "agreement"))
+        return {"draw": "accepted", "score": self.score, "records": records}
+
+    def _stop(self) -> None:
+        self.client.cancel()
+        self._asked = self._move = self._hint = None
+
+
+
+class EnginePlayer(_PersonsRequests):
+    """The engine's side of the game (module docstring). ``attach`` hands it the service's
+    parts; afterwards everything but :meth:`_on_reply` runs on the referee's thread."""
+
+    def __init__(self, spec: EngineSpec, side: Side, *, level: str = "10",
+                 move_time: float | None = None, tags: Mapping[str, str] | None = None,
+                 client: Callable[..., EngineClient] = EngineClient,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.spec = spec
+        self.side = side
+        self.level = level
+        self.move_time = move_time
+        self.tags = dict(tags or {})
+        self.client = client(spec, on_reply=self._on_reply, clock=clock)
+        self._replies: queue.SimpleQueue[EngineReply] = queue.SimpleQueue()
+        self._wake: Callable[[], None] = lambda: None
+        self._service: Any = None
+        self._session: BoardSession | None = None
+        self._asked: _Asked | None = None
+        #: The engine's move shown on the board, and the key of the game it is for.
+        self._move: tuple[Move, tuple[int, int, str]] | None = None
+        self._hint: tuple[Move, tuple[int, int, str]] | None = None
+        self._wrong: frozenset[int] | None = None
+        self._retry_at = 0
+        self.score: int | None = None
+        self.error: str | None = None
+
+    # -- wiring ------------------------------------------------------------------------------
+
+    def attach(self, service: Any) -> None:
+        """Hook into a :class:`boardctl.service.service.Service` (before ``run``/``boot``)."""
+        self._service = service
+        self._wake = service.merge.wake
+        service.loop.hooks.append(self.on_turn)
+        service.loop.press_filter = self.on_press
+        service.face.overlays.append(self.leds)
+        service.desk.handlers.update({"hint": lambda args: self.hint(),
+                                      "resign": lambda args: self.resign(),
+                                      "offer-draw": lambda args: self.offer_draw()})
+        service.desk.on_new_game.append(self.amend_setup)
+        service.desk.status_extras.append(self.status)
+
+    def amend_setup(self, setup: GameSetup) -> None:
+        """A new game gets the engine's tags (a name given in the request wins), and without
+        a clock moves committed by presses (the engine's by the board)."""
+        for tag, value in self.tags.items():
+            setup.tags.setdefault(tag, value)
+        if setup.time_control is None:
+            setup.clocked = True
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _on_reply(self, reply: EngineReply) -> None:
+        """The client's thread: hand the reply over and wake the referee."""
+        self._replies.put(reply)
+        self._wake()
+
+    # -- the referee's turn ------------------------------------------------------------------
+
+    def on_turn(self, at: int) -> None:
+        """One referee's turn at game time ``at`` (module docstring)."""
+        session = self._game.the_session
+        if session is not self._session:  # a new game, or the service came back
+            self._session = session
+            self._asked = self._move = self._hint = None
+            self._wrong = None
+            self.client.new_game()
+        while True:
+            try:
+                self._take(self._replies.get_nowait(), session, at)
+            except queue.Empty:
+                break
+        if session.result is not None or session.sealed is not None:
+            return
+        if session.position.turn is self.side:
+            if self._move is None and self._asked is None and self._may_think(session, at):
+                self._think(session, at)
+            if self._move is not None:
+                self._follow(session, at)
+        else:
+            self._take_back(session, at)
+
+    def _may_think(self, session: BoardSession, at: int) -> bool:
+        clock = session.clock
+        running = clock is None or (clock.started and clock.running is not None)
+        return session.referee.started and running and at >= self._retry_at
+
+    def _think(self, session: BoardSession, at: int) -> None:
+        clock = session.clock
+        if self.move_time is not None or clock is None:
+            request = ThinkRequest(session.record, move_time=self.move_time or DEFAULT_MOVE_S)
+        else:
+            control = clock.control
+            stage = control.stage_after(clock.moves_made(self.side))[1] if control.stages \
+                else None
+            request = ThinkRequest(session.record, remaining=clock.remaining(self.side, at) / NS,
+                                   increment=stage.bonus_ns / NS if stage is not None else 0.0)
+        self._asked = _Asked(self.client.think(request), self._key(session))
+
+    def _take(self, reply: EngineReply, session: BoardSession, at: int) -> None:
+        asked = self._asked
+        if asked is None or reply.request != asked.number:
+            return  # cancelled, or for another game
+        self._asked = None
+        if reply.error is not None or reply.move is None:
+            self.error = reply.error or "no move"
+            self._retry_at = at + RETRY_NS
+            self._service.emit({"type": "engine", "error": self.error})
+            logger.warning(f"engine: {self.error}")
+            return
+        self.error = None
+        if asked.key != self._key(session):
+            return  # the game moved on meanwhile
+        if asked.hint:
+            self._hint = (reply.move, asked.key)
+            return
+        score = reply.info.get("score")
+        try:
+            self.score = round(float(score)) if score is not None else self.score
+        except ValueError:
+            pass
+        self._move = (reply.move, asked.key)
+        position = session.position
+        line = move_line(position, reply.move, len(session.moves) + 1)
+        self._service.outbox.record(note_record("engine-move", t=at / NS,
+                                                **{k: v for k, v in line.items()
+                                                   if k != "type"}))
+        self._service.emit(line)
+
+    def _follow(self, session: BoardSession, at: int) -> None:
+        """The board against the engine's move: its result commits it (a press of the
+        engine's clock, as an event), another legal result is an irregularity."""
+        assert self._move is not None
+        move = self._move[0]
+        referee = session.referee
+        sensed = referee.board()
+        table = referee.table
+        reading = table.read(sensed)
+        if reading.kind != "result":
+            self._clear(sensed)
+            return
+        if move.key in {m.key for m in reading.moves}:
+            self._clear(sensed)
+            clock = session.clock
+            if clock is not None and (clock.running is None or clock.adjournment is not None):
+                return  # paused: committed when the clock runs again
+            self._service.path.handle(Press(at, self.side.value))
+            if len(session.moves) > self._move[1][1]:
+                self._move = None
+            return
+        if self._wrong == sensed:
+            return
+        self._wrong = frozenset(sensed)
+        marks = table.marks_towards(sensed, table.result_of(move))
+        kind = IrregularityKind.NOT_ENGINE_MOVE
+        self._service.emit({"type": "irregularity", "kind": kind.value,
+                            "side": self.side.value, "squares": [m.square for m in marks],
+                            "leds": {m.square: m.meaning for m in marks}})
+        self._service.outbox.record(note_record(kind.value, t=at / NS))
+
+    def _clear(self, sensed: frozenset[int]) -> None:
+        if self._wrong is not None and self._wrong != sensed:
+            self._wrong = None
+            self._service.emit({"type": "cleared"})
+
+    def _take_back(self, session: BoardSession, at: int) -> None:
+        """The person's turn: the board showing the position before his last move takes his
+        move and the engine's reply back."""
+        history = session.record.history
+        moves = session.moves
+        if len(moves) < 2 or len(history) < 3 or moves[-1]["side"] != self.side.value:
+            return
+        referee = session.referee
+        target = history[-3].occupied()
+        sensed = referee.board()
+        if sensed != target or sensed == session.position.occupied():
+            return
+        clock = session.clock
+        running = clock is not None and clock.running is not None
+        self.client.new_game()
+        self._asked = self._move = self._hint = None
+        self._service.path.handle(TakeBack(at, 2))
+        if running:
+            self._service.path.handle(Resume(at))
+
+    # -- the picture -------------------------------------------------------------------------
+
+    def leds(self, now: int) -> dict[str, str]:
+        """The LED picture of the engine's move, or of a hint (referee's thread)."""
+        session = self._session
+        if session is None:
+            return {}
+        key = self._key(session)
+        if self._move is not None and self._move[1] == key:
+            return move_picture(session.position, self._move[0], now)
+        if self._hint is not None and self._hint[1] == key:
+            move = self._hint[0]
+            alg = session.rules.geometry.algebraic
+            return {alg(move.end): HINT_END, alg(move.start): MUST_MOVE}
+        return {}
+
+    def status(self) -> dict[str, Any]:
+        session = self._session
+        hint = None
+        if session is not None and self._hint is not None and self._hint[1] == self._key(session):
+            hint = move_text(session.position, self._hint[0])
+        return {"engine": {"name": self.spec.name, "side": self.side.value,
+                           "level": self.level, "id": dict(self.client.engine_id),
+                           "thinking": self._asked is not None and not self._asked.hint,
+                           "error": self.error, "hint": hint, "score": self.score}}
+
+
+def check_side(text: str) -> Side:
+    try:
+        return Side(text)
+    except ValueError:
+        raise BoardError(f"--engine-side must be white or black, not {text[:20]!r}") from None
