@@ -1,7 +1,8 @@
 #!/bin/sh
 # The system programs the test suite drives for real: a Mosquitto broker (MQTT tests, with
 # mosquitto_passwd; openssl makes the TLS test's certificates) and
-# Debian's Chromium with its ChromeDriver (tests of the live page); shellcheck and
+# Debian's Chromium with its ChromeDriver (tests of the live page); nginx-light (the relay
+# behind a reverse proxy); shellcheck and
 # systemd-analyze check install.sh and the units; tmux runs boardctl watch and play in a real
 # terminal (tests/terminal). Installs only what is
 # missing, so it is quick to run again; needs root or sudo (Debian or Raspberry Pi OS).
@@ -13,6 +14,8 @@ command -v chromium >/dev/null 2>&1 || need="$need chromium"
 command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
 command -v shellcheck >/dev/null 2>&1 || need="$need shellcheck"
 command -v systemd-analyze >/dev/null 2>&1 || need="$need systemd"
+# nginx in front of the relay (tests/scale: the shipped docs/examples/nginx configuration)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need="$need nginx-light"
 command -v tmux >/dev/null 2>&1 || need="$need tmux"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
@@ -26,5 +29,12 @@ case " $need " in
     *" mosquitto "*)
         if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
             $sudo systemctl disable --now mosquitto >/dev/null 2>&1 || true
+        fi ;;
+esac
+# Likewise nginx's own server on port 80: the tests start theirs on free ports.
+case " $need " in
+    *" nginx-light "*)
+        if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+            $sudo systemctl disable --now nginx >/dev/null 2>&1 || true
         fi ;;
 esac
