@@ -405,15 +405,26 @@ class EnginePlayer(_PersonsRequests):
         return {}
 
     def status(self) -> dict[str, Any]:
+        """The ``status`` answer's ``engine`` member (its move as the feed's ``engine-move``
+        has it, while it is to be carried out; a hint) and ``leds`` as the strip shows them."""
         session = self._session
-        hint = None
-        if session is not None and self._hint is not None and self._hint[1] == self._key(session):
-            hint = move_text(session.position, self._hint[0])
+        hint = move = None
+        leds: dict[str, str] = {}
+        if session is not None:
+            key = self._key(session)
+            if self._hint is not None and self._hint[1] == key:
+                hint = move_text(session.position, self._hint[0])
+            if self._move is not None and self._move[1] == key:
+                move = move_line(session.position, self._move[0], len(session.moves) + 1)
+                del move["type"]
+            leds = {**self.leds(self._service.clock()), **session.leds()}
         return {"engine": {"name": self.spec.name, "side": self.side.value,
                            "level": self.level, "id": dict(self.client.engine_id),
+                           "pid": self.client.pid,
                            "thinking": self._asked is not None and not self._asked.hint,
-                           "error": self.error, "hint": hint, "score": self.score}}
-
+                           "move": move, "error": self.error, "hint": hint,
+                           "score": self.score},
+                "leds": leds}
 
 def check_side(text: str) -> Side:
     try:

@@ -27,7 +27,7 @@ def _engine(rules: str, *extra: str) -> subprocess.Popen[str]:
 
 def _until(proc: subprocess.Popen[str], word: str) -> list[str]:
     assert proc.stdout is not None
-    seen = []
+    seen: list[str] = []
     while True:
         line = proc.stdout.readline()
         assert line, f"engine closed its output before {word!r}: {seen}"
