@@ -60,6 +60,9 @@ HINT_S = 1.0
 DEFAULT_MOVE_S = 2.0
 #: After an engine error the next request waits this long (a missing engine is not spun on).
 RETRY_NS = 2 * NS
+#: After this many errors in a row the engine's side is handed back to the person (he moves
+#: for it and presses its clock) until the next game.
+MAX_FAILURES = 3
 #: The engine accepts a draw when its evaluation (hundredths of a man, its own side) is at most
 #: this.
 DRAW_SCORE = 0
@@ -138,6 +141,7 @@ class _PersonsRequests:
     _asked: _Asked | None
     _move: tuple[Move, tuple[int, int, str]] | None
     _hint: tuple[Move, tuple[int, int, str]] | None
+    handed_back: bool
 
     @property
     def _game(self) -> Any:
@@ -151,7 +155,7 @@ class _PersonsRequests:
         asks for a hint; during the engine's turn it is ignored (the board commits the
         engine's move). Before the game starts any press starts it."""
         session = self._game.the_session
-        if side != self.side.value or not session.referee.started:
+        if side != self.side.value or not session.referee.started or self.handed_back:
             return False
         if session.position.turn is not self.side:
             self._ask_hint(session)
@@ -228,6 +232,9 @@ class EnginePlayer(_PersonsRequests):
         self._retry_at = 0
         self.score: int | None = None
         self.error: str | None = None
+        self._failures = 0
+        #: The engine failed MAX_FAILURES times: the person plays its side until a new game.
+        self.handed_back = False
 
     # -- wiring ------------------------------------------------------------------------------
 
@@ -269,13 +276,14 @@ class EnginePlayer(_PersonsRequests):
             self._session = session
             self._asked = self._move = self._hint = None
             self._wrong = None
+            self._failures, self.handed_back = 0, False
             self.client.new_game()
         while True:
             try:
                 self._take(self._replies.get_nowait(), session, at)
             except queue.Empty:
                 break
-        if session.result is not None or session.sealed is not None:
+        if session.result is not None or session.sealed is not None or self.handed_back:
             return
         if session.position.turn is self.side:
             if self._move is None and self._asked is None and self._may_think(session, at):
@@ -308,12 +316,10 @@ class EnginePlayer(_PersonsRequests):
             return  # cancelled, or for another game
         self._asked = None
         if reply.error is not None or reply.move is None:
-            self.error = reply.error or "no move"
-            self._retry_at = at + RETRY_NS
-            self._service.emit({"type": "engine", "error": self.error})
-            logger.warning(f"engine: {self.error}")
+            self._failed(reply.error or "no move", at)
             return
         self.error = None
+        self._failures = 0
         if asked.key != self._key(session):
             return  # the game moved on meanwhile
         if asked.hint:
@@ -331,6 +337,22 @@ class EnginePlayer(_PersonsRequests):
                                                 **{k: v for k, v in line.items()
                                                    if k != "type"}))
         self._service.emit(line)
+
+    def _failed(self, error: str, at: int) -> None:
+        """An engine's error: on the feed and in status; asked again after RETRY_NS (the
+        client restarts the process), and after MAX_FAILURES in a row the person plays the
+        engine's side himself."""
+        self.error = error
+        self._retry_at = at + RETRY_NS
+        self._failures += 1
+        self.handed_back = self._failures >= MAX_FAILURES
+        said: dict[str, Any] = {"error": error}
+        if self.handed_back:
+            said["handed_back"] = True
+        self._service.emit({"type": "engine", **said})
+        self._service.outbox.record(note_record("engine", t=at / NS, **said))
+        logger.warning(f"engine: {error}" + (" (its side handed back to the player)"
+                                             if self.handed_back else ""))
 
     def _follow(self, session: BoardSession, at: int) -> None:
         """The board against the engine's move: its result commits it (a press of the
@@ -393,8 +415,8 @@ class EnginePlayer(_PersonsRequests):
     def leds(self, now: int) -> dict[str, str]:
         """The LED picture of the engine's move, or of a hint (referee's thread)."""
         session = self._session
-        if session is None:
-            return {}
+        if session is None or session is not self._game.the_session:
+            return {}  # a new game not yet seen by a turn
         key = self._key(session)
         if self._move is not None and self._move[1] == key:
             return move_picture(session.position, self._move[0], now)
@@ -410,7 +432,7 @@ class EnginePlayer(_PersonsRequests):
         session = self._session
         hint = move = None
         leds: dict[str, str] = {}
-        if session is not None:
+        if session is not None and session is self._game.the_session:
             key = self._key(session)
             if self._hint is not None and self._hint[1] == key:
                 hint = move_text(session.position, self._hint[0])
@@ -423,6 +445,7 @@ class EnginePlayer(_PersonsRequests):
                            "pid": self.client.pid,
                            "thinking": self._asked is not None and not self._asked.hint,
                            "move": move, "error": self.error, "hint": hint,
+                           "handed_back": self.handed_back,
                            "score": self.score},
                 "leds": leds}
 

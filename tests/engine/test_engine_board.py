@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -255,5 +256,64 @@ def test_a_game_against_dame_to_a_result(tmp_path: Path) -> None:
         pdn = board.ask(cmd="pdn")["pdn"]
         game = next(read_games(pdn, "pdn"))
         assert game.result == result["result"] and len(game.moves) == len(board.session.moves)
+    finally:
+        board.close()
+
+
+def test_draw_offer_hint_gesture_and_a_new_game(tmp_path: Path) -> None:
+    board = Board(tmp_path / "state", "russian", "builtin", "white")
+    try:
+        assert not board.service.command({"cmd": "offer-draw", "x": 1})["ok"]  # bad argument
+        board.act("press", "black")  # starts the game: White's (the engine's) clock runs
+        board.steps()
+        board.carry_out(board.engine_move())
+        score = board.ask(cmd="status")["engine"]["score"]
+        assert isinstance(score, int)
+        # The gesture: the engine's (White's) button in the person's turn asks for a hint.
+        mark = len(board.lines)
+        board.act("press", "white")
+        deadline = time.monotonic() + REPLY_S
+        while board.ask(cmd="status")["engine"]["hint"] is None:
+            assert time.monotonic() < deadline
+            board.steps(1)
+            time.sleep(0.002)
+        assert len(board.session.moves) == 1  # the press was no move of the referee's
+        assert not [r for r in board.lines[mark:] if r["type"] == "irregularity"]
+        answer = board.ask(cmd="offer-draw")
+        if score <= 0:  # the engine is not better: it accepts
+            assert answer["draw"] == "accepted"
+            assert board.session.result == {"type": "result", "result": "1/2-1/2",
+                                            "reason": "agreement"}
+        else:
+            assert answer["draw"] == "declined" and board.session.result is None
+        board.ask(cmd="new", force=True)
+        header = board.service.header
+        assert header is not None and header.tags["WhiteLevel"] == "1"
+        assert board.session.moves == [] and board.ask(cmd="status")["engine"]["hint"] is None
+        board.act("press", "black")
+        board.steps()
+        board.carry_out(board.engine_move())  # the engine plays the new game too
+        assert len(board.session.moves) == 1
+    finally:
+        board.close()
+
+
+def test_an_engine_that_lies_hands_its_side_back(tmp_path: Path) -> None:
+    hostile = str(Path(__file__).with_name("hostile_engine.py"))
+    board = Board(tmp_path / "state", "international", f"hub:{sys.executable} {hostile} lie",
+                  "black")
+    try:
+        board.act("press", "black")
+        board.steps()
+        board.play(board.persons_move())
+        errors: list[dict[str, Any]] = []
+        while not errors or not errors[-1].get("handed_back"):
+            errors.append(board.wait("engine", len(board.lines)))
+            assert "not legal" in errors[-1]["error"] or "illegal" in errors[-1]["error"]
+        assert len(errors) == 3
+        status = board.ask(cmd="status")["engine"]
+        assert status["handed_back"] and status["error"] == errors[-1]["error"]
+        board.play(board.persons_move())  # the person moves for Black and presses its clock
+        assert len(board.session.moves) == 2
     finally:
         board.close()
