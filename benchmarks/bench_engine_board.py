@@ -7,9 +7,9 @@
    to the strip being written with the move's start square lit, p50/p99/max over a game's
    engine moves.
 2. press -> move line on the feed's pty while an engine searches on the same cores (a
-   ``boardctl engine`` process kept thinking at nice 10, as the service starts it), against
-   the same game with no engine: p50/p99, and the sensing thread's scan rate held (scans a
-   second against the configured rate).
+   ``boardctl engine`` process kept thinking at nice 10, as the service starts it; then two,
+   every core busy), against the same game with no engine: p50/p99, and the sensing
+   thread's scans a second (the simulated board is configured for 100).
 3. The engine process's peak memory (VmHWM) after the game, with the default table.
 """
 
@@ -162,13 +162,13 @@ class BusyEngine:
         self.client.close()
 
 
-def press_to_feed(plies: int, busy: bool) -> tuple[list[float], float]:
+def press_to_feed(plies: int, busy: int) -> tuple[list[float], float]:
     """Figure 2: press -> move line latencies, and scans a second over the game."""
     import bench_service
 
     from boardctl.service import service as service_module
 
-    engine = BusyEngine() if busy else None
+    engines = [BusyEngine() for _ in range(busy)]
     scans: list[float] = []
     original = service_module.Service.close
 
@@ -179,13 +179,13 @@ def press_to_feed(plies: int, busy: bool) -> tuple[list[float], float]:
     started = [time.monotonic()]
     service_module.Service.close = close  # type: ignore[method-assign]
     try:
-        if engine is not None:
-            time.sleep(1.0)  # the engine started and searching
+        if engines:
+            time.sleep(1.0)  # the engines started and searching
         started[0] = time.monotonic()
         latencies = bench_service.press_to_feed(plies)
     finally:
         service_module.Service.close = original  # type: ignore[method-assign]
-        if engine is not None:
+        for engine in engines:
             engine.close()
     return latencies, scans[0] if scans else float("nan")
 
@@ -197,9 +197,10 @@ def main() -> None:
           f"max {max(lat) * 1e3:.1f} ms")
     print(f"engine process peak memory (VmHWM, default table): "
           f"{hwm / 1024:.1f} MiB" if hwm else "engine process peak memory: not read")
-    for busy in (False, True):
+    for busy in (0, 1, 2):
         lat, scans = press_to_feed(40, busy)
-        what = "an engine searching" if busy else "no engine"
+        what = {0: "no engine", 1: "an engine searching",
+                2: "two engines searching (both cores busy)"}[busy]
         print(f"press -> move line on the pty, {what}: p50 {statistics.median(lat) * 1e3:.1f} "
               f"ms, p99 {pct(lat, 0.99) * 1e3:.1f} ms; sensing {scans:.1f} scans/s")
 

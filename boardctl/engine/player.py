@@ -37,7 +37,7 @@ from boardctl.engine.process import EngineProcess
 from boardctl.service.control import ControlError
 from boardctl.service.games import GameSetup
 from firmware.errors import BoardError
-from firmware.formats.events import NS, Press, Result, Resume, TakeBack
+from firmware.formats.events import NS, Press, Result, TakeBack
 from firmware.formats.journal import note_record
 from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE
 from firmware.referee.kinds import IrregularityKind
@@ -402,13 +402,10 @@ class EnginePlayer(_PersonsRequests):
         sensed = referee.board()
         if sensed != target or sensed == session.position.occupied():
             return
-        clock = session.clock
-        running = clock is not None and clock.running is not None
         self.client.new_game()
         self._asked = self._move = self._hint = None
-        self._service.path.handle(TakeBack(at, 2))
-        if running:
-            self._service.path.handle(Resume(at))
+        # the person's clock runs on (it ran: his turn), as the journal's event says
+        self._service.path.handle(TakeBack(at, 2, stop=False))
 
     # -- the picture -------------------------------------------------------------------------
 
