@@ -72,6 +72,8 @@ def test_two_bridged_halls_lose_nothing_when_a_hall_broker_is_away(tmp_path: Pat
                      90, f"every game of hall {hall} complete on the central relay")
         round_games = games_of(relay, "/B/round/1.pdn")
         assert round_games == {"b1": want, "b2": want}  # each hall's round at its own URL
+        code, body = relay.get("/board/A-b1.json")  # the live page names it HALL-BOARD
+        assert code == 200 and b'"ply":%d' % PLIES in body
         code, body = relay.get("/C.pdn")  # not a hall this relay follows: the whole PDN
         assert code == 200 and len(list(read_games(body.decode(), "all"))) == 4
     finally:

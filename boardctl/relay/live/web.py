@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 OFFLINE_AFTER = 25.0
 #: How often the pump looks for silent boards and for delayed moves coming due.
 PUMP = 0.2
+#: A board followed among several halls (boardctl.relay.follower): ``HALL/BOARD``.
+HALL_BOARD = re.compile(r"([A-Za-z0-9_-]{1,64})/([A-Za-z0-9_-]{1,64})")
 #: Seconds one ``state`` text serves the viewers that connect at the same event number.
 STATE_FOR = 1.0
 STATIC = {
@@ -91,7 +93,13 @@ class LiveHub:
     # -- records in (the relay's state thread) -----------------------------------------------
 
     def observe(self, source: str, record: Mapping[str, Any]) -> None:
-        """``RelayState.observers`` hook: one accepted feed record from ``source``."""
+        """``RelayState.observers`` hook: one accepted feed record from ``source``.
+
+        A board of one of several halls comes as ``HALL/BOARD`` and is shown as
+        ``HALL-BOARD`` (its feed's header names only the BOARD, which two halls may share)."""
+        hall_board = HALL_BOARD.fullmatch(source)
+        if hall_board is not None:
+            source = f"{hall_board.group(1)}-{hall_board.group(2)}"
         try:
             with self.lock:
                 now = self.now()
