@@ -132,3 +132,9 @@ def test_power_cut_mid_game_against_the_engine(tmp_path: Path) -> None:
     game = next(read_games(out.stdout, "export"))
     assert [m.text.replace("x", ":") for m in game.moves] == moves  # PDN writes x
     assert game.tags["BlackLevel"] == "1"
+    journal = next((state / "games").glob("*.jsonl"))
+    out = subprocess.run([sys.executable, "-m", "boardctl", "replay", str(journal)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    replayed = next(read_games(out.stdout, "replay"))
+    assert [m.text for m in replayed.moves] == [m.text for m in game.moves]
