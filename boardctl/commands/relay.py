@@ -191,7 +191,7 @@ def run_relay(args: argparse.Namespace) -> int:
     pusher = _pusher(args, halls, timeline)
     relay = Relay(args.ports, out=args.out, hall=follower, timeline=timeline,
                   on_publish=pusher.notify if pusher is not None else None, log=_say,
-                  store=_store(args, hall))
+                  store=_store(args, "+".join(halls) or None))
     for extend in EXTENSIONS:
         extend(relay, servers, hall)
     _add_crosstable(args, servers, hall)
@@ -238,7 +238,8 @@ def _follower(args: argparse.Namespace, halls: list[str]) -> Any:
 
 
 def _store(args: argparse.Namespace, hall: str | None) -> Any:
-    """``--state-dir``: the relay's games kept across restarts (boardctl.relay.store)."""
+    """``--state-dir``: the relay's games kept across restarts (boardctl.relay.store), in a
+    folder named by the halls followed (``A+B`` for two)."""
     from boardctl.relay.store import GameStore, default_dir
 
     if args.state_dir is not None and args.state_dir.strip().lower() == "off":
