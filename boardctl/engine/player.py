@@ -54,6 +54,9 @@ logger = logging.getLogger("boardctl.service.service")
 STEP_NS = 400_000_000
 #: The LED meaning of a hint's end square (its start square is ``must-move``).
 HINT_END = "last-move"
+#: A press of the engine's button this soon after its move was committed is the habit of
+#: pressing after a move, not a hint.
+HABIT_NS = 3 * NS
 #: A hint's search: this many seconds (or less at the engine's level).
 HINT_S = 1.0
 #: Without a clock the engine gets this many seconds a move.
@@ -142,6 +145,7 @@ class _PersonsRequests:
     _move: tuple[Move, tuple[int, int, str]] | None
     _hint: tuple[Move, tuple[int, int, str]] | None
     handed_back: bool
+    _committed_at: int | None
 
     @property
     def _game(self) -> Any:
@@ -157,7 +161,8 @@ class _PersonsRequests:
         session = self._game.the_session
         if side != self.side.value or not session.referee.started or self.handed_back:
             return False
-        if session.position.turn is not self.side:
+        habit = self._committed_at is not None and at - self._committed_at < HABIT_NS
+        if session.position.turn is not self.side and not habit:
             self._ask_hint(session)
         return True
 
@@ -233,6 +238,7 @@ class EnginePlayer(_PersonsRequests):
         self.score: int | None = None
         self.error: str | None = None
         self._failures = 0
+        self._committed_at: int | None = None
         #: The engine failed MAX_FAILURES times: the person plays its side until a new game.
         self.handed_back = False
 
@@ -374,6 +380,7 @@ class EnginePlayer(_PersonsRequests):
             self._service.path.handle(Press(at, self.side.value))
             if len(session.moves) > self._move[1][1]:
                 self._move = None
+                self._committed_at = at
             return
         if self._wrong == sensed:
             return

@@ -34,8 +34,9 @@ from firmware.errors import BoardError
 
 #: Seconds the service has to come up.
 START_S = 30.0
-#: Seconds a whole move or a press may take to reach the referee's sheet.
-SETTLE_S = 2.0
+#: Seconds a whole move or a press may take to reach the referee's sheet (a loaded machine
+#: takes far longer than the few milliseconds it usually does).
+SETTLE_S = 5.0
 
 HELP = ("a move (c3-d4, 32-28, d2xh6), a square alone (lift or place one piece), press, quit")
 
@@ -101,8 +102,10 @@ class Hand:
         self.act("place", name(move.end))
         for captured in move.captured:
             self.act("lift", name(captured))
-        if status.get("time_control"):
-            self.act("press", side=position.turn.value)
+        engine = status.get("engine") or {}
+        engines = engine.get("side") == position.turn.value and not engine.get("handed_back")
+        if (status.get("time_control") or engine) and not engines:  # nobody presses for the
+            self.act("press", side=position.turn.value)  # engine; against it a press ends a move
         self.settle(int(status.get("ply") or 0))
         return f"{text} made"
 
@@ -215,9 +218,9 @@ def _plain(hand: Hand, source: SocketSource) -> int:
 
     stop = threading.Event()
     printer = PlainPrinter(BoardView(), sys.stdout)
+    print(f"type {HELP}", flush=True)
     thread = threading.Thread(target=source.run, args=(printer.deliver, stop), daemon=True)
     thread.start()
-    print(f"type {HELP}", flush=True)
     try:
         for line in sys.stdin:
             if line.strip().lower() in ("quit", "q", "exit"):

@@ -269,6 +269,12 @@ def test_draw_offer_hint_gesture_and_a_new_game(tmp_path: Path) -> None:
         board.carry_out(board.engine_move())
         score = board.ask(cmd="status")["engine"]["score"]
         assert isinstance(score, int)
+        # The habit of pressing after carrying out the engine's move: no hint.
+        board.act("press", "white")
+        board.steps(50)
+        assert board.player._asked is None  # no search asked for
+        assert len(board.session.moves) == 1
+        board.clock.now += 3 * 10**9
         # The gesture: the engine's (White's) button in the person's turn asks for a hint.
         mark = len(board.lines)
         board.act("press", "white")
