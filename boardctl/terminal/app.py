@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from boardctl.terminal.board import board_text, board_width, square_at
+from boardctl.terminal.status import apply_status
 from boardctl.terminal.view import BoardView
 
 #: Seconds between two looks at the clocks' faces (a redraw only when one changed).
@@ -220,7 +221,7 @@ class BoardApp(App[int]):
         if kind == "record":
             said = self.view.apply(payload, now)
         elif kind == "status":
-            said = self.view.apply_status(payload, now)
+            said = apply_status(self.view, payload, now)
         else:
             self.view.link = str(payload)[:60] if payload else None
             self.view.version += 1

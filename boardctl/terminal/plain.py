@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from boardctl.terminal.status import apply_status
 from boardctl.terminal.view import BoardView
 
 
@@ -50,7 +51,7 @@ class PlainPrinter:
         if kind == "record":
             said = view.apply(payload, now)
         elif kind == "status":
-            said = view.apply_status(payload, now)
+            said = apply_status(view, payload, now)
             if self._first:  # the game as it stands, not each of its moves again
                 said = [summary(view, now)]
         elif kind == "sensors":

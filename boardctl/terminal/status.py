@@ -5,17 +5,14 @@ one: the same sentences feed records give, so ``--plain`` reads alike from eithe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from boardctl.terminal.view import BoardView
+from boardctl.terminal.view import MAX_MOVES, BoardView, irregularity_text
 
 
 def apply_status(view: BoardView, status: Mapping[str, Any], now: float) -> list[str]:
     """``status`` in; the sentences of what it changed. ``view.version`` moves only when
     something drawn (the clocks' ticking aside) changed."""
-    from boardctl.terminal.view import MAX_MOVES
-
     said: list[str] = []
     before = _drawn(view)
     game = status.get("game")
@@ -77,8 +74,6 @@ def _new_moves(view: BoardView, moves: list[str], status: Mapping[str, Any],
 
 
 def _notices(view: BoardView, status: Mapping[str, Any]) -> list[str]:
-    from boardctl.terminal.view import irregularity_text
-
     said: list[str] = []
     kind = status.get("irregularity")
     text = (irregularity_text(kind, None, sorted(view.leds)) if isinstance(kind, str)

@@ -174,12 +174,6 @@ class BoardView:
         self.version += 1
         return said
 
-    def apply_status(self, status: Mapping[str, Any], now: float) -> list[str]:
-        """The control socket's ``status`` answer in (boardctl.service.arbiter.status)."""
-        from boardctl.terminal.status import apply_status
-
-        return apply_status(self, status, now)
-
 
 def _header(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     if isinstance(rec.get("board"), str):

@@ -125,19 +125,19 @@ def test_a_takeback_drops_the_moves_after_its_ply(wk_lines: list[str]) -> None:
 
 
 def test_status_answers_say_moves_once_and_takebacks() -> None:
-    from boardctl.terminal.view import BoardView as View
+    from boardctl.terminal.status import apply_status
 
-    view = View()
+    view = BoardView()
     base = {"game": "g1", "rules": "russian", "fen": "W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3:"
             "Bb6,d6,f6,h6,a7,c7,e7,g7,b8,d8,f8,h8", "turn": "white", "time_control": None,
             "clock": None, "running": None, "leds": {}, "irregularity": None}
-    assert view.apply_status({**base, "moves": []}, 0.0) == []
-    said = view.apply_status({**base, "moves": ["c3-d4", "f6-e5"]}, 0.0)
+    assert apply_status(view, {**base, "moves": []}, 0.0) == []
+    said = apply_status(view, {**base, "moves": ["c3-d4", "f6-e5"]}, 0.0)
     assert said == ["1. c3-d4 by white", "1... f6-e5 by black"]
-    assert view.apply_status({**base, "moves": ["c3-d4", "f6-e5"]}, 0.0) == []
-    said = view.apply_status({**base, "moves": ["c3-d4", "f6-g5"]}, 0.0)
+    assert apply_status(view, {**base, "moves": ["c3-d4", "f6-e5"]}, 0.0) == []
+    said = apply_status(view, {**base, "moves": ["c3-d4", "f6-g5"]}, 0.0)
     assert said == ["taken back: 1 plies left", "1... f6-g5 by black"]
-    said = view.apply_status({**base, "game": "g2", "moves": []}, 0.0)
+    said = apply_status(view, {**base, "game": "g2", "moves": []}, 0.0)
     assert said == ["new game: russian, time control none"] and view.moves == []
 
 
