@@ -5,7 +5,7 @@ A real Mosquitto on a free loopback port, the relay as a process (``boardctl rel
 ``SimBoards``: moves at the given rate, a snapshot every 10 s) and V viewers: V sockets held by
 this process on one ``selectors`` loop, each opening ``/events`` (all at once, as a crowd does
 when a round starts), reading the stream and noting when each move's ``board`` event arrives.
-``--proxy URL`` sends the viewers through a reverse proxy instead (docs/SCALE.md: nginx).
+``--nginx`` puts a real nginx with the shipped configuration in between (docs/SCALE.md).
 
 Printed: viewers served / refused / dropped, moves each viewer got of those published,
 move-to-viewer latency percentiles over every (viewer, move) pair, the relay's CPU share and
@@ -29,7 +29,6 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -38,6 +37,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from bench_hall import HALL, SimBoards, cpu_seconds  # noqa: E402
 from mqtt_broker import Mosquitto, free_port  # noqa: E402
+from nginx_proxy import Nginx  # noqa: E402
 
 _BOARD = re.compile(rb'"board":"([^"]+)"')
 _PLY = re.compile(rb'"ply":(\d+)')
@@ -52,7 +52,7 @@ def rss(pid: int) -> int:
 
 
 class Viewer:
-    __slots__ = ("sock", "buf", "head", "status", "moves", "closed", "plies")
+    __slots__ = ("sock", "buf", "head", "status", "moves", "closed", "plies", "chunked", "raw")
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
@@ -62,6 +62,23 @@ class Viewer:
         self.moves = 0
         self.closed = False
         self.plies: dict[str, int] = {}  # board: the latest ply this viewer has of it
+        self.chunked = False  # through a proxy: Transfer-Encoding: chunked
+        self.raw = b""  # chunked bytes not decoded yet
+
+    def dechunk(self, data: bytes) -> bytes:
+        """The payload of the whole chunks in ``raw + data`` (the rest kept)."""
+        self.raw += data
+        out = []
+        while True:
+            line, sep, rest = self.raw.partition(b"\r\n")
+            if not sep:
+                break
+            size = int(line.split(b";")[0], 16)
+            if len(rest) < size + 2:
+                break
+            out.append(rest[:size])
+            self.raw = rest[size + 2:]
+        return b"".join(out)
 
 
 class Audience:
@@ -112,13 +129,16 @@ class Audience:
             self.end(viewer)
             return
         now = time.time()
-        viewer.buf += data
         if viewer.head:
+            viewer.buf += data
             if b"\r\n\r\n" not in viewer.buf:
                 return
-            head, _, viewer.buf = viewer.buf.partition(b"\r\n\r\n")
+            head, _, data = viewer.buf.partition(b"\r\n\r\n")
+            viewer.buf = b""
             viewer.status = int(head.split(b" ", 2)[1])
+            viewer.chunked = b"transfer-encoding: chunked" in head.lower()
             viewer.head = False
+        viewer.buf += viewer.dechunk(data) if viewer.chunked else data
         *frames, viewer.buf = viewer.buf.split(b"\n\n")
         for frame in frames:
             if b"event: state\n" in frame:
@@ -166,9 +186,8 @@ def main() -> int:
     ap.add_argument("--boards", type=int, default=200, help="simulated boards (one publisher)")
     ap.add_argument("--rate", type=float, default=2.0, help="moves per board per minute")
     ap.add_argument("--seconds", type=float, default=30.0)
-    ap.add_argument("--proxy", metavar="URL", help="viewers go through this proxy's /events "
-                    "(it must forward to --http-port)")
-    ap.add_argument("--http-port", type=int, default=0, help="the relay's port (default: free)")
+    ap.add_argument("--nginx", action="store_true", help="viewers go through a real nginx "
+                    "with the shipped docs/examples/nginx configuration")
     opts = ap.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -178,10 +197,12 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-viewers-"))
     broker = Mosquitto(tmp / "broker", persistence=False).start()
-    http_port = opts.http_port or free_port()
+    http_port = free_port()
     relay = subprocess.Popen([sys.executable, "-m", "boardctl", "relay", "--broker",
                               broker.url, "--hall", HALL, "--http", f"127.0.0.1:{http_port}"],
                              stderr=subprocess.DEVNULL)
+    proxy = Nginx(tmp / "nginx", http_port, connections=opts.viewers * 3 + 256) \
+        if opts.nginx else None
     sim: SimBoards | None = None
     audience: Audience | None = None
     stop = threading.Event()
@@ -195,15 +216,15 @@ def main() -> int:
             except OSError:
                 time.sleep(0.1)
         time.sleep(1.0)  # the relay subscribes
+        if proxy is not None:
+            proxy.start()
         sim = SimBoards(broker.port, opts.boards, opts.rate)
         sim.begin()
         time.sleep(2.0)  # the opening snapshots are in
         rss0 = rss(relay.pid)
-        target = urlsplit(opts.proxy) if opts.proxy else None
-        host = target.hostname if target and target.hostname else "127.0.0.1"
-        port = target.port if target and target.port else http_port
+        port = proxy.port if proxy is not None else http_port
         t0 = time.monotonic()
-        audience = Audience(host, port, "/events", opts.viewers, sim.sent)
+        audience = Audience("127.0.0.1", port, "/events", opts.viewers, sim.sent)
         while time.monotonic() - t0 < 60 and sum(
                 1 for v in audience.viewers if v.status or v.closed) < opts.viewers:
             time.sleep(0.05)
@@ -225,7 +246,7 @@ def main() -> int:
             v.plies.get(board, 0) >= ply for board, ply in sim.sent))
         lat = sorted(audience.latencies)
         print(f"viewers: {opts.viewers} opened /events at once"
-              + (f" through {opts.proxy}" if opts.proxy else "")
+              + (" through nginx" if proxy is not None else "")
               + f"; {served} served (200) within {connected:.1f} s, {refused} refused, "
               f"{audience.ended} streams ended early")
         print(f"hall: {opts.boards} simulated boards, {opts.rate:g} moves/board/min, "
@@ -250,6 +271,8 @@ def main() -> int:
             audience.close()
         if sim is not None:
             sim.close()
+        if proxy is not None:
+            proxy.stop()
         if relay.poll() is None:
             relay.terminate()
             try:

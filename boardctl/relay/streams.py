@@ -28,7 +28,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 log = logging.getLogger(__name__)
@@ -143,11 +143,13 @@ class StreamLoop:
         with self._lock:
             return self._count >= (self.limit if self.limit is not None else capacity())
 
-    def adopt(self, sock: socket.socket, source: Source, after: int, first: bytes = b"",
+    def adopt(self, sock: socket.socket, source: Source, after: int,
+              first: bytes | Sequence[bytes] = b"",
               on_close: Callable[[], None] | None = None) -> bool:
         """Take over ``sock`` (a viewer's connection, its response head written): write
-        ``first``, then every event of ``source`` after number ``after``. False (and the
-        socket left to the caller) when the loop is full or closed."""
+        ``first`` (bytes, or pieces that may be shared with other viewers: a crowd's ``state``
+        is one object), then every event of ``source`` after number ``after``. False (and
+        the socket left to the caller) when the loop is full or closed."""
         with self._lock:
             if self._stop or self._count >= (self.limit if self.limit is not None
                                              else capacity()):
@@ -167,7 +169,8 @@ class StreamLoop:
                 pass
             sock.setblocking(False)
             viewer = Viewer(sock, source, after, self.clock(), on_close)
-            viewer.queue(first)
+            for piece in [first] if isinstance(first, bytes) else first:
+                viewer.queue(piece)
             self._new.append(viewer)
             self.served += 1
         self.wake()

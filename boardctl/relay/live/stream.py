@@ -18,6 +18,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler
 
 from boardctl.relay.streams import STALL, StreamLoop, detach
@@ -26,6 +27,8 @@ from firmware.limits import ascii_digits
 log = logging.getLogger(__name__)
 
 KEEP_EVENTS = 4096
+#: A stream's first line: the browser reconnects a second after a lost stream.
+RETRY = b"retry: 1000\n\n"
 #: Streams one relay serves at most (also bounded by the open files limit:
 #: boardctl.relay.streams.capacity); more are told to come back (503, Retry-After).
 MAX_CLIENTS = 20_000
@@ -120,6 +123,13 @@ class Channel:
             wake()
 
 
+@lru_cache(maxsize=4)
+def state_frame(data: str, event_id: str) -> bytes:
+    """The ``state`` event of ``data``: one bytes object for a crowd that opened the page at
+    the same event (the hub gives them the same text), not a copy each."""
+    return frame("state", data, event_id)
+
+
 def frame(event: str, data: str, event_id: str | None = None) -> bytes:
     """One SSE message. ``data`` must hold no newline (compact JSON never does)."""
     head = f"id: {event_id}\n" if event_id else ""
@@ -153,7 +163,7 @@ def serve(handler: BaseHTTPRequestHandler, channel: Channel,
 
 
 def _head(handler: BaseHTTPRequestHandler, channel: Channel,
-          state: Callable[[], tuple[int, str]]) -> tuple[bytes, int]:
+          state: Callable[[], tuple[int, str]]) -> tuple[list[bytes], int]:
     """Write the response head; (the stream's first bytes, the event number they bring the
     viewer to)."""
     handler.send_response(200)
@@ -164,13 +174,12 @@ def _head(handler: BaseHTTPRequestHandler, channel: Channel,
     handler.end_headers()
     handler.close_connection = True
     if handler.command == "HEAD":
-        return b"", 0
+        return [], 0
     after = channel.after(handler.headers.get("Last-Event-ID"))
-    first = b"retry: 1000\n\n"
     if after is None:
         after, data = state()
-        first += frame("state", data, channel.event_id(after))
-    return first, after
+        return [RETRY, state_frame(data, channel.event_id(after))], after
+    return [RETRY], after
 
 
 def too_many(handler: BaseHTTPRequestHandler) -> None:
