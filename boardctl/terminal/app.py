@@ -142,6 +142,8 @@ class AlertsWidget(Widget):
 
 def notices_text(view: BoardView, message: str = "") -> Text:
     text = Text(overflow="fold")
+    if view.engine_move:
+        text.append(f"Engine plays {view.engine_move}: carry it out\n", style="bold")
     if view.leds:
         text.append(f"LEDs: {view.led_text()}\n")
     if view.irregularity:

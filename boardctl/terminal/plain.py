@@ -44,6 +44,7 @@ class PlainPrinter:
         self.clock = clock
         self._first = True
         self._sensors = ""
+        self.lock = threading.Lock()
 
     def deliver(self, kind: str, payload: Any) -> None:
         now = self.clock()
@@ -63,10 +64,14 @@ class PlainPrinter:
         else:
             said = [f"link: {payload}" if payload else "link: back"]
         self._first = False
-        for sentence in said:
-            self.out.write(sentence + "\n")
-        if said:
-            self.out.flush()
+        self.say(*said)
+
+    def say(self, *sentences: str) -> None:
+        """Whole lines, never mixed with another thread's (``play``'s prompt answers)."""
+        if sentences:
+            with self.lock:
+                self.out.write("".join(sentence + "\n" for sentence in sentences))
+                self.out.flush()
 
 
 def run_plain(source: Any, view: BoardView, out: IO[str],

@@ -225,7 +225,7 @@ def _plain(hand: Hand, source: SocketSource) -> int:
         for line in sys.stdin:
             if line.strip().lower() in ("quit", "q", "exit"):
                 break
-            print(hand.line(line), flush=True)
+            printer.say(hand.line(line))
     finally:
         stop.set()
         thread.join(timeout=2.0)

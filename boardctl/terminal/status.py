@@ -101,11 +101,30 @@ def _notices(view: BoardView, status: Mapping[str, Any]) -> list[str]:
         if warnings:
             said.append(f"hardware: {', '.join(warnings)}")
         view.warnings = warnings
+    said += _engine(view, status)
     adjourned = bool(status.get("adjourned"))
     if adjourned != view.adjourned:
         said.append("adjourned: a sealed move stands" if adjourned else "adjournment over")
         view.adjourned = adjourned
     return said
+
+
+def _engine(view: BoardView, status: Mapping[str, Any]) -> list[str]:
+    """The engine's move waiting to be carried out (boardctl run --engine), with the LEDs
+    that show it."""
+    engine = status.get("engine")
+    move = engine.get("move") if isinstance(engine, Mapping) else None
+    text = None
+    if (isinstance(move, Mapping) and isinstance(move.get("move"), str)
+            and move.get("ply") == len(view.moves) + 1):
+        text = f"{view.move_number(len(view.moves))} {move['move'][:40]}"
+    if text == view.engine_move:
+        return []
+    view.engine_move = text
+    if text is None:
+        return []
+    return [f"the engine plays {text}: carry it out"
+            + (f" (LEDs: {view.led_text()})" if view.leds else "")]
 
 
 def _warnings(status: Mapping[str, Any]) -> list[str]:
@@ -130,4 +149,4 @@ def _warnings(status: Mapping[str, Any]) -> list[str]:
 def _drawn(view: BoardView) -> tuple[Any, ...]:
     return (view.fen, len(view.moves), view.running, tuple(sorted(view.leds.items())),
             view.irregularity, view.result, view.alarm, tuple(view.warnings), view.adjourned,
-            view.board, view.time_control)
+            view.board, view.time_control, view.engine_move)

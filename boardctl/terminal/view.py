@@ -80,6 +80,8 @@ class BoardView:
     link: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
     adjourned: bool = False
+    #: The engine's move for the person to carry out (``status``'s ``engine``), in words.
+    engine_move: str | None = None
     #: Bumped on every change a screen draws (the clocks' ticking aside).
     version: int = 0
 

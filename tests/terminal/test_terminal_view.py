@@ -150,3 +150,27 @@ def test_hostile_values_are_bounded() -> None:
     leds = {f"sq{i}": "wrong" for i in range(500)}
     view.apply({"type": "irregularity", "kind": "setup", "squares": [], "leds": leds}, 0.0)
     assert view.led_text().endswith("and 476 more") and len(view.led_text()) < 400
+
+
+def test_the_engine_s_move_is_told_until_it_is_made() -> None:
+    from boardctl.terminal.app import notices_text
+    from boardctl.terminal.status import apply_status
+
+    view = BoardView()
+    base = {"game": "g1", "rules": "russian", "turn": "black", "time_control": None,
+            "clock": None, "running": None, "irregularity": None, "moves": ["c3-d4"],
+            "fen": "B:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,d4,e3,g3:"
+                   "Bb6,d6,f6,h6,a7,c7,e7,g7,b8,d8,f8,h8"}
+    engine = {"name": "builtin", "side": "black", "thinking": False,  # as run --engine says
+              "move": {"ply": 2, "side": "black", "move": "d6-c5", "route": ["d6", "c5"],
+                       "captured": []}}
+    said = apply_status(view, {**base, "leds": {"c5": "restore", "d6": "must-move"},
+                               "engine": engine}, 0.0)
+    assert said[-1] == ("the engine plays 1... d6-c5: carry it out "
+                        "(LEDs: c5 put back, d6 must move)")
+    assert "Engine plays 1... d6-c5: carry it out" in notices_text(view).plain
+    assert apply_status(view, {**base, "leds": {"c5": "restore", "d6": "must-move"},
+                               "engine": engine}, 0.0) == []
+    said = apply_status(view, {**base, "moves": ["c3-d4", "d6-c5"], "turn": "white",
+                               "leds": {}, "engine": engine}, 0.0)
+    assert said == ["1... d6-c5 by black"] and view.engine_move is None

@@ -74,8 +74,14 @@ def test_watch_follows_a_real_service_over_its_socket(tmp_path: Path) -> None:
         # the first line summed up the moves made before it; every later one was said once
         already = int(first.split("; ")[1].split(" moves")[0])
         assert said == want[already:]
-        written = [decode_line(line) for line in feed.read_text().splitlines()]
-        assert [r["move"] for r in written if r and r["type"] == "move"] == want
+        deadline = time.monotonic() + 20
+        while True:  # the status may tell a move before its feed line reaches the file
+            written = [decode_line(line) for line in feed.read_text().splitlines()]
+            moves = [r["move"] for r in written if r and r["type"] == "move"]
+            if len(moves) >= len(want) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert moves == want
         assert all("white" in line and "black" in line for line in lines.seen
                    if " by " in line)  # each move with both clocks
         err = stop_process(watch, signal.SIGINT)
