@@ -39,6 +39,9 @@ class DataPath:
         self.hw = hardware
         self.heartbeat_ns = heartbeat_ns
         self.clock = clock
+        #: Plies a power cut lost, found at the start (``boardctl.service.gamelife``): the
+        #: feed's ``gap`` line, sent with every announcement until a new game.
+        self.gap: dict[str, Any] | None = None
 
     def handle(self, event: Event) -> list[dict[str, Any]]:
         """One event (game time) through the session, the journal and the feed; BoardError:
@@ -100,3 +103,5 @@ class DataPath:
         emit(snapshot_of(game.the_session, header, at))
         if self.hw.missing:  # degraded mode (boardctl.service.hardware.pi_hardware)
             emit({"type": "hardware", "missing": list(self.hw.missing)})
+        if self.gap is not None:
+            emit({"type": "gap", **self.gap})

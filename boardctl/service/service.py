@@ -136,6 +136,7 @@ class Service:
                          hardware, board=board)
         #: More for ``status`` (the broker link's state), called on the referee's thread.
         self.status_extras = self.desk.status_extras
+        self.status_extras.append(self.life.gap_status)  # plies a power cut lost (issue 30)
         self.inbox = RefereeInbox(self.merge.wake, self.outbox)
         self.loop = RefereeLoop(self.game, self.merge, self.inbox, self.path, self.face,
                                 self.outbox, self.notifier, answer=self.desk.answer)

@@ -153,6 +153,19 @@ class TakeBack(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Recovered(Event):
+    """Plies a power cut lost from the journal, rebuilt at the restart from the board as
+    sensed (issue 30, ``firmware.session.gap``): ``moves`` in PDN, played in order from the
+    game's position, with no clock press (the clocks stay as the restart left them)."""
+
+    moves: tuple[str, ...] = ()
+    type: ClassVar[str] = "recovered"
+
+    def fields(self) -> dict[str, Any]:
+        return {"moves": list(self.moves)}
+
+
+@dataclass(frozen=True, slots=True)
 class Adjourn(Event):
     """The game is adjourned; the player to move seals ``sealed`` (seed 004 §34-35). The
     sealed move stays secret until :class:`ResumeAdjourned`."""
@@ -187,7 +200,7 @@ EVENT_CLASSES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         Start, Lift, Place, Press, Pause, Resume,
-        Accept, ClockSet, MovesSet, Adjourn, ResumeAdjourned, Result, TakeBack,
+        Accept, ClockSet, MovesSet, Adjourn, ResumeAdjourned, Result, TakeBack, Recovered,
     )
 }  # fmt: skip
 
@@ -225,6 +238,14 @@ def _number(rec: Mapping[str, Any], key: str, where: str, most: float = 1e9) -> 
     return float(value)
 
 
+def _recovered_moves(rec: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    moves = rec.get("moves")
+    if (not isinstance(moves, list) or not 1 <= len(moves) <= 16
+            or not all(isinstance(m, str) and 0 < len(m) <= 200 for m in moves)):
+        raise EventLogError(f"{where}: a 'recovered' event needs 'moves', 1 to 16 PDN moves")
+    return tuple(moves)
+
+
 def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
     """Build an Event from a decoded log object; EventLogError naming ``where`` if it is not
     one. Unknown extra fields are ignored (forward compatibility)."""
@@ -257,6 +278,8 @@ def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
         return MovesSet(at, _side(rec, where), int(moves))
     if cls is Adjourn:
         return Adjourn(at, _text(rec, "sealed", where))
+    if cls is Recovered:
+        return Recovered(at, _recovered_moves(rec, where))
     if cls is TakeBack:
         plies = _number(rec, "plies", where)
         if not 1 <= plies <= 10_000 or plies != int(plies):

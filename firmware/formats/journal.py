@@ -51,7 +51,8 @@ MAX_LINE = 64 * 1024
 SENSOR_EVENTS = frozenset({"start", "lift", "place", "press", "pause", "resume"})
 #: The arbiter's events (DESIGN.md "Shared vocabularies").
 ARBITER_EVENTS = frozenset(
-    {"accept", "clock-set", "moves-set", "adjourn", "resume-adjourned", "result", "takeback"}
+    {"accept", "clock-set", "moves-set", "adjourn", "resume-adjourned", "result", "takeback",
+     "recovered"}
 )
 EVENT_TYPES = SENSOR_EVENTS | ARBITER_EVENTS
 #: Records a reader may skip.

@@ -110,6 +110,20 @@ class SessionClock:
             clock.resume(at)
         return [self.record("takeback", at)]
 
+    def recovered(self, moves: list[Any], turn: Side, at: int) -> None:
+        """Plies rebuilt after a power cut (no press, no time known): each side's move count
+        goes on by its plies and ``turn`` moves next; the faces keep what they show."""
+        clock = self.clock
+        if clock is None or not clock.started or clock.adjournment is not None:
+            return
+        ran = clock.pause(at)
+        first = turn if len(moves) % 2 == 0 else turn.other
+        for i, side in enumerate((first, first.other)):
+            clock.set_moves(side, clock.moves_made(side) + len(moves[i::2]))
+        clock.hand_turn(turn, at)
+        if ran:
+            clock.resume(at)
+
     def resume(self, at: int) -> list[ClockRecord]:
         if self.clock is not None and self.clock.adjournment is None and self.clock.resume(at):
             return [self.record("resume", at)]

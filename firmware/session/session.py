@@ -47,6 +47,7 @@ from firmware.formats.events import (
     Pause,
     Place,
     Press,
+    Recovered,
     Result,
     Resume,
     ResumeAdjourned,
@@ -424,6 +425,30 @@ def _on_takeback(session: BoardSession, event: Event, at: int) -> Records:
                                                            event.plies, at))
 
 
+def _on_recovered(session: BoardSession, event: Event, at: int) -> Records:
+    """Plies a power cut lost, rebuilt from the board as sensed (issue 30): played as if the
+    arbiter forced them (the referee then follows the board as the sensors report it), with
+    no press: each clock keeps its reading, the turn passes, each side's move count goes on.
+    BoardError, nothing changed, for a move that is not legal or a game adjourned or over."""
+    assert isinstance(event, Recovered)
+    if session.sealed is not None or session.outcome is not None:
+        raise BoardError("recovered: the game is adjourned or over")
+    position = session.record.position
+    moves = []
+    for text in event.moves:
+        move = parse_move(position, text)  # IllegalMoveError is a BoardError
+        moves.append(move)
+        position = position.play(move)
+    out: Records = []
+    for move in moves:
+        for d in session.referee.force(move, at):
+            if isinstance(d, MoveCommitted):
+                out += session._move(
+                    MoveCommitted(d.at, d.move, d.side, d.before, d.after, pressed=False))
+    session.timing.recovered(moves, session.record.position.turn, at)
+    return out
+
+
 def _on_resume_adjourned(session: BoardSession, event: Event, at: int) -> Records:
     move = session.sealed
     if move is None:
@@ -460,6 +485,7 @@ _ON_EVENT: dict[type[Event], Callable[[BoardSession, Event, int], Records]] = {
     ResumeAdjourned: _on_resume_adjourned,
     Result: _on_result,
     TakeBack: _on_takeback,
+    Recovered: _on_recovered,
 }
 #: The records each referee decision gives.
 _ON_DECISION: dict[type[Decision], Callable[[BoardSession, Decision], Records]] = {

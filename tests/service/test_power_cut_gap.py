@@ -1,0 +1,208 @@
+"""Plies a power cut lost (issue 30): ``boardctl run --sim`` played through its simulated hand,
+killed -9, its journal cut after ply N as a power cut with the spill lost leaves it (whole
+records), the simulated pieces standing after ply N+2 ($BOARDCTL_SIM_BOARD: the pieces as a
+real board keeps them): the restart rebuilds the two plies from the board as sensed, journals
+them, puts them on the feed and in the status; a board no legal sequence explains is named on
+the feed and the game stays as the journal has it. Real processes, real files; waiting is for
+a process to get somewhere, never a timing assertion."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from service_helpers import TC
+
+from boardctl.service.control import ControlError, request
+from boardctl.service.journal_file import current_path
+from firmware.formats.feed import decode_line
+from firmware.pdn import read_games
+from firmware.rules.notation import parse_move
+from firmware.rules.position import Position
+
+BOARDCTL = [sys.executable, "-m", "boardctl"]
+PLIES = ["32-28", "19-23", "28x19", "14x23", "37-32"]
+
+
+def start(state: Path, feed: Path, board: set[str] | None = None) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env.pop("BOARDCTL_SIM_BOARD", None)
+    if board is not None:
+        env["BOARDCTL_SIM_BOARD"] = ",".join(sorted(board))
+    return subprocess.Popen(
+        [*BOARDCTL, "run", "--sim", "--rules", "international", "--time-control", TC,
+         "--state-dir", str(state), "--feed", str(feed)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def ask(state: Path, cmd: str, **args: Any) -> dict[str, Any]:
+    return request(state / "control.sock", cmd, timeout=2.0, **args)
+
+
+def wait_for(predicate: Any, what: str, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+        except ControlError:
+            value = None
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def status(state: Path) -> dict[str, Any]:
+    return ask(state, "status")
+
+
+def play(state: Path, texts: list[str], done: int) -> None:
+    """Each ply through the simulated hand: lift, place, the captured pieces off, the press."""
+    position = after(texts[:done])
+    geo = position.rules.geometry
+    for i, text in enumerate(texts[done:], done + 1):
+        move = parse_move(position, text)
+        side = position.turn.value
+        acts = [("lift", move.start), ("place", move.end), *(("lift", sq) for sq in move.captured)]
+        for kind, sq in acts:
+            assert ask(state, "sim", type=kind, square=geo.algebraic(sq))["ok"]
+        assert ask(state, "sim", type="press", side=side)["ok"]
+        wait_for(lambda i=i: status(state)["ply"] == i, f"ply {i}")
+        position = position.play(move)
+
+
+def after(texts: list[str]) -> Position:
+    position = Position.start("international")
+    for text in texts:
+        position = position.play(parse_move(position, text))
+    return position
+
+
+def squares(position: Position) -> set[str]:
+    return {position.rules.geometry.algebraic(sq) for sq in position.occupied()}
+
+
+def kill(proc: subprocess.Popen[str]) -> None:
+    proc.kill()
+    proc.wait(timeout=10)
+    assert proc.stderr is not None
+    proc.stderr.close()
+
+
+def stop(proc: subprocess.Popen[str]) -> str:
+    proc.terminate()
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    return err
+
+
+def cut_after_ply(journal: Path, ply: int) -> int:
+    """Whole records after the decision of move ``ply`` dropped, as a power cut that lost
+    them leaves the journal; the records dropped."""
+    lines = journal.read_bytes().splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        rec = json.loads(line)
+        inner = rec.get("record") or {}
+        if rec.get("type") == "decision" and inner.get("type") == "move" and inner["ply"] == ply:
+            journal.write_bytes(b"".join(lines[:i + 1]))
+            return len(lines) - i - 1
+    raise AssertionError(f"no move {ply} in {journal}")
+
+
+def exported(state: Path) -> list[str]:
+    out = subprocess.run([*BOARDCTL, "export", "--state-dir", str(state)], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    return [m.text for m in next(read_games(out, "export")).moves]
+
+
+def feed_records(feed: Path) -> list[dict[str, Any]]:
+    return [r for line in feed.read_bytes().splitlines() if (r := decode_line(line))]
+
+
+def gap_line(feed: Path, skip: int) -> dict[str, Any] | None:
+    """The ``gap`` line of the run after the first ``skip`` lines (one at most)."""
+    gaps = [r for r in feed_records(feed)[skip:] if r["type"] == "gap"]
+    assert len(gaps) <= 1
+    return gaps[0] if gaps else None
+
+
+def played_to_ply_4(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
+    state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
+    proc = start(state, feed)
+    try:
+        wait_for(lambda: status(state), "the service")
+        assert ask(state, "start")["ok"]
+        play(state, PLIES[:4], 0)
+        before = status(state)
+    finally:
+        kill(proc)  # the power cut
+    journal = current_path(state)
+    assert journal is not None
+    assert cut_after_ply(journal, 2) > 0  # ... took the journal's last records with it
+    assert exported(state) == PLIES[:2]
+    return state, feed, before
+
+
+def test_two_plies_lost_are_rebuilt_from_the_board_as_sensed(tmp_path: Path) -> None:
+    state, feed, before = played_to_ply_4(tmp_path)
+    lines_before = len(feed_records(feed))
+    proc = start(state, feed, board=squares(after(PLIES[:4])))
+    try:
+        now = wait_for(lambda: status(state), "the restarted service")
+        assert now["moves"] == PLIES[:4]
+        assert now["gap"]["ply"] == 2 and now["gap"]["recovered"] == PLIES[2:4]
+        assert now["running"] is None  # the clocks stay paused, as after any restart
+        # The sensors then report the board as it stands: it shows the game, nothing to do.
+        wait_for(lambda: status(state)["leds"] == {}, "the LEDs to clear")
+        gap = wait_for(lambda: gap_line(feed, lines_before), "the gap line")
+        new = feed_records(feed)[lines_before:]
+        assert gap["recovered"] == PLIES[2:4] and "rebuilt" in gap["text"]
+        # The feed port connects after the recovery: its snapshot carries the rebuilt plies.
+        (snapshot,) = [r for r in new if r["type"] == "snapshot"][:1]
+        assert [m["move"] for m in snapshot["moves"]] == PLIES[:4]
+        moves = snapshot["moves"][2:]
+        # The recovered plies carry the clocks as the journal left them (no time is known).
+        assert moves[0]["clock"] == moves[1]["clock"] == now["clock"]
+        # Play goes on from there.
+        assert ask(state, "resume")["ok"]
+        play(state, PLIES, 4)
+        assert status(state)["moves"] == PLIES
+        err = stop(proc)
+    finally:
+        if proc.poll() is None:
+            kill(proc)
+    assert "rebuilt from the board as sensed: 28x19 14x23" in err
+    assert exported(state) == PLIES  # the journal holds them: a replay gives the same game
+    proc = start(state, feed)  # the next start: the board and the journal agree, no gap
+    try:
+        again = wait_for(lambda: status(state), "the third start")
+        assert again["moves"] == PLIES and "gap" not in again
+    finally:
+        stop(proc)
+
+
+def test_a_board_no_legal_sequence_explains_is_named_and_left_to_the_arbiter(
+        tmp_path: Path) -> None:
+    state, feed, _ = played_to_ply_4(tmp_path)
+    board = squares(after(PLIES[:4])) - {"a1"}  # and a piece gone that no move took
+    lines_before = len(feed_records(feed))
+    proc = start(state, feed, board=board)
+    try:
+        now = wait_for(lambda: status(state), "the restarted service")
+        assert now["moves"] == PLIES[:2]  # the game as the journal has it
+        assert now["gap"] == {"ply": 2, "recovered": None, "candidates": [],
+                              "text": now["gap"]["text"]}
+        assert "no legal sequence of up to 4 plies" in now["gap"]["text"]
+        # The referee shows the squares that differ, as for any board that does not match.
+        wait_for(lambda: status(state)["leds"], "the LEDs to show the squares")
+        gap = wait_for(lambda: gap_line(feed, lines_before), "the gap line")
+        assert gap["recovered"] is None and gap["candidates"] == []
+    finally:
+        err = stop(proc)
+    assert "does not show the journal's position after ply 2" in err
+    assert exported(state) == PLIES[:2]
