@@ -273,17 +273,10 @@ def _append_at(path: Path, end: int, data: bytes) -> None:
         os.fsync(f.fileno())
 
 
-def take_spill(path: Path) -> int:
-    """Append to the journal ``path`` the spilled lines that continue its seal chain, make
-    them durable and remove the spill; the number taken. A spill that does not continue the
-    journal (a gap, another journal's lines) is told and kept aside (``.unmerged``)."""
+def spilled(path: Path, journal: Journal) -> tuple[Path, list[bytes], str]:
+    """The spill of the journal ``path`` (read as ``journal``) and, read only, its lines that
+    continue the journal's seal chain; the reason the rest does not ("" when all do)."""
     spill = spill_path(path.parent.parent, path)
-    if not spill.exists():
-        return 0
-    journal = load_journal(path)
-    if not journal.verified:
-        logger.error(f"journal {path}: not sealed; its spill {spill} is not taken back")
-        return 0
     with open(spill, "rb") as f:
         data = f.read(MAX_SPILL)
     n, c, taken, stop = journal.last_n, journal.last_c, [], ""
@@ -301,6 +294,21 @@ def take_spill(path: Path) -> int:
             break
         n += 1
         taken.append(raw)
+    return spill, taken, stop
+
+
+def take_spill(path: Path) -> int:
+    """Append to the journal ``path`` the spilled lines that continue its seal chain, make
+    them durable and remove the spill; the number taken. A spill that does not continue the
+    journal (a gap, another journal's lines) is told and kept aside (``.unmerged``)."""
+    spill = spill_path(path.parent.parent, path)
+    if not spill.exists():
+        return 0
+    journal = load_journal(path)
+    if not journal.verified:
+        logger.error(f"journal {path}: not sealed; its spill {spill} is not taken back")
+        return 0
+    spill, taken, stop = spilled(path, journal)
     if taken:
         try:
             _append_at(path, journal.end, b"".join(taken))

@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from service_helpers import TC
 
 from boardctl.service.control import ControlError, request
-from boardctl.service.journal_file import current_path
+from boardctl.service.journal_file import current_path, spill_path
 from firmware.formats.feed import decode_line
 from firmware.pdn import read_games
 from firmware.rules.notation import parse_move
@@ -101,7 +102,7 @@ def stop(proc: subprocess.Popen[str]) -> str:
     return err
 
 
-def cut_after_ply(journal: Path, ply: int) -> int:
+def cut_after_ply(journal: Path, ply: int) -> list[bytes]:
     """Whole records after the decision of move ``ply`` dropped, as a power cut that lost
     them leaves the journal; the records dropped."""
     lines = journal.read_bytes().splitlines(keepends=True)
@@ -110,14 +111,18 @@ def cut_after_ply(journal: Path, ply: int) -> int:
         inner = rec.get("record") or {}
         if rec.get("type") == "decision" and inner.get("type") == "move" and inner["ply"] == ply:
             journal.write_bytes(b"".join(lines[:i + 1]))
-            return len(lines) - i - 1
+            return lines[i + 1:]
     raise AssertionError(f"no move {ply} in {journal}")
 
 
-def exported(state: Path) -> list[str]:
-    out = subprocess.run([*BOARDCTL, "export", "--state-dir", str(state)], capture_output=True,
-                         text=True, timeout=60, check=True).stdout
-    return [m.text for m in next(read_games(out, "export")).moves]
+def exported(state: Path, env: dict[str, str] | None = None) -> list[str]:
+    return export(state, env)[0]
+
+
+def export(state: Path, env: dict[str, str] | None = None) -> tuple[list[str], str]:
+    done = subprocess.run([*BOARDCTL, "export", "--state-dir", str(state)], capture_output=True,
+                          text=True, timeout=60, check=True, env={**os.environ, **(env or {})})
+    return [m.text for m in next(read_games(done.stdout, "export")).moves], done.stderr
 
 
 def feed_records(feed: Path) -> list[dict[str, Any]]:
@@ -143,7 +148,7 @@ def played_to_ply_4(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
         kill(proc)  # the power cut
     journal = current_path(state)
     assert journal is not None
-    assert cut_after_ply(journal, 2) > 0  # ... took the journal's last records with it
+    assert cut_after_ply(journal, 2)  # ... took the journal's last records with it
     assert exported(state) == PLIES[:2]
     return state, feed, before
 
@@ -206,3 +211,35 @@ def test_a_board_no_legal_sequence_explains_is_named_and_left_to_the_arbiter(
         err = stop(proc)
     assert "does not show the journal's position after ply 2" in err
     assert exported(state) == PLIES[:2]
+
+
+def test_export_reads_the_records_waiting_in_the_spill(tmp_path: Path) -> None:
+    """Records spilled while the state directory was full and not yet taken back (the
+    service stopped): `boardctl export` gives the whole game and says where they are, with
+    nothing changed; a spill line that does not continue the journal is named, not used."""
+    state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
+    proc = start(state, feed)
+    try:
+        wait_for(lambda: status(state), "the service")
+        assert ask(state, "start")["ok"]
+        play(state, PLIES[:4], 0)
+    finally:
+        stop(proc)
+    journal = current_path(state)
+    assert journal is not None
+    tail = cut_after_ply(journal, 2)  # as the writer leaves them: in the spill, in order
+    env = {"BOARDCTL_SPILL_DIR": str(tmp_path / "spill")}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BOARDCTL_SPILL_DIR", env["BOARDCTL_SPILL_DIR"])
+        spill = spill_path(state, journal)
+    spill.parent.mkdir(parents=True)
+    spill.write_bytes(b"".join(tail))
+    kept = journal.read_bytes()
+    moves, err = export(state, env)
+    assert moves == PLIES[:4]
+    assert f"{len(tail)} records read from its spill {spill} too" in err
+    assert journal.read_bytes() == kept and spill.read_bytes() == b"".join(tail)
+    assert exported(state) == PLIES[:2]  # without the spill: the journal alone
+    spill.write_bytes(tail[0] + tail[2] + b"".join(tail[3:]))  # a record missing
+    moves, err = export(state, env)
+    assert len(moves) < 4 and "do not continue the journal" in err
