@@ -289,6 +289,12 @@ class EnginePlayer(_PersonsRequests):
                 self._take(self._replies.get_nowait(), session, at)
             except queue.Empty:
                 break
+        key = self._key(session)
+        if self._move is not None and self._move[1] != key:
+            self._move = None  # the game went elsewhere (the arbiter took plies back)
+        if self._asked is not None and self._asked.key != key:
+            self.client.cancel()  # a search for a position that is gone
+            self._asked = None
         if session.result is not None or session.sealed is not None or self.handed_back:
             return
         if session.position.turn is self.side:

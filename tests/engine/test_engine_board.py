@@ -323,3 +323,33 @@ def test_an_engine_that_lies_hands_its_side_back(tmp_path: Path) -> None:
         assert len(board.session.moves) == 2
     finally:
         board.close()
+
+
+def test_the_arbiter_takes_back_while_the_engine_s_move_is_shown(tmp_path: Path) -> None:
+    board = Board(tmp_path / "state", "russian", "builtin", "black")
+    try:
+        board.act("press", "black")
+        board.steps()
+        first = board.persons_move()
+        board.play(first)
+        shown = board.engine_move()
+        assert shown["ply"] == 2
+        board.ask(cmd="takeback", plies=1)  # the person's move goes back: his turn again
+        board.steps()
+        status = board.ask(cmd="status")
+        assert status["engine"]["move"] is None and status["moves"] == []
+        alg = board.rules.geometry.algebraic
+        board.act("lift", alg(first.end))  # the board restored as the LEDs show
+        board.act("place", alg(first.start))
+        mark = len(board.lines)
+        board.steps(300)  # at rest: the referee takes the restored board
+        assert board.wait("cleared", mark)
+        board.ask(cmd="resume")
+        again = board.persons_move(3)
+        board.play(again)
+        shown = board.engine_move()  # the engine thinks on the new position
+        assert shown["ply"] == 2
+        board.carry_out(shown)
+        assert [m["move"] for m in board.session.moves][1] == shown["move"]
+    finally:
+        board.close()
