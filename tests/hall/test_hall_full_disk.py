@@ -108,7 +108,11 @@ def test_a_stop_on_a_full_disk_loses_no_broadcast_move(small_disk: Path, tmp_pat
         assert "STOPPING with" in said and "taken back at the next start" in said, said
     broadcast = fed_moves(feed)
     assert len(broadcast) >= full_at + 3
-    assert len(exported(state)) < len(broadcast)  # the journal alone is short: the disk was full
+    # The journal alone is short (the disk was full): export reads the spill too, and says so.
+    done = subprocess.run([*BOARDCTL, "export", "--state-dir", str(state)], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert [m.text for m in next(read_games(done.stdout, "export")).moves] == broadcast
+    assert "records read from its spill" in done.stderr, done.stderr
     filler.unlink()  # room again; the board is switched on again, no hand acting this time
     with open(err, "ab") as e:
         again = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=e)
