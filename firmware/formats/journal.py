@@ -8,7 +8,8 @@ A journal is one file per game, JSON Lines, append-only:
 2. then, in the order they happened, the raw events exactly in the ``firmware.formats.events``
    vocabulary: CONTRACT.md's ``start``, ``lift``, ``place``, ``press``, ``pause``, ``resume``
    (``t`` in seconds on the game's own time line) and the arbiter's ``accept``, ``clock-set``,
-   ``moves-set``, ``adjourn``, ``resume-adjourned``, ``result``, ``takeback``;
+   ``moves-set``, ``adjourn``, ``resume-adjourned``, ``result``, ``takeback``, and
+   ``recovered`` (plies a power cut lost, rebuilt at a start from the board as sensed);
 3. interleaved, ``decision`` records (``{"type": "decision", "record": feed record}``) and
    ``note`` records, which say what the board concluded; a reader may skip them, because the
    events alone rebuild everything through the one code path (``firmware.session.session``).
