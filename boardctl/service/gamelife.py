@@ -134,13 +134,15 @@ class GameLife:
         if found is not None:
             texts = plies_text(session.position, found.moves)
             self.path.handle(Recovered(at, tuple(texts)))
-            report: dict[str, Any] = {"ply": ply, "recovered": texts, "candidates": [texts]}
-            text = (f"{len(texts)} plies after ply {ply} were not in the journal (a power cut):"
+            report: dict[str, Any] = {"ply": ply, "recovered": texts, "candidates": [texts],
+                                      "count": 1}
+            text = (f"{_plies(len(texts))} after ply {ply} not in the journal (a power cut):"
                     f" rebuilt from the board as sensed: {' '.join(texts)}")
             logger.warning(text)
         else:
             candidates = [plies_text(session.position, c.moves) for c in gap.candidates]
-            report = {"ply": ply, "recovered": None, "candidates": candidates[:8]}
+            report = {"ply": ply, "recovered": None, "candidates": candidates[:SHOWN],
+                      "count": len(candidates)}
             text = gap_alarm(ply, candidates, gap.exhausted)
             logger.error(text)
         report["text"] = text
@@ -151,6 +153,14 @@ class GameLife:
         return {"gap": self.path.gap} if self.path.gap is not None else {}
 
 
+#: Candidates named on the feed and in the status at most (the log and ``count`` say more).
+SHOWN = 8
+
+
+def _plies(n: int) -> str:
+    return f"{n} ply" if n == 1 else f"{n} plies"
+
+
 def gap_alarm(ply: int, candidates: list[list[str]], exhausted: bool) -> str:
     """The log's and the feed's line for plies lost that the board cannot rebuild alone."""
     head = (f"the board does not show the journal's position after ply {ply} (plies lost to a"
@@ -159,8 +169,8 @@ def gap_alarm(ply: int, candidates: list[list[str]], exhausted: bool) -> str:
         return head + f"too many sequences of up to {BOUND} plies to tell; the arbiter decides"
     if not candidates:
         return head + f"no legal sequence of up to {BOUND} plies leads there; the arbiter decides"
-    shown = "; ".join(f"{len(c)} plies: {' '.join(c)}" for c in candidates[:8])
-    more = f" (and {len(candidates) - 8} more)" if len(candidates) > 8 else ""
+    shown = "; ".join(f"{_plies(len(c))}: {' '.join(c)}" for c in candidates[:SHOWN])
+    more = f" (and {len(candidates) - SHOWN} more)" if len(candidates) > SHOWN else ""
     return (head + f"{len(candidates)} legal sequences lead there: {shown}{more}; the arbiter "
             "decides")
 

@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import TC
+from service_helpers import TC, VirtualClock
 
 from boardctl.service.control import ControlError, request
+from boardctl.service.games import GameSetup
+from boardctl.service.hardware import sim_hardware
 from boardctl.service.journal_file import current_path, spill_path
+from boardctl.service.service import Service
 from firmware.formats.feed import decode_line
 from firmware.pdn import read_games
 from firmware.rules.notation import parse_move
@@ -166,7 +169,8 @@ def test_two_plies_lost_are_rebuilt_from_the_board_as_sensed(tmp_path: Path) -> 
         wait_for(lambda: status(state)["leds"] == {}, "the LEDs to clear")
         gap = wait_for(lambda: gap_line(feed, lines_before), "the gap line")
         new = feed_records(feed)[lines_before:]
-        assert gap["recovered"] == PLIES[2:4] and "rebuilt" in gap["text"]
+        assert gap["recovered"] == PLIES[2:4] and gap["count"] == 1
+        assert gap["text"].startswith("2 plies after ply 2 not in the journal (a power cut)")
         # The feed port connects after the recovery: its snapshot carries the rebuilt plies.
         (snapshot,) = [r for r in new if r["type"] == "snapshot"][:1]
         assert [m["move"] for m in snapshot["moves"]] == PLIES[:4]
@@ -181,7 +185,7 @@ def test_two_plies_lost_are_rebuilt_from_the_board_as_sensed(tmp_path: Path) -> 
     finally:
         if proc.poll() is None:
             kill(proc)
-    assert "rebuilt from the board as sensed: 28x19 14x23" in err
+    assert "rebuilt from the board as sensed: 28x19 14x23" in err, err
     assert exported(state) == PLIES  # the journal holds them: a replay gives the same game
     proc = start(state, feed)  # the next start: the board and the journal agree, no gap
     try:
@@ -200,7 +204,7 @@ def test_a_board_no_legal_sequence_explains_is_named_and_left_to_the_arbiter(
     try:
         now = wait_for(lambda: status(state), "the restarted service")
         assert now["moves"] == PLIES[:2]  # the game as the journal has it
-        assert now["gap"] == {"ply": 2, "recovered": None, "candidates": [],
+        assert now["gap"] == {"ply": 2, "recovered": None, "candidates": [], "count": 0,
                               "text": now["gap"]["text"]}
         assert "no legal sequence of up to 4 plies" in now["gap"]["text"]
         # The referee shows the squares that differ, as for any board that does not match.
@@ -243,3 +247,42 @@ def test_export_reads_the_records_waiting_in_the_spill(tmp_path: Path) -> None:
     spill.write_bytes(tail[0] + tail[2] + b"".join(tail[3:]))  # a record missing
     moves, err = export(state, env)
     assert len(moves) < 4 and "do not continue the journal" in err
+
+
+def test_several_sequences_are_named_not_chosen(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process: a king ending whose board after a lost ply fits one ply and four alike
+    (the kings went and came back): nothing is played, the candidates are named."""
+    fen = "W:WK46:BK3"
+    state = tmp_path / "state"
+
+    def service() -> Service:
+        clock = VirtualClock()
+        return Service(state, GameSetup("international", None, fen=fen),
+                       sim_hardware(10, clock=clock), board="3", clock=clock)
+
+    first = service()
+    first.boot()
+    first.close()
+    end = after_fen(fen, ["46-5"])
+    monkeypatch.setenv("BOARDCTL_SIM_BOARD", ",".join(sorted(squares(end))))
+    again = service()
+    again.boot()
+    try:
+        now = again.command({"cmd": "status"})
+        assert now["moves"] == []
+        gap = now["gap"]
+        assert gap["recovered"] is None and gap["ply"] == 0
+        assert gap["candidates"][0] == ["46-5"] and len(gap["candidates"]) > 1
+        assert all(len(c) in (1, 4) for c in gap["candidates"])
+        assert len(gap["candidates"]) == 8 < gap["count"]
+        assert f"{gap['count']} legal sequences lead there: 1 ply: 46-5; 4 plies: " in gap["text"]
+    finally:
+        again.close()
+
+
+def after_fen(fen: str, texts: list[str]) -> Position:
+    position = Position.from_fen("international", fen)
+    for text in texts:
+        position = position.play(parse_move(position, text))
+    return position
