@@ -285,8 +285,8 @@ def run_withdraw(args: argparse.Namespace) -> int:
 
 
 def run_crosstable(args: argparse.Namespace) -> int:
+    from boardctl.durable import write_atomically
     from boardctl.hall.files import build_crosstable
-    from boardctl.relay.relay import write_atomically
     from firmware.tournament.crosstable import render_csv, render_html, render_text
 
     t = _load(args)

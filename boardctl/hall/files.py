@@ -10,7 +10,7 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from boardctl.relay.relay import write_atomically
+from boardctl.durable import write_atomically
 from firmware.errors import BoardError, PdnError, TournamentError
 from firmware.limits import loads
 from firmware.pdn import PdnGame, read_games

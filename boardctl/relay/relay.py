@@ -29,16 +29,15 @@ games each, :data:`MAX_MOVES` moves in all; beyond, records are left out and tol
 
 from __future__ import annotations
 
-import os
 import re
 import select
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boardctl.durable import write_atomically
 from boardctl.relay.http import GameText, PdnServer, Timeline, View
 from boardctl.relay.serial import MAX_LINE, LineSplitter, SerialFeed
 from boardctl.relay.store import GameStore
@@ -802,34 +801,6 @@ def _good_move(m: Any) -> bool:
         and _MOVE.fullmatch(m["move"]) is not None
         and m.get("side") in ("white", "black")
     )
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` by ``text`` so that a reader sees the old file or the new, never half."""
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
-    except OSError as exc:  # name the file the user gave, not the temporary one
-        raise OSError(exc.errno, f"cannot write: {exc.strerror}", str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    try:  # the rename itself durable: after a power cut the file is the new one
-        fd = os.open(path.parent or Path("."), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass  # a folder that cannot be opened for reading: the file is replaced all the same
 
 
 class Relay:

@@ -25,11 +25,11 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from boardctl.durable import write_atomically
 from firmware.errors import BoardError
 
 FORMAT = "boardctl-relay-games"
@@ -56,14 +56,6 @@ def file_name(source: str) -> str:
     if _NAME.fullmatch(source):
         return f"{source}.json"
     return f"port-{hashlib.sha256(source.encode('utf-8', 'replace')).hexdigest()[:20]}.json"
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class GameStore:
@@ -141,17 +133,5 @@ class GameStore:
         body = json.dumps({"format": FORMAT, "version": VERSION, "source": source,
                            "topic": topic, "games": list(games)},
                           separators=(",", ":"), ensure_ascii=True)
-        path = self.folder / file_name(source)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=self.folder)
-        try:
-            with os.fdopen(fd, "w", encoding="ascii") as f:
-                f.write(body)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-        _fsync_dir(self.folder)
+        write_atomically(self.folder / file_name(source), body, encoding="ascii")
         self.writes += 1

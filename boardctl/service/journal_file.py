@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from boardctl.durable import fsync_dir
 from firmware.errors import EventLogError
 from firmware.formats.journal import (
     SEALED,
@@ -55,18 +56,9 @@ CURRENT = "current"
 MAX_POINTER = 255
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class JournalWriter:
-    """Appends journal lines to one file, sealed (``firmware.formats.journal.seal``) unless it goes
-    on
-    with a version-1 journal; ``sync=True`` makes a line durable before returning.
+    """Appends journal lines to one file, sealed (``firmware.formats.journal.seal``) unless it
+    goes on with a version-1 journal; ``sync=True`` makes a line durable before returning.
 
     :meth:`encode` (which advances the seal chain) and :meth:`append` (which writes) are apart
     so that a writer thread can keep encoded lines while the disk is full and write them when
@@ -196,14 +188,14 @@ def create_journal(state_dir: Path, header: GameHeader, *,
     else:
         writer.append(lines)
         writer.sync()
-    _fsync_dir(games)
+    fsync_dir(games)
     tmp = state_dir / f".{CURRENT}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(path.name + "\n")
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, state_dir / CURRENT)
-    _fsync_dir(state_dir)
+    fsync_dir(state_dir)
     return writer
 
 

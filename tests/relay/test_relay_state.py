@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from boardctl.relay.relay import LineSplitter, PdnServer, Relay, RelayState, write_atomically
+from boardctl.durable import write_atomically
+from boardctl.relay.relay import LineSplitter, PdnServer, Relay, RelayState
 from firmware.formats.feed import encode_line, header_record, snapshot_record
 from firmware.pdn import read_games
 from firmware.rules.position import Position
