@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from live_helpers import FakeClock, game_records
 
 from boardctl.relay.live.model import KEEP_LOG, LiveHall, pieces
@@ -80,6 +81,32 @@ def test_badges_follow_irregularities_flags_pauses_results_and_silence() -> None
     kinds = [e["kind"] for e in hall.events(2040.0)]
     assert kinds == ["irregularity", "paused", "cleared", "offline", "online", "flag", "result"]
     assert "301.5" in hall.events(2040.0)[-2]["text"]
+
+
+@pytest.mark.parametrize(("result", "reason", "side", "badge"), [
+    ("0-2", "time forfeit", None, "white"),    # the arbiter's result names no side: the loser
+    ("2-0", "flag", None, "black"),
+    ("1-0", "Time forfeit", None, "black"),
+    ("2-0", "time forfeit", "black", "black"),  # the record's side wins over the result
+    ("1-1", "time forfeit", None, "?"),         # a draw on time: the side is not known
+])
+def test_a_time_forfeit_shows_whose_flag_fell(result: str, reason: str, side: str | None,
+                                              badge: str) -> None:
+    hall = fed(game_records("g", 2))
+    record = {"type": "result", "game": "g", "result": result, "reason": reason}
+    if side is not None:
+        record["side"] = side
+    hall.feed("12", record, 2040.0)
+    assert hall.view("12", 2040.0)["badges"]["flag"] == badge
+    flag = [e for e in hall.events(2040.0) if e["kind"] == "flag"]
+    assert flag and flag[0]["side"] == (None if badge == "?" else badge)
+    assert flag[0]["text"].startswith(f"flag fell: {'a side' if badge == '?' else badge}")
+
+
+def test_a_result_for_another_reason_raises_no_flag() -> None:
+    hall = fed(game_records("g", 2))
+    hall.feed("12", {"type": "result", "game": "g", "result": "0-2", "reason": "resignation"}, 2040)
+    assert hall.view("12", 2040.0)["badges"]["flag"] is None
 
 
 def test_a_new_game_on_the_board_starts_afresh_and_old_lines_are_ignored() -> None:

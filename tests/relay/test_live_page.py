@@ -138,6 +138,11 @@ def test_badges_for_irregularity_flag_offline_and_result(relay: LiveRelay, brows
     until(browser, lambda d: "Flag: black" in text_of(d, badges))
     assert "2-0 (time forfeit)" in text_of(browser, badges)
     assert "Offline" not in text_of(browser, badges)
+    # an arbiter's time forfeit (the feed's result line names no side): the loser's flag
+    relay.feed("8", *game_records("g8", 2, board="8"))
+    relay.feed("8", {"type": "result", "game": "g8", "result": "0-2", "reason": "time forfeit"})
+    until(browser, lambda d: "Flag: white" in text_of(d, '[data-board="8"] .badges'))
+    assert "?" not in text_of(browser, '[data-board="8"] .badges')
     assert console_errors(browser) == []
 
 

@@ -321,8 +321,8 @@ class _HallRecords:
         last = board.readings[-1] if board.readings else None
         if last is not None and last.running is not None:
             board.readings.append(Reading(now, last.white, last.black, None))
-        if reason == "time forfeit":
-            side = record.get("side") if record.get("side") in ("white", "black") else None
+        if reason.lower() in FLAG_REASONS:
+            side = flag_side(result, record.get("side"))
             at = _num(record.get("at"))
             when = f" at {at:.1f} s of game time" if at is not None else ""
             self._mark(board, Mark(now, "flag", f"flag fell: {side or 'a side'}{when}", side))
@@ -421,6 +421,22 @@ class LiveHall(_HallRecords):
     def events(self, at: float) -> list[dict[str, Any]]:
         """The arbiter's log up to ``at``: every irregularity, flag, result and board outage."""
         return [log_entry(t, name, mark) for t, name, mark in self.log if t <= at]
+
+
+#: A result's reasons that mean a flag fell: the board's own ("time forfeit") and what an
+#: arbiter may type for it.
+FLAG_REASONS = frozenset({"time forfeit", "flag", "flag fall", "flag fell"})
+#: The side that lost a decisive result (2-0, 1-0: black; 0-2, 0-1: white).
+_LOSER = {"2-0": "black", "1-0": "black", "0-2": "white", "0-1": "white"}
+
+
+def flag_side(result: str, given: Any) -> str | None:
+    """Whose flag fell: the side the record names, else the loser of a decisive result (an
+    arbiter's ``{"cmd": "result", "result": "0-2", "reason": "time forfeit"}`` names none);
+    None when neither tells (a draw: the flag fell but the other side could not win)."""
+    if given in ("white", "black"):
+        return str(given)
+    return _LOSER.get(result)
 
 
 def _seen(item: SeenMove | Reading | Mark) -> float:

@@ -151,7 +151,7 @@
 
   function badgeList(v) {
     var b = v.badges || {}, out = [];
-    if (b.flag) out.push(["flag", "Flag: " + b.flag]);
+    if (b.flag) out.push(["flag", b.flag === "?" ? "Flag fell" : "Flag: " + b.flag]);
     if (b.irregular) out.push(["irr", "Irregularity: " + b.irregular]);
     if (b.offline) out.push(["off", "Offline"]);
     if (b.paused) out.push(["pause", "Clocks paused"]);
