@@ -121,12 +121,14 @@ class NoticesWidget(Widget):
 
 
 def alerts_text(view: BoardView) -> Text:
-    """Alarms and hardware warnings, across the whole width."""
+    """Alarms, hardware warnings and plies a power cut lost, across the whole width."""
     text = Text(overflow="fold")
     if view.alarm:
         text.append(f"ALARM: {view.alarm}\n", style="bold white on red")
     for warning in view.warnings:
         text.append(f"Hardware: {warning}\n", style="bold yellow")
+    if view.gap:
+        text.append(f"Power cut: {view.gap}\n", style="bold yellow")
     text.rstrip()
     return text
 

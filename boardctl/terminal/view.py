@@ -73,6 +73,8 @@ class BoardView:
     irregularity: str | None = None
     result: str | None = None
     alarm: str | None = None
+    #: Plies a power cut lost, as the feed's ``gap`` line tells them (until a new game).
+    gap: str | None = None
     warnings: list[str] = field(default_factory=list)
     #: The board's name, its link (``online``, ``offline``, ``lost lines``...) and tags.
     board: str | None = None
@@ -187,7 +189,7 @@ def _header(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
 
 def _game(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     view.moves, view.result, view.irregularity, view.leds = [], None, None, {}
-    view.adjourned = False
+    view.adjourned, view.gap = False, None
     view.tags = {str(k): str(v) for k, v in rec.get("tags", {}).items()} if isinstance(
         rec.get("tags"), Mapping) else {}
     view._set_time_control(rec.get("time_control"))
@@ -330,6 +332,51 @@ def _takeback(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     return [f"taken back: {ply} plies left"]
 
 
+#: Candidates a ``gap`` line is told with at most, and the longest sentence.
+GAP_SHOWN = 8
+GAP_TEXT = 600
+
+
+def _pdn_list(value: Any) -> list[str] | None:
+    """A list of PDN moves as a feed line carries it, or None when it is not one."""
+    if not isinstance(value, list) or not all(isinstance(m, str) for m in value):
+        return None
+    return [m[:40] for m in value[:20]]
+
+
+def gap_text(rec: Mapping[str, Any]) -> str | None:
+    """The feed's ``gap`` line in words: the plies rebuilt from the board as sensed, or the
+    candidates the arbiter chooses from (None: a line without its ply)."""
+    ply = rec.get("ply")
+    if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
+        return None
+    recovered = _pdn_list(rec.get("recovered"))
+    if recovered:
+        n = len(rec["recovered"])
+        return (f"rebuilt {n} {'ply' if n == 1 else 'plies'} after ply {ply} from the board "
+                f"(lost to a power cut): {' '.join(recovered)}")[:GAP_TEXT]
+    raw = rec.get("candidates")
+    candidates = [c for c in map(_pdn_list, raw[:GAP_SHOWN]) if c] if isinstance(raw, list) else []
+    count = rec.get("count")
+    if not isinstance(count, int) or isinstance(count, bool) or count < len(candidates):
+        count = len(candidates)
+    head = f"plies missing after ply {ply} (a power cut?): "
+    if not candidates:
+        return head + "no legal sequence found that leads to the board; the arbiter decides"
+    shown = "; ".join(f"{i}) {' '.join(c)}" for i, c in enumerate(candidates, 1))
+    more = f" (and {count - len(candidates)} more)" if count > len(candidates) else ""
+    word = "candidate" if count == 1 else "candidates"
+    return (head + f"{count} {word}: {shown}{more}; the arbiter decides")[:GAP_TEXT]
+
+
+def _gap(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+    text = gap_text(rec)
+    if text is None:
+        return []
+    view.gap = text
+    return [text]
+
+
 def _status(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     view.link = str(rec.get("status"))[:20]
     return [f"board {view.link}"]
@@ -347,4 +394,5 @@ _RECORDS = {
     "cleared": _cleared, "result": _result, "snapshot": _snapshot, "alarm": _alarm,
     "hardware": _hardware, "clock": _clock, "position": _position, "adjourned": _adjourned,
     "status": _status, "setup": _setup, "takeback": _takeback,
+    "gap": _gap,
 }

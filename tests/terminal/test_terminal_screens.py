@@ -176,3 +176,19 @@ def test_the_sensors_screen_marks_faults_and_disagreements() -> None:
             assert "flickering: b2" in "\n".join(screen_lines(app))
 
     asyncio.run(go())
+
+
+def test_plies_a_power_cut_lost_are_on_screen() -> None:
+    app = BoardApp(BoardView(), clock=FakeClock())
+    feed = [{"type": "game", "rules": "international", "fen": None, "time_control": None,
+             "tags": {}},
+            {"type": "gap", "ply": 0, "recovered": None, "count": 2,
+             "candidates": [["34-29", "20-25"], ["34-30", "20-24", "30-25", "24-29"]],
+             "text": "the board does not show the journal's position after ply 0"}]
+
+    async def check(pilot: Any) -> None:
+        text = " ".join(line.strip() for line in screen_lines(app))
+        assert "Power cut: plies missing after ply 0" in text
+        assert "1) 34-29 20-25" in text and "the arbiter decides" in text
+
+    _run(app, feed, check)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from terminal_helpers import (
@@ -19,9 +20,13 @@ from terminal_helpers import (
     replay_feed,
 )
 
+from boardctl.service.gamelife import SHOWN, gap_alarm
 from boardctl.terminal.plain import PlainPrinter
-from boardctl.terminal.view import BoardView
+from boardctl.terminal.view import GAP_TEXT, BoardView
+from firmware.rules.notation import move_text
 from firmware.rules.position import Position
+from firmware.rules.sets import find_rules
+from firmware.session.gap import BOUND, find_gap, plies_text
 
 
 @pytest.fixture(scope="module")
@@ -174,3 +179,63 @@ def test_the_engine_s_move_is_told_until_it_is_made() -> None:
     said = apply_status(view, {**base, "moves": ["c3-d4", "d6-c5"], "turn": "white",
                                "leds": {}, "engine": engine}, 0.0)
     assert said == ["1... d6-c5 by black"] and view.engine_move is None
+
+
+def gap_record(plies: list[str]) -> dict[str, Any]:
+    """The feed's ``gap`` line as the service makes it (boardctl.service.gamelife) for a board
+    whose pieces stand ``plies`` ahead of the journal's start position."""
+    start = Position.start(find_rules("international"))
+    after = start
+    for ply in plies:
+        after = after.play(next(m for m in after.legal_moves()
+                                if move_text(after, m) == ply))
+    gap = find_gap(start, after.occupied(), BOUND)
+    candidates = [plies_text(start, c.moves) for c in gap.candidates]
+    found = gap.unique
+    if found is not None:
+        texts = plies_text(start, found.moves)
+        return {"type": "gap", "ply": 0, "recovered": texts, "candidates": [texts], "count": 1,
+                "text": "rebuilt"}
+    return {"type": "gap", "ply": 0, "recovered": None, "candidates": candidates[:SHOWN],
+            "count": len(candidates), "text": gap_alarm(0, candidates, gap.exhausted)}
+
+
+def test_a_gap_line_says_the_plies_rebuilt_or_the_candidates() -> None:
+    view = BoardView()
+    view.apply({"type": "game", "rules": "international", "fen": None, "time_control": None,
+                "tags": {}}, 0.0)
+    said = view.apply(gap_record(["31-26"]), 0.0)
+    assert said == ["rebuilt 1 ply after ply 0 from the board (lost to a power cut): 31-26"]
+    assert view.gap == said[0]
+    said = view.apply(gap_record(["34-29", "20-25"]), 0.0)
+    assert said == ["plies missing after ply 0 (a power cut?): 2 candidates: 1) 34-29 20-25; "
+                    "2) 34-30 20-24 30-25 24-29; the arbiter decides"]
+    view.apply({"type": "game", "rules": "international", "fen": None, "time_control": None,
+                "tags": {}}, 0.0)
+    assert view.gap is None  # a new game
+
+
+def test_a_gap_line_names_at_most_its_candidates_and_bad_ones_change_nothing() -> None:
+    view = BoardView()
+    many = {"type": "gap", "ply": 12, "recovered": None, "count": 30,
+            "candidates": [["32-28", "19-23"]] * 8}
+    said = view.apply(many, 0.0)[0]
+    assert said.count("32-28 19-23") == 8 and said.endswith("(and 22 more); the arbiter decides")
+    none = {"type": "gap", "ply": 12, "recovered": None, "candidates": [], "count": 0}
+    assert "no legal sequence found" in view.apply(none, 0.0)[0]
+    view.gap = None
+    for bad in ({"type": "gap"}, {"type": "gap", "ply": "3"}, {"type": "gap", "ply": True},
+                {"type": "gap", "ply": -1, "recovered": ["32-28"]}):
+        assert view.apply(bad, 0.0) == [] and view.gap is None
+    hostile = {"type": "gap", "ply": 1, "recovered": None, "count": "x",
+               "candidates": [["x" * 10_000] * 10_000, 5, ["32-28", 7]] * 100}
+    said = view.apply(hostile, 0.0)[0]
+    assert len(said) <= GAP_TEXT and "3 candidates:" in said  # the 8 first: 3 lists of moves
+
+
+def test_plain_says_the_gap_line() -> None:
+    out = io.StringIO()
+    printer = PlainPrinter(BoardView(), out, clock=FakeClock())
+    printer.deliver("record", gap_record(["31-26"]))
+    assert out.getvalue().splitlines()[-1] == (
+        "rebuilt 1 ply after ply 0 from the board (lost to a power cut): 31-26")
