@@ -199,7 +199,9 @@ def main() -> int:
     broker = Mosquitto(tmp / "broker", persistence=False).start()
     http_port = free_port()
     relay = subprocess.Popen([sys.executable, "-m", "boardctl", "relay", "--broker",
-                              broker.url, "--hall", HALL, "--http", f"127.0.0.1:{http_port}"],
+                              broker.url, "--hall", HALL, "--http", f"127.0.0.1:{http_port}",
+                              # its own: not the games a former run (or bench_hall) kept
+                              "--state-dir", str(tmp / "relay")],
                              stderr=subprocess.DEVNULL)
     proxy = Nginx(tmp / "nginx", http_port, connections=opts.viewers * 3 + 256) \
         if opts.nginx else None

@@ -193,3 +193,31 @@ def test_a_snapshot_that_rewrites_a_move_renews_it_and_all_after_it() -> None:
     seen = [m.t for m in hall.boards["12"].moves]
     assert seen == [1020.0, 2000.0, 2000.0, 2000.0]  # in time order; ply 9 did not follow on
     assert hall.view("12", 1500.0)["ply"] == 1
+
+
+def test_a_snapshot_with_no_moves_empties_a_board_shown_ahead_of_it() -> None:
+    """A relay restarted on games a former run kept shows them at once; the board's own
+    snapshot (the whole game) with no move yet must take the kept moves off, or the page shows
+    a move before its line came (and the move's line, when it comes, has no event of its own)."""
+    clock = FakeClock(1000.0)
+    hub = LiveHub(now=clock)
+    records = game_records("g", 1)
+    kept = {"type": "snapshot", "game": "g", "rules": "international",
+            "moves": [{k: records[2][k] for k in ("ply", "side", "move", "clock")}]}
+    hub.observe("12", kept)  # restore_games: the game as a former run kept it
+    assert hub.hall.view("12", clock.now)["ply"] == 1
+    clock.now += 5
+    hub.observe("12", records[1])
+    hub.observe("12", {"type": "snapshot", "game": "g", "rules": "international", "moves": [],
+                       "start_fen": Position.start("international").fen(),
+                       "fen": Position.start("international").fen()})
+    assert hub.hall.view("12", clock.now)["ply"] == 0
+    published = hub.public.last
+    clock.now += 5
+    hub.observe("12", records[2])  # the move itself: an event of its own, ply 1
+    assert hub.public.last == published + 1
+    assert hub.hall.view("12", clock.now)["ply"] == 1
+    # a snapshot whose moves do not read is no word on them: the moves stay
+    hub.observe("12", {"type": "snapshot", "game": "g", "rules": "international",
+                       "moves": [{"ply": "x"}]})
+    assert hub.hall.view("12", clock.now)["ply"] == 1

@@ -259,7 +259,12 @@ class _HallRecords:
             self._on_result(board, record, now)
 
     def _merge(self, board: LiveBoard, moves: list[Any], start: Any, now: float) -> None:
-        """A snapshot's moves: those already known keep the second they were first seen."""
+        """A snapshot's moves (the whole game): those already known keep the second they were
+        first seen. None at all: the game has no move yet (a game a former run of the relay
+        kept, shown ahead of the board, is taken back to it)."""
+        if not moves:
+            board.moves = []
+            return
         good = [m for m in moves[:MAX_PLY]
                 if isinstance(m.get("ply"), int) and isinstance(m.get("move"), str)
                 and _MOVE.fullmatch(m["move"]) and m.get("side") in ("white", "black")]
