@@ -178,7 +178,8 @@ def main() -> int:
     try:
         relay = subprocess.Popen([sys.executable, "-m", "boardctl", "relay", "--broker",
                                   broker.url, "--hall", HALL, "--http",
-                                  f"127.0.0.1:{http_port}"], stderr=subprocess.DEVNULL)
+                                  f"127.0.0.1:{http_port}", "--state-dir", str(tmp / "relay")],
+                                 stderr=subprocess.DEVNULL)
         procs.append(relay)
         from service_helpers import game_log
 
