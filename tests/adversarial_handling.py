@@ -1,4 +1,5 @@
-"""Adversarial handling generator for the referee tests (tests/test_referee_adversarial.py).
+"""Adversarial handling generator for the referee tests
+(tests/referee/test_referee_handling_styles.py).
 
 Acts out legal moves on a simulated sensor board as a person would: lift/place events with
 random human timings, several ways of performing each move, optional contact bounce, with a

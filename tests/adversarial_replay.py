@@ -1,7 +1,7 @@
 """Driving ``boardctl replay`` for the adversarial referee tests: acting games out in
 handling styles, replaying the log as a user would, checking the game against the rules
 core; and the scaffolding of the irregularity scenarios. The tests are in
-test_referee_adversarial.py (legitimate handling, hard captures, properties),
+tests/referee/test_referee_handling_styles.py (legitimate handling, hard captures, properties),
 test_referee_irregularities.py and test_referee_replay_edges.py."""
 
 from __future__ import annotations
@@ -231,8 +231,8 @@ def check_game(
 
 
 # --------------------------------------------------------------------------------------------
-# The scaffolding of the irregularity scenarios (tests/test_referee_irregularities.py and
-# the edge cases of tests/test_referee_replay_edges.py).
+# The scaffolding of the irregularity scenarios (tests/referee/test_referee_irregularities.py and
+# the edge cases of tests/referee/test_referee_replay_edges.py).
 
 
 # A two-piece capture (with a shorter capture beside it under the majority rule), and a position

@@ -1,4 +1,4 @@
-"""Run by tests/test_pdn_oracles.py with py-draughts on PYTHONPATH: JSON list of
+"""Run by tests/pdn/test_pdn_oracles.py with py-draughts on PYTHONPATH: JSON list of
 ``{"variant", "pdn"}`` on stdin; for each, py-draughts' ``Board.from_pdn`` replays the game and
 the final position is printed as an algebraic (8x8) or numeric (10x10) FEN; JSON on stdout."""
 

@@ -514,9 +514,9 @@ def _make_perft(t: Tables, f: Flags) -> PerftFunction:
     routes: the same rules as ``captures`` (kept in step by the tests, which compare both with
     the published counts and with each other on random positions).
 
-    The one long function of the code base (tests/test_units.py lets it be): the recursion is
-    inlined for speed, a helper call per node costs the perft benchmark 5% or more, so the
-    closure below keeps the men's quiet moves and the node loop in one body."""
+    The one long function of the code base (tests/project/test_units.py lets it be): the
+    recursion is inlined for speed, a helper call per node costs the perft benchmark 5% or more,
+    so the closure below keeps the men's quiet moves and the node loop in one body."""
     capture_keys = _capture_keys_factory(t, f)
     men_candidates = _men_candidates_factory(t, f)
     quiet_count = _quiet_count_factory(t, f)

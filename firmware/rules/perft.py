@@ -7,7 +7,7 @@ them; two such moves that differ in whether the man is crowned count twice. The 
 counted without making the moves (bulk counting).
 
 Checked against the published start-position counts: international to depth 8 (6483961),
-russian and brazilian to depth 9 (4570586, 4431766): tests/test_rules_perft.py.
+russian and brazilian to depth 9 (4570586, 4431766): tests/rules/test_rules_perft.py.
 """
 
 from __future__ import annotations

@@ -331,7 +331,7 @@ class SimulatedChip:
     row pins' own levels follow when the group is freed); the group of all its columns, in
     order, is read as the bits of the board's cached answer for those rows. Anything else
     (no answer cached, bouncing contacts pending, a group of other pins) goes pin by pin
-    through the MatrixPin model, so both ways read the same (tests/test_hw_backends.py).
+    through the MatrixPin model, so both ways read the same (tests/hw/test_hw_backends.py).
 
     As in lgpio, the module's group calls wrap those of its C extension, ``_lgpio``
     (``_c_group_write``/``_c_group_read`` here), which answer a negative status where the

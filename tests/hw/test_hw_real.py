@@ -1,7 +1,7 @@
 """Checks on a real board (gpiozero's tests/test_real_pins.py pattern): skipped unless
 BOARDCTL_REAL_HW names the board's config file, e.g. on the Pi, with the board empty:
 
-    BOARDCTL_REAL_HW=/etc/boardctl/config.toml pytest tests/test_hw_real.py
+    BOARDCTL_REAL_HW=/etc/boardctl/config.toml pytest tests/hw/test_hw_real.py
 """
 
 from __future__ import annotations
