@@ -36,6 +36,7 @@ from boardctl.engine.client import (
 from boardctl.engine.process import EngineProcess
 from boardctl.service.control import ControlError
 from boardctl.service.games import GameSetup
+from firmware.clock.face import MoveOnFaces, segment_squares
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Press, Result, TakeBack
 from firmware.formats.journal import note_record
@@ -211,7 +212,38 @@ class _PersonsRequests:
 
 
 
-class EnginePlayer(_PersonsRequests):
+class _Shown(_PersonsRequests):
+    """What the board shows of the engine's side: its move (or a hint) on the LEDs, its move
+    on the clock faces (referee's thread)."""
+
+    _session: BoardSession | None
+
+    def leds(self, now: int) -> dict[str, str]:
+        """The LED picture of the engine's move, or of a hint (referee's thread)."""
+        session = self._session
+        if session is None or session is not self._game.the_session:
+            return {}  # a new game not yet seen by a turn
+        key = self._key(session)
+        if self._move is not None and self._move[1] == key:
+            return move_picture(session.position, self._move[0], now)
+        if self._hint is not None and self._hint[1] == key:
+            move = self._hint[0]
+            alg = session.rules.geometry.algebraic
+            return {alg(move.end): HINT_END, alg(move.start): MUST_MOVE}
+        return {}
+
+    def face_move(self) -> MoveOnFaces | None:
+        """The engine's move for the clock faces while it waits to be carried out: its start
+        and final square (``32.28``, ``C3.d4``; docs/ENGINE.md)."""
+        session = self._session
+        if session is None or session is not self._game.the_session or self._move is None \
+                or self._move[1] != self._key(session) or session.result is not None:
+            return None
+        move, name = self._move[0], session.rules.square_name
+        return MoveOnFaces(self.side, segment_squares(name(move.start), name(move.end)).text)
+
+
+class EnginePlayer(_Shown):
     """The engine's side of the game (module docstring). ``attach`` hands it the service's
     parts; afterwards everything but :meth:`_on_reply` runs on the referee's thread."""
 
@@ -251,6 +283,7 @@ class EnginePlayer(_PersonsRequests):
         service.loop.hooks.append(self.on_turn)
         service.loop.press_filter = self.on_press
         service.face.overlays.append(self.leds)
+        service.face.face_move = self.face_move
         service.desk.handlers.update({"hint": lambda args: self.hint(),
                                       "resign": lambda args: self.resign(),
                                       "offer-draw": lambda args: self.offer_draw()})
@@ -419,22 +452,6 @@ class EnginePlayer(_PersonsRequests):
         self._asked = self._move = self._hint = None
         # the person's clock runs on (it ran: his turn), as the journal's event says
         self._service.path.handle(TakeBack(at, 2, stop=False))
-
-    # -- the picture -------------------------------------------------------------------------
-
-    def leds(self, now: int) -> dict[str, str]:
-        """The LED picture of the engine's move, or of a hint (referee's thread)."""
-        session = self._session
-        if session is None or session is not self._game.the_session:
-            return {}  # a new game not yet seen by a turn
-        key = self._key(session)
-        if self._move is not None and self._move[1] == key:
-            return move_picture(session.position, self._move[0], now)
-        if self._hint is not None and self._hint[1] == key:
-            move = self._hint[0]
-            alg = session.rules.geometry.algebraic
-            return {alg(move.end): HINT_END, alg(move.start): MUST_MOVE}
-        return {}
 
     def status(self) -> dict[str, Any]:
         """The ``status`` answer's ``engine`` member (its move as the feed's ``engine-move``

@@ -398,11 +398,12 @@ ALARM_FACE = "Err "
 
 
 def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
-                 note: tuple[str, str] | None = None) -> None:
+                 note: tuple[str, str] | None = None, move: Any = None) -> None:
     """The clock faces at game time ``at``; with an alarm, every other second ``Err`` on both
     (blinking) in turn with the times, which keep counting; with a ``note`` (a round's
-    pairing, White's face then Black's) and no alarm, the note instead of the times."""
-    from firmware.clock.face import FaceText
+    pairing, White's face then Black's) and no alarm, the note instead of the times; with a
+    ``move`` (an engine's, ``firmware.clock.face.MoveOnFaces``) it with the times."""
+    from firmware.clock.face import FaceText, move_face_view
     from firmware.rules.sets import Side
 
     if alarm is not None and (at // 1_000_000_000) % 2 == 1:
@@ -412,6 +413,10 @@ def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
     if note is not None and alarm is None:
         faces.show(Side.WHITE, FaceText(note[0]))
         faces.show(Side.BLACK, FaceText(note[1]))
+        return
+    if move is not None:
+        for side in (Side.WHITE, Side.BLACK):
+            faces.show(side, move_face_view(game_clock, side, at, move))
         return
     faces.update(game_clock, at)
 
@@ -432,6 +437,8 @@ class Display:
         self._origin = 0
         self._alarm: str | None = None
         self._note: tuple[str, str] | None = None
+        #: An engine's move on the faces (BoardFace.face_move), or None.
+        self._move: Any = None
         #: Something was posted since the faces were last drawn.
         self._posted = False
         self._stop = False
@@ -460,6 +467,19 @@ class Display:
         with self._cond:
             if note != self._note:
                 self._note = note
+                self._posted = True
+                self._cond.notify()
+
+    @property
+    def move(self) -> Any:
+        """An engine's move shown on the faces with the times (BoardFace.face_move)."""
+        return self._move
+
+    @move.setter
+    def move(self, move: Any) -> None:
+        with self._cond:
+            if move != self._move:
+                self._move = move
                 self._posted = True
                 self._cond.notify()
 
@@ -505,7 +525,7 @@ class Display:
             if game_clock is not None and self.hw.faces is not None:
                 try:
                     update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm,
-                                     self.note)
+                                 self.note, self.move)
                 except Exception as exc:
                     logger.warning(f"clock faces: {exc}")
             if stop:

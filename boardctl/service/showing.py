@@ -42,6 +42,9 @@ class BoardFace:
         #: More LED pictures under the referee's (an engine's move, a hint), each called with
         #: the monotonic time; the referee's marks win a square both light.
         self.overlays: list[Callable[[int], dict[str, str]]] = []
+        #: A move the faces show with the times (an engine's waiting to be carried out:
+        #: ``firmware.clock.face.MoveOnFaces``), or None; asked at every turn.
+        self.face_move: Callable[[], Any] | None = None
 
     def on_alarm(self, message: str | None) -> None:
         """The journal writer's thread: an alarm raised or cleared (the referee shows it)."""
@@ -77,8 +80,10 @@ class BoardFace:
         changed = picture != self._leds or self._leds_of is not session
         if changed:
             self._leds_of = session
+        move = self.face_move() if self.face_move is not None else None
         if self.display is not None:  # threaded: the display thread writes them
             self.display.note = self.note
+            self.display.move = move
             if changed:
                 self.display.show(picture)
                 self._leds = dict(picture)
@@ -92,6 +97,6 @@ class BoardFace:
         if self.hw.faces is not None and session.clock is not None and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
-                update_faces(self.hw.faces, session.clock, at, self.alarm, self.note)
+                update_faces(self.hw.faces, session.clock, at, self.alarm, self.note, move)
             except BoardError as exc:
                 logger.warning(f"clock faces: {exc}")

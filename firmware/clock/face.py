@@ -18,9 +18,14 @@ time            face         text
 < 20 s          `` 19.9``    seconds.tenths
 flag fallen     ``FLAG``
 move number     ``n 23``     shown while paused, every other 2 s
+engine's move   ``32.28``    start and final square (``C3.d4`` on 8x8), see below
 ==============  ===========  ==============================================================
 
 The decimal point of the last digit is lit on the face whose clock runs; a paused clock blinks.
+
+An engine's move waiting to be carried out (:class:`MoveOnFaces`, docs/ENGINE.md): the
+person's face shows it steadily, the engine's face alternates it (even seconds) with its running
+clock (odd seconds); a fallen flag and a stopped clock show as without it.
 """
 
 from __future__ import annotations
@@ -113,6 +118,35 @@ def face_view(clock: GameClock, side: Side, at: int) -> FaceText:
         clock.remaining(side, at), running=clock.running is side, tenths=not clock.counts_up
     )
     return FaceText(face.text, blink=stopped)
+
+
+#: The engine's face alternates its move and its clock every this many ns.
+MOVE_FACE_PERIOD_NS = NS_PER_S
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOnFaces:
+    """A move shown on the faces: the side that plays it (an engine) and its text."""
+
+    side: Side
+    text: str
+
+
+def segment_squares(start: str, end: str) -> FaceText:
+    """Two square names, as the rule set writes them, on one face: two characters each, the
+    point between (``32.28``, `` 9.13``, ``C3.d4``: the driver's font has the letters a-h)."""
+    return FaceText(f"{start[-2:]:>2}.{end[-2:]:>2};")
+
+
+def move_face_view(clock: GameClock, side: Side, at: int, move: MoveOnFaces) -> FaceText:
+    """What ``side``'s face shows at ``at`` while ``move`` waits (module docstring)."""
+    view = face_view(clock, side, at)
+    stopped = clock.started and clock.running is None
+    if stopped or view.text == segment_flag().text:
+        return view
+    if side is move.side and (at // MOVE_FACE_PERIOD_NS) % 2 == 1:
+        return view
+    return FaceText(move.text)
 
 
 def _times(clock: GameClock, at: int) -> list[tuple[Side, bool, str]]:
