@@ -87,6 +87,10 @@ def _natural(text: str) -> tuple[Any, ...]:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(re.split(r"([0-9]+)", text)))
 
 
+#: The paths that hold every game the relay follows (``/`` is the live page where one is mounted:
+#: its handler answers first).
+EVERY_GAME = frozenset({"/", "/games.pdn"})
+
 _ROUND = re.compile(r"/([A-Za-z0-9_-]+)/round/(.+)\.pdn")
 
 
@@ -246,10 +250,15 @@ class PdnServer(http.server.ThreadingHTTPServer):
     def view(self) -> View:
         return self.timeline.live() if self.live else self.timeline.public()
 
-    def answer(self, path: str) -> tuple[bytes, str, float]:
+    def answer(self, path: str) -> tuple[bytes, str, float] | None:
+        """The PDN ``path`` names: a hall's or a round's games (:func:`select_games`), or every
+        game at ``/games.pdn`` (and ``/`` where no live page is mounted); None for any other
+        path, which is answered 404 (a broadcast site never takes a stray URL for the hall)."""
         view = self.view()
         games = select_games(view, self.hall, path)
         if games is None:
+            if path not in EVERY_GAME:
+                return None
             games = list(view.games)
         body, etag, changed = view.body(games)
         return body, etag, changed or self._first
@@ -315,7 +324,11 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
             if handler(self, self.path):  # the whole target: a handler reads its own query
                 return
         path = urllib.parse.urlsplit(self.path).path
-        body, etag, changed = self.server.answer(path)
+        answer = self.server.answer(path)
+        if answer is None:
+            self._not_found(head_only)
+            return
+        body, etag, changed = answer
         modified = self.date_time_string(int(changed))
         fresh = False
         match = self.headers.get("If-None-Match")
@@ -336,6 +349,15 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head_only:
+            self.wfile.write(body)
+
+    def _not_found(self, head_only: bool) -> None:
+        body = b"no such file: the relay serves /games.pdn, /HALL.pdn and /HALL/round/R.pdn\n"
+        self.send_response(404)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if not head_only:

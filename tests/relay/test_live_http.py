@@ -69,7 +69,8 @@ def test_assets_gzipped_bad_paths_and_tokens(relay: LiveRelay) -> None:
     status, head, body = fetch(relay, "/static/live.css", method="HEAD")
     assert status == 200 and body == b"" and int(head["content-length"]) > 1000
     for path in ("/static/../relay.py", "/static/nope.js", "/board/nope.pdn",
-                 "/board/..%2F12.json", "/board/12.exe"):
+                 "/board/..%2F12.json", "/board/12.exe", "/nope", "/other.pdn",
+                 "/other/round/1.pdn", "/games.pdn/x"):
         assert fetch(relay, path)[0] == 404, path
     assert fetch(relay, "/?token=wrong-token")[0] == 403
     assert fetch(relay, f"/board/12.json?token={TOKEN}")[0] == 200

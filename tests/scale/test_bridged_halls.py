@@ -74,7 +74,9 @@ def test_two_bridged_halls_lose_nothing_when_a_hall_broker_is_away(tmp_path: Pat
         assert round_games == {"b1": want, "b2": want}  # each hall's round at its own URL
         code, body = relay.get("/board/A-b1.json")  # the live page names it HALL-BOARD
         assert code == 200 and b'"ply":%d' % PLIES in body
-        code, body = relay.get("/C.pdn")  # not a hall this relay follows: the whole PDN
+        code, body = relay.get("/C.pdn")  # not a hall this relay follows: no such file
+        assert code == 404
+        code, body = relay.get("/games.pdn")  # every game of both halls
         assert code == 200 and len(list(read_games(body.decode(), "all"))) == 4
     finally:
         for board in boards:
