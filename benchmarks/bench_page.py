@@ -35,8 +35,9 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from browser import chrome  # noqa: E402
 from live_helpers import game_records  # noqa: E402
 
+from boardctl.relay.http import PdnServer  # noqa: E402
 from boardctl.relay.live.web import LiveHub  # noqa: E402
-from boardctl.relay.relay import PdnServer, Relay  # noqa: E402
+from boardctl.relay.relay import Relay  # noqa: E402
 from firmware.formats.feed import encode_line  # noqa: E402
 from firmware.pdn import read_games  # noqa: E402
 from firmware.rules.position import Position  # noqa: E402

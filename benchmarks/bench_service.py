@@ -73,7 +73,7 @@ def idle_usage(proc: subprocess.Popen[bytes], seconds: float = 5.0) -> tuple[flo
 
 
 def press_to_feed(plies: int = 30) -> list[float]:
-    from boardctl.relay.relay import LineSplitter
+    from boardctl.relay.serial import LineSplitter
     from boardctl.service.hardware import sim_hardware
     from boardctl.service.service import GameSetup, Service
     from firmware.formats.feed import decode_line

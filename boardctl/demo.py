@@ -131,7 +131,7 @@ class Demo:
         import pty
         import tty
 
-        from boardctl.relay.relay import RelayState
+        from boardctl.relay.state import RelayState
 
         clock = VirtualClock()
         master, slave = pty.openpty()
@@ -156,7 +156,7 @@ class Demo:
 
     def _pump(self, master: int, relay: Any) -> Callable[[], None]:
         """What reads the pty: feed lines to the relay (and the screen)."""
-        from boardctl.relay.relay import LineSplitter
+        from boardctl.relay.serial import LineSplitter
 
         splitter = LineSplitter()
 

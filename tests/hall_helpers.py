@@ -23,7 +23,8 @@ from service_helpers import TC
 
 from boardctl.hall.mqtt import parse_broker
 from boardctl.relay.follower import HallFollower
-from boardctl.relay.relay import PdnServer, Relay, Timeline
+from boardctl.relay.http import PdnServer, Timeline
+from boardctl.relay.relay import Relay
 from firmware.formats.events import Event
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]

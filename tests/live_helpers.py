@@ -11,8 +11,9 @@ from typing import Any
 
 from service_helpers import wk_game
 
+from boardctl.relay.http import PdnServer
 from boardctl.relay.live.web import LiveHub
-from boardctl.relay.relay import PdnServer, Relay
+from boardctl.relay.relay import Relay
 from firmware.formats.feed import encode_line, header_record
 from firmware.rules.notation import move_text
 
@@ -55,7 +56,7 @@ def game_records(game: str, plies: int, *, number: int = 1, white: str = "Ann Aa
 
 
 class LiveRelay:
-    """The relay's HTTP server (``boardctl.relay.relay.PdnServer``) and state with the live hub on
+    """The relay's HTTP server (``boardctl.relay.http.PdnServer``) and state with the live hub on
     their hooks, as ``boardctl relay`` wires them; records go in as real feed lines."""
 
     def __init__(self, *, delay: float = 0.0, token: str | None = None,

@@ -131,7 +131,7 @@ def _check(args: argparse.Namespace) -> None:
 
 def _server(text: str | None, option: str, tls: tuple[str, str] | None = None,
             **kwargs: Any) -> Any:
-    from boardctl.relay.relay import PdnServer
+    from boardctl.relay.http import PdnServer
 
     address = parse_address(text, option) if text else None
     if address is None:
@@ -172,7 +172,8 @@ def _desk(args: argparse.Namespace, hall: str | None, servers: list[Any]) -> Any
 
 def run_relay(args: argparse.Namespace) -> int:
     from boardctl.hall.mqtt import check_name
-    from boardctl.relay.relay import Relay, Timeline
+    from boardctl.relay.http import Timeline
+    from boardctl.relay.relay import Relay
 
     _check(args)
     from boardctl.relay.streams import raise_open_files_limit

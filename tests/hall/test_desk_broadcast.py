@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from boardctl.relay.relay import RelayState
+from boardctl.relay.state import RelayState
 from firmware.formats.feed import encode_line, header_record
 from firmware.pdn import read_games
 

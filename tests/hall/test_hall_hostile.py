@@ -11,7 +11,7 @@ from hall_helpers import hall_relay, wait_for
 from mqtt_broker import Mosquitto
 from test_hall_relay import Publisher, game, move
 
-import boardctl.relay.relay as relay_module
+import boardctl.relay.state as relay_state
 from boardctl.relay.live.web import LiveHub
 from firmware.pdn import read_games
 from firmware.rules.position import Position
@@ -93,7 +93,7 @@ def test_tags_a_game_may_not_carry_stay_out_of_the_pdn(
 
 def test_junk_on_many_board_topics_takes_no_feed_slot(
         mosquitto: Mosquitto, publisher: Publisher, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(relay_module, "MAX_SOURCES", 5)
+    monkeypatch.setattr(relay_state, "MAX_SOURCES", 5)
     with hall_relay(mosquitto.url) as relay:
         for n in range(20):
             publisher.raw(f"kabelaud/H/junk{n}/feed", b"not a feed line")
@@ -106,7 +106,7 @@ def test_junk_on_many_board_topics_takes_no_feed_slot(
 
 def test_games_beyond_a_boards_limit_are_told_and_not_shown(
         mosquitto: Mosquitto, publisher: Publisher, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(relay_module, "GAMES_PER_SOURCE", 3)
+    monkeypatch.setattr(relay_state, "GAMES_PER_SOURCE", 3)
     with hall_relay(mosquitto.url) as relay:
         hub = _live(relay)
         for n in range(3):  # games played (a game without a move that the next one

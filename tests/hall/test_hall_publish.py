@@ -14,7 +14,8 @@ from typing import Any
 from hall_helpers import wait_for
 
 from boardctl.relay.follower import Pusher
-from boardctl.relay.relay import PdnServer, Relay, Timeline
+from boardctl.relay.http import PdnServer, Timeline
+from boardctl.relay.relay import Relay
 from firmware.formats.feed import encode_line
 from firmware.pdn import read_games
 

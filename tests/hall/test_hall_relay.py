@@ -185,7 +185,7 @@ def test_relay_command_refuses_bad_hall_options(tmp_path: Path,
 def test_a_silent_client_is_let_go_after_the_timeout() -> None:
     import threading
 
-    from boardctl.relay.relay import PdnServer
+    from boardctl.relay.http import PdnServer
 
     server = PdnServer(("127.0.0.1", 0), hall="H", timeout=0.2)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -22,7 +22,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from service_helpers import TC, game_log, replayed
 
-from boardctl.relay.relay import LineSplitter
+from boardctl.relay.serial import LineSplitter
 from firmware.formats.events import iter_records
 from firmware.formats.feed import decode_line
 from firmware.pdn import read_games

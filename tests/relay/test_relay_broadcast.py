@@ -14,7 +14,7 @@ from hall_helpers import write_log
 from service_helpers import game_log
 from test_relay_state import GAME, lines, move_records, real_moves
 
-from boardctl.relay.relay import RelayState
+from boardctl.relay.state import RelayState
 from firmware.formats.feed import decode_line, header_record
 from firmware.pdn import read_games
 

@@ -12,7 +12,8 @@ import pytest
 from test_relay_state import GAME, START, lines, move_records, real_moves
 
 from boardctl.hall.broker import with_run
-from boardctl.relay.relay import Relay, RelayState
+from boardctl.relay.relay import Relay
+from boardctl.relay.state import RelayState
 from boardctl.relay.store import GameStore, file_name
 from firmware.errors import BoardError
 from firmware.formats.feed import decode_line, encode_line, header_record, snapshot_record
@@ -178,7 +179,7 @@ def test_a_restarted_relay_with_a_broadcast_delay_goes_on_from_the_delayed_view(
         tmp_path: Path) -> None:
     """With --delay, the public view after a restart is the games as they stood ``delay``
     before (never empty, never later than the delay allows), rebuilt from when each move came."""
-    from boardctl.relay.relay import Timeline
+    from boardctl.relay.http import Timeline
 
     clock = [1000.0]
 

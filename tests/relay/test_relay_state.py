@@ -1,5 +1,5 @@
-"""boardctl.relay.relay: feeds in, PDN out; gaps filled by snapshots; garbage dropped; real
-ports."""
+"""boardctl.relay (relay, state, games): feeds in, PDN out; gaps filled by snapshots; garbage
+dropped; real ports."""
 
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from boardctl.durable import write_atomically
-from boardctl.relay.relay import LineSplitter, PdnServer, Relay, RelayState
+from boardctl.relay.http import PdnServer
+from boardctl.relay.relay import Relay
+from boardctl.relay.serial import LineSplitter
+from boardctl.relay.state import RelayState
 from firmware.formats.feed import encode_line, header_record, snapshot_record
 from firmware.pdn import read_games
 from firmware.rules.position import Position
@@ -186,10 +189,10 @@ def test_feeds_and_moves_held_are_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     """A hostile publisher inventing board names, or playing legal moves without end, gets so
     far and no further: memory stays bounded, the boards already followed go on, and the log
     says what is left out."""
-    import boardctl.relay.relay as relay
+    import boardctl.relay.state as relay_state
 
-    monkeypatch.setattr(relay, "MAX_SOURCES", 2)
-    monkeypatch.setattr(relay, "MAX_MOVES", 6)
+    monkeypatch.setattr(relay_state, "MAX_SOURCES", 2)
+    monkeypatch.setattr(relay_state, "MAX_MOVES", 6)
     state = RelayState()
     said = _said(state)
     moves = move_records(n=12)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from service_helpers import S, game_log, replayed, run_until, sim_service
 
-from boardctl.relay.relay import LineSplitter, RelayState
+from boardctl.relay.serial import LineSplitter
+from boardctl.relay.state import RelayState
 
 
 def _pty() -> tuple[int, str]:

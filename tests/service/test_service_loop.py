@@ -17,7 +17,7 @@ from service_helpers import (
     wk_game,
 )
 
-from boardctl.relay.relay import RelayState
+from boardctl.relay.state import RelayState
 from boardctl.service.hardware import EventScript, sim_hardware
 from boardctl.service.journal_file import current_path, load_journal
 from boardctl.service.service import GameSetup, Service, rebuild

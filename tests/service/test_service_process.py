@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from service_helpers import TC, S, game_log, replayed
 
-from boardctl.relay.relay import LineSplitter, RelayState
+from boardctl.relay.serial import LineSplitter
+from boardctl.relay.state import RelayState
 from boardctl.service.control import ControlError, request
 from firmware.formats.events import iter_records
 from firmware.formats.feed import decode_line

@@ -254,7 +254,7 @@ class LiveHub:
 
     def board_pdn(self, name: str, at: float) -> str:
         """The game on ``name`` as seen at ``at``, in PDN (the relay's own writer)."""
-        from boardctl.relay.relay import RelayGame
+        from boardctl.relay.games import RelayGame
 
         with self.lock:
             b = self.hall.boards[name]
