@@ -17,7 +17,7 @@ import boardctl.relay.streams as streams
 from boardctl.relay.live.stream import Channel
 from boardctl.relay.streams import StreamLoop
 
-PATIENCE = 10.0
+PATIENCE = 30.0
 
 
 def until(check: Callable[[], bool], what: str) -> None:
