@@ -12,14 +12,15 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import TC, VirtualClock
+from service_helpers import VirtualClock
+from test_service_process import start as start_service
+from test_service_process import status, wait_for
 
-from boardctl.service.control import ControlError, request
+from boardctl.service.control import request
 from boardctl.service.games import GameSetup
 from boardctl.service.hardware import sim_hardware
 from boardctl.service.journal_file import current_path, spill_path
@@ -34,35 +35,14 @@ PLIES = ["32-28", "19-23", "28x19", "14x23", "37-32"]
 
 
 def start(state: Path, feed: Path, board: set[str] | None = None) -> subprocess.Popen[str]:
-    env = dict(os.environ)
-    env.pop("BOARDCTL_SIM_BOARD", None)
-    if board is not None:
-        env["BOARDCTL_SIM_BOARD"] = ",".join(sorted(board))
-    return subprocess.Popen(
-        [*BOARDCTL, "run", "--sim", "--rules", "international", "--time-control", TC,
-         "--state-dir", str(state), "--feed", str(feed)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    """The service on ``state`` with its feed in a file; ``board``: the simulated pieces as a
+    real board keeps them across the power cut ($BOARDCTL_SIM_BOARD)."""
+    sim = {"BOARDCTL_SIM_BOARD": ",".join(sorted(board))} if board is not None else None
+    return start_service(state, "--feed", str(feed), env=sim)
 
 
 def ask(state: Path, cmd: str, **args: Any) -> dict[str, Any]:
     return request(state / "control.sock", cmd, timeout=2.0, **args)
-
-
-def wait_for(predicate: Any, what: str, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = predicate()
-        except ControlError:
-            value = None
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def status(state: Path) -> dict[str, Any]:
-    return ask(state, "status")
 
 
 def play(state: Path, texts: list[str], done: int) -> None:
@@ -76,7 +56,7 @@ def play(state: Path, texts: list[str], done: int) -> None:
         for kind, sq in acts:
             assert ask(state, "sim", type=kind, square=geo.algebraic(sq))["ok"]
         assert ask(state, "sim", type="press", side=side)["ok"]
-        wait_for(lambda i=i: status(state)["ply"] == i, f"ply {i}")
+        wait_for(lambda i=i: status(state)["ply"] == i, what=f"ply {i}")
         position = position.play(move)
 
 
@@ -143,7 +123,7 @@ def played_to_ply_4(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
     state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
     proc = start(state, feed)
     try:
-        wait_for(lambda: status(state), "the service")
+        wait_for(lambda: status(state), what="the service")
         assert ask(state, "start")["ok"]
         play(state, PLIES[:4], 0)
         before = status(state)
@@ -161,13 +141,13 @@ def test_two_plies_lost_are_rebuilt_from_the_board_as_sensed(tmp_path: Path) -> 
     lines_before = len(feed_records(feed))
     proc = start(state, feed, board=squares(after(PLIES[:4])))
     try:
-        now = wait_for(lambda: status(state), "the restarted service")
+        now = wait_for(lambda: status(state), what="the restarted service")
         assert now["moves"] == PLIES[:4]
         assert now["gap"]["ply"] == 2 and now["gap"]["recovered"] == PLIES[2:4]
         assert now["running"] is None  # the clocks stay paused, as after any restart
         # The sensors then report the board as it stands: it shows the game, nothing to do.
-        wait_for(lambda: status(state)["leds"] == {}, "the LEDs to clear")
-        gap = wait_for(lambda: gap_line(feed, lines_before), "the gap line")
+        wait_for(lambda: status(state)["leds"] == {}, what="the LEDs to clear")
+        gap = wait_for(lambda: gap_line(feed, lines_before), what="the gap line")
         new = feed_records(feed)[lines_before:]
         assert gap["recovered"] == PLIES[2:4] and gap["count"] == 1
         assert gap["text"].startswith("2 plies after ply 2 not in the journal (a power cut)")
@@ -189,7 +169,7 @@ def test_two_plies_lost_are_rebuilt_from_the_board_as_sensed(tmp_path: Path) -> 
     assert exported(state) == PLIES  # the journal holds them: a replay gives the same game
     proc = start(state, feed)  # the next start: the board and the journal agree, no gap
     try:
-        again = wait_for(lambda: status(state), "the third start")
+        again = wait_for(lambda: status(state), what="the third start")
         assert again["moves"] == PLIES and "gap" not in again
     finally:
         stop(proc)
@@ -202,14 +182,14 @@ def test_a_board_no_legal_sequence_explains_is_named_and_left_to_the_arbiter(
     lines_before = len(feed_records(feed))
     proc = start(state, feed, board=board)
     try:
-        now = wait_for(lambda: status(state), "the restarted service")
+        now = wait_for(lambda: status(state), what="the restarted service")
         assert now["moves"] == PLIES[:2]  # the game as the journal has it
         assert now["gap"] == {"ply": 2, "recovered": None, "candidates": [], "count": 0,
                               "text": now["gap"]["text"]}
         assert "no legal sequence of up to 4 plies" in now["gap"]["text"]
         # The referee shows the squares that differ, as for any board that does not match.
-        wait_for(lambda: status(state)["leds"], "the LEDs to show the squares")
-        gap = wait_for(lambda: gap_line(feed, lines_before), "the gap line")
+        wait_for(lambda: status(state)["leds"], what="the LEDs to show the squares")
+        gap = wait_for(lambda: gap_line(feed, lines_before), what="the gap line")
         assert gap["recovered"] is None and gap["candidates"] == []
     finally:
         err = stop(proc)
@@ -224,7 +204,7 @@ def test_export_reads_the_records_waiting_in_the_spill(tmp_path: Path) -> None:
     state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
     proc = start(state, feed)
     try:
-        wait_for(lambda: status(state), "the service")
+        wait_for(lambda: status(state), what="the service")
         assert ask(state, "start")["ok"]
         play(state, PLIES[:4], 0)
     finally:
