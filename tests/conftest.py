@@ -3,6 +3,7 @@ tests/conftest.py pattern), and the repository's data folders."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,12 @@ from gpiozero.pins.mock import MockFactory
 from mqtt_broker import mosquitto  # noqa: F401  (fixture: a real Mosquitto broker)
 
 DATA = Path(__file__).resolve().parent / "data"
+
+# A suite started in the background of a script (`pytest &`) inherits SIGINT ignored, and so
+# would every process a test starts and then interrupts (`watch` stopped by Ctrl-C): the
+# processes the tests start get the default, as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,9 @@ engine's answer comes on the client's thread, goes through a queue and wakes the
   is a ``not-engine-move`` irregularity, the LEDs showing the way to the engine's result.
 - The person's turn: a board that shows the position from before his last move (his move and
   the engine's reply undone, captured pieces put back) takes both plies back (a ``takeback``
-  event); the engine's clock button pressed, or the ``hint`` request, lights a hint;
-  ``resign``; ``offer-draw``, which the engine answers from its last evaluation.
+  event); in the engine's turn (thinking, or its move shown) his move undone on the board
+  takes that one ply back; the engine's clock button pressed, or the ``hint`` request, lights
+  a hint; ``resign``; ``offer-draw``, which the engine answers from its last evaluation.
 """
 
 from __future__ import annotations
@@ -331,12 +332,14 @@ class EnginePlayer(_Shown):
         if session.result is not None or session.sealed is not None or self.handed_back:
             return
         if session.position.turn is self.side:
+            if self._take_back(session, at, 1):
+                return
             if self._move is None and self._asked is None and self._may_think(session, at):
                 self._think(session, at)
             if self._move is not None:
                 self._follow(session, at)
         else:
-            self._take_back(session, at)
+            self._take_back(session, at, 2)
 
     def _may_think(self, session: BoardSession, at: int) -> bool:
         clock = session.clock
@@ -436,22 +439,27 @@ class EnginePlayer(_Shown):
             self._wrong = None
             self._service.emit({"type": "cleared"})
 
-    def _take_back(self, session: BoardSession, at: int) -> None:
-        """The person's turn: the board showing the position before his last move takes his
-        move and the engine's reply back."""
+    def _take_back(self, session: BoardSession, at: int, plies: int) -> bool:
+        """The board showing the position from before the person's last move takes it back:
+        in his turn with the engine's reply (``plies`` 2), in the engine's turn alone, the
+        engine thinking or its move shown (``plies`` 1). Whether it did."""
         history = session.record.history
         moves = session.moves
-        if len(moves) < 2 or len(history) < 3 or moves[-1]["side"] != self.side.value:
-            return
-        referee = session.referee
-        target = history[-3].occupied()
-        sensed = referee.board()
-        if sensed != target or sensed == session.position.occupied():
-            return
+        last = self.side.value if plies == 2 else self.side.other.value
+        if len(moves) < plies or len(history) < plies + 1 or moves[-1]["side"] != last:
+            return False
+        sensed = session.referee.board()
+        if sensed != history[-1 - plies].occupied() or sensed == session.position.occupied():
+            return False
+        if self._asked is not None:
+            self.client.cancel()
         self.client.new_game()
         self._asked = self._move = self._hint = None
-        # the person's clock runs on (it ran: his turn), as the journal's event says
-        self._service.path.handle(TakeBack(at, 2, stop=False))
+        self._clear(frozenset())  # a not-engine-move shown is over
+        # the person's clock runs (on, or again after the engine's), as the journal's event
+        # says
+        self._service.path.handle(TakeBack(at, plies, stop=False))
+        return True
 
     def status(self) -> dict[str, Any]:
         """The ``status`` answer's ``engine`` member (its move as the feed's ``engine-move``

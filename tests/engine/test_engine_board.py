@@ -23,6 +23,7 @@ from boardctl.service.games import GameSetup
 from boardctl.service.hardware import sim_hardware
 from boardctl.service.service import Service
 from firmware.pdn import read_games
+from firmware.rules.notation import move_text
 from firmware.rules.position import Move, Position
 from firmware.rules.sets import Side, find_rules
 from hw.config import DEFAULT_COLOURS
@@ -40,6 +41,10 @@ class Board:
                  clock: VirtualClock | None = None) -> None:
         self.clock = clock or VirtualClock()
         self.lines: list[dict[str, Any]] = []
+        #: The feed line from which the engine's next move is looked for: set as the person
+        #: begins a move and as the engine's is carried out (an engine on a short move time
+        #: may answer while the person's move is still being stepped through).
+        self.mark = 0
         self.rules = find_rules(rules)
         hw = sim_hardware(self.rules.size, clock=self.clock)
         spec = parse_engine(engine, self.rules.name, level)
@@ -82,6 +87,7 @@ class Board:
         his clock pressed."""
         alg = self.rules.geometry.algebraic
         side = self.session.position.turn.value
+        self.mark = len(self.lines)
         self.act("lift", alg(move.start))
         self.act("place", alg(move.end))
         for sq in move.captured:
@@ -105,7 +111,7 @@ class Board:
     def engine_move(self) -> dict[str, Any]:
         """The engine's next move, as a person sees it: the feed's line, checked against the
         LED picture the board shows."""
-        rec = self.wait("engine-move", len(self.lines) - 1 if self.lines else 0)
+        rec = self.wait("engine-move", self.mark)
         leds = self.leds()
         assert leds[rec["route"][0]] == "must-move"
         assert all(leds[sq] == "remove" for sq in rec["captured"])
@@ -125,6 +131,7 @@ class Board:
         for sq in rec["captured"]:
             self.act("lift", sq)
         self.steps()
+        self.mark = len(self.lines)
 
     def persons_move(self, choose: int = 0) -> Move:
         moves = sorted(self.session.position.legal_moves(), key=lambda m: m.route)
@@ -226,6 +233,43 @@ def test_builtin_engine_game_with_wrong_move_takeback_hint_and_result(tmp_path: 
         pdn = board.ask(cmd="pdn")["pdn"]
         game = next(read_games(pdn, "pdn"))
         assert game.result == "0-1" and game.tags["BlackLevel"] == "1"
+    finally:
+        board.close()
+
+
+def test_the_person_takes_his_move_back_in_the_engine_s_turn(tmp_path: Path) -> None:
+    board = Board(tmp_path / "state", "russian", "builtin", "black", move_time=1.0)
+    try:
+        board.act("press", "black")
+        board.steps()
+        start = board.session.position
+        board.play(board.persons_move())
+        assert board.ask(cmd="status")["engine"]["thinking"]
+        # While the engine thinks: his move undone on the board takes it back.
+        mark = len(board.lines)
+        restore(board, board.session.position, start)
+        assert board.wait("takeback", mark)["ply"] == 0
+        engine = board.ask(cmd="status")["engine"]
+        assert board.session.moves == [] and not engine["thinking"] and engine["move"] is None
+        clock = board.session.clock
+        assert clock is not None and clock.running is Side.WHITE  # his clock again
+        # Another move, the engine's reply shown on the LEDs: undone again before it is
+        # carried out.
+        board.play(board.persons_move(3))
+        assert board.engine_move()["ply"] == 2
+        mark = len(board.lines)
+        restore(board, board.session.position, start)
+        assert board.wait("takeback", mark)["ply"] == 0
+        assert board.ask(cmd="status")["engine"]["move"] is None
+        assert not [r for r in board.lines[mark:] if r["type"] == "irregularity"]
+        # A third try stands: the engine answers it and play goes on.
+        third = board.persons_move(5)
+        board.play(third)
+        rec = board.engine_move()
+        board.carry_out(rec)
+        assert [m["move"] for m in board.session.moves] == [move_text(start, third),
+                                                            rec["move"]]
+        assert clock.running is Side.WHITE
     finally:
         board.close()
 
