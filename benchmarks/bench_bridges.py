@@ -35,8 +35,9 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import paho.mqtt.client as mqtt  # noqa: E402
-from bench_hall import SimBoards, count_moves, cpu_seconds, poll  # noqa: E402
+from bench_hall import SimBoards, count_moves, cpu_seconds, pct, poll  # noqa: E402
 from mqtt_broker import Mosquitto, free_port  # noqa: E402
+from processes import stop_by_pid  # noqa: E402
 
 from firmware.formats.feed import encode_line  # noqa: E402
 
@@ -71,8 +72,6 @@ def bridge(hall: str, central: int) -> str:
                      if not line.startswith("max_queued_messages"))
 
 
-def pct(values: list[float], p: float) -> float:
-    return values[min(len(values) - 1, int(p * len(values)))] * 1000
 
 
 def main() -> int:
@@ -172,12 +171,7 @@ def main() -> int:
         stop.set()
         for sim in sims.values():
             sim.close()
-        if relay.poll() is None:
-            relay.terminate()
-            try:
-                relay.wait(10)
-            except subprocess.TimeoutExpired:
-                relay.kill()
+        stop_by_pid(relay, 10)
         for broker in brokers.values():
             broker.stop()
         central.stop()

@@ -31,8 +31,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from bench_hall import HALL, SimBoards, cpu_seconds  # noqa: E402
+from bench_hall import HALL, SimBoards, cpu_seconds, pct  # noqa: E402
 from mqtt_broker import Mosquitto, free_port  # noqa: E402
+from processes import stop_by_pid  # noqa: E402
 
 TOKEN = "bench-desk-token"
 REQUESTS = [
@@ -129,14 +130,11 @@ def main() -> int:
         sim.close()
         times.sort()
 
-        def pct(p: float) -> float:
-            return times[min(len(times) - 1, int(p * len(times)))] * 1000
-
         print(f"hall: {opts.boards} simulated boards at {opts.rate:g} moves/board/min "
               f"({sim.messages} messages), {opts.real} real boards with the hall's key")
         print(f"desk: {len(times)} requests over {wall:.0f} s, answers {codes}")
-        print(f"desk round trip (ms): p50 {pct(0.5):.0f}  p90 {pct(0.9):.0f}  "
-              f"p99 {pct(0.99):.0f}  max {times[-1] * 1000:.0f}  "
+        print(f"desk round trip (ms): p50 {pct(times, 0.5):.0f}  p90 {pct(times, 0.9):.0f}  "
+              f"p99 {pct(times, 0.99):.0f}  max {times[-1] * 1000:.0f}  "
               f"mean {statistics.mean(times) * 1000:.0f}")
         print(f"CPU (% of one core): relay {100 * cpu[relay.pid] / wall:.1f}  real boards "
               + " ".join(f"{100 * cpu[p.pid] / wall:.1f}" for p in procs[1:]))
@@ -144,12 +142,7 @@ def main() -> int:
     finally:
         stop.set()
         for p in procs:
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+            stop_by_pid(p, 10)
         broker.stop()
 
 

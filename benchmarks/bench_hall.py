@@ -35,6 +35,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 import paho.mqtt.client as mqtt  # noqa: E402
 from mqtt_broker import Mosquitto, free_port  # noqa: E402
+from processes import stop_by_pid  # noqa: E402
 
 from firmware.formats.feed import encode_line  # noqa: E402
 from firmware.pdn import read_games  # noqa: E402
@@ -44,6 +45,11 @@ HALL = "BENCH"
 #: The boards play real games (WK 2003): the relay takes only moves that play.
 GAMES = [[m.text for m in g.moves] for g in read_games(
     (HERE.parent / "boardctl" / "data" / "wk2003.pdn").read_text(), "wk2003.pdn")]
+
+
+def pct(values: list[float], p: float) -> float:
+    """The ``p`` quantile of sorted seconds, in milliseconds."""
+    return values[min(len(values) - 1, int(p * len(values)))] * 1000
 
 
 def cpu_seconds(pid: int) -> float:
@@ -224,17 +230,15 @@ def main() -> int:
         missing = sum(1 for k in sim.sent if k not in seen)
         moves = len(sim.sent)
 
-        def pct(p: float) -> float:
-            return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
-
         print(f"hall: {opts.boards} simulated boards + {opts.real} real boardctl run --sim, "
               f"{opts.rate:g} moves/board/min, {wall:.0f} s, poll every {opts.poll * 1000:.0f} ms")
         print(f"throughput: {(sim.messages - sent0) / wall:.1f} messages/s published, "
               f"{moves / wall:.2f} moves/s; {stats['200']} PDN fetches (200), "
               f"{stats.get('304', 0)} not modified")
         if latencies:
-            print(f"move-to-PDN latency (ms): p50 {pct(0.5):.0f}  p90 {pct(0.9):.0f}  "
-                  f"p99 {pct(0.99):.0f}  max {latencies[-1] * 1000:.0f}  "
+            print(f"move-to-PDN latency (ms): p50 {pct(latencies, 0.5):.0f}  "
+                  f"p90 {pct(latencies, 0.9):.0f}  p99 {pct(latencies, 0.99):.0f}  "
+                  f"max {latencies[-1] * 1000:.0f}  "
                   f"mean {statistics.mean(latencies) * 1000:.0f}  ({len(latencies)} moves, "
                   f"{missing} not seen)")
         print(f"CPU (% of one core): relay {100 * cpu[relay.pid] / wall:.1f}  "
@@ -244,12 +248,7 @@ def main() -> int:
     finally:
         stop.set()
         for p in procs:
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+            stop_by_pid(p, 10)
         broker.stop()
 
 

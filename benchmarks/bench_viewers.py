@@ -38,6 +38,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from bench_hall import HALL, SimBoards, cpu_seconds  # noqa: E402
 from mqtt_broker import Mosquitto, free_port  # noqa: E402
 from nginx_proxy import Nginx  # noqa: E402
+from processes import stop_by_pid  # noqa: E402
 
 _BOARD = re.compile(rb'"board":"([^"]+)"')
 _PLY = re.compile(rb'"ply":(\d+)')
@@ -275,12 +276,7 @@ def main() -> int:
             sim.close()
         if proxy is not None:
             proxy.stop()
-        if relay.poll() is None:
-            relay.terminate()
-            try:
-                relay.wait(10)
-            except subprocess.TimeoutExpired:
-                relay.kill()
+        stop_by_pid(relay, 10)
         broker.stop()
 
 

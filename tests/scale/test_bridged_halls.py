@@ -55,7 +55,8 @@ def test_two_bridged_halls_lose_nothing_when_a_hall_broker_is_away(tmp_path: Pat
     for move in moves[:PLIES]:
         want.append(move_text(position, move))
         position = position.play(move)
-    log = write_log(tmp_path / "game.jsonl", game_log(PLIES, seed=3, think=(0.05, 0.15), change_mind=0.0))
+    log = write_log(tmp_path / "game.jsonl",
+                    game_log(PLIES, seed=3, think=(0.05, 0.15), change_mind=0.0))
     central = Mosquitto(tmp_path / "central").start()
     brokers = {h: Mosquitto(tmp_path / h, extra=bridge_conf(h, central)) for h in ("A", "B")}
     relay = RelayProcess(central.url, "A", tmp_path, "--hall", "B")
