@@ -4,7 +4,11 @@ to a central one with the shipped bridge configuration (docs/mosquitto/bridge.co
 ``boardctl run --sim`` boards play in both halls. Hall A's broker is stopped in the middle of
 the games (the bridge cut, the boards' broker gone) until its boards have played on by
 :data:`PLAYED_ON` plies the central relay cannot have: afterwards every game is complete on
-the central relay, each hall at its own URLs. Waiting is bounded polling on real processes."""
+the central relay, each hall at its own URLs. Then the central broker itself goes away (the
+relay's link and both bridges cut) until hall B's boards have played on: once it is back every
+game is complete too (what the bridges held is delivered; what reached the central broker
+while the relay was still reconnecting comes with the boards' next snapshots). Waiting is
+bounded polling on real processes."""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from firmware.pdn import read_games
 from firmware.rules.notation import move_text
 
 ROOT = Path(__file__).resolve().parents[2]
-PLIES = 16
+PLIES = 20
 #: Plies hall A's boards play while their broker is away.
 PLAYED_ON = 3
 
@@ -49,7 +53,8 @@ def ply(board: Board) -> int:
         return 0
 
 
-def test_two_bridged_halls_lose_nothing_when_a_hall_broker_is_away(tmp_path: Path) -> None:
+def test_bridged_halls_lose_nothing_when_a_hall_broker_or_the_central_one_is_away(
+        tmp_path: Path) -> None:
     start, moves = wk_game(1)
     position, want = start, []
     for move in moves[:PLIES]:
@@ -79,6 +84,16 @@ def test_two_bridged_halls_lose_nothing_when_a_hall_broker_is_away(tmp_path: Pat
                  60, "hall A's boards playing on without their broker")
         assert games_of(relay, "/A.pdn") == held  # their moves wait behind the cut bridge
         brokers["A"].start()
+        wait_for(lambda: games_of(relay, "/A.pdn") != held, 60, "hall A's moves delivered")
+        # The central broker goes: the relay's link and both halls' bridges are cut.
+        before = games_of(relay, "/B.pdn")
+        assert all(len(g) <= PLIES - 3 for g in before.values()), before  # still going
+        central.stop()
+        in_b = {b.state.name[2:]: b for b in boards if b.state.name.startswith("B-")}
+        wait_for(lambda: all(ply(b) >= len(before[n]) + 2 for n, b in in_b.items()),
+                 60, "hall B's boards playing on without the central broker")
+        assert games_of(relay, "/B.pdn") == before
+        central.start()
         for hall in ("A", "B"):
             wait_for(lambda h=hall: games_of(relay, f"/{h}.pdn") == {"b1": want, "b2": want},
                      90, f"every game of hall {hall} complete on the central relay")
