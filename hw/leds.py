@@ -29,6 +29,7 @@ the whole board may sit turned on the LED panel.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -179,6 +180,10 @@ def open_real_strip(size: int, config: LedConfig) -> LedStrip:
     pixels: Any
     try:
         if config.backend == "pwm":
+            # On a Pi, Blinka's board module offers on a terminal (hwtest) to pip-install the
+            # backends it misses (rpi_ws281x, its PWM library) into this venv, Enter meaning
+            # yes: never into /opt/boardctl. Its own switch turns the offer off.
+            os.environ.setdefault("BLINKA_SKIP_DEPENDENCY_CHECK", "1")
             import board  # Adafruit Blinka's pin names (rpi_ws281x underneath)
             import neopixel
 
@@ -193,17 +198,17 @@ def open_real_strip(size: int, config: LedConfig) -> LedStrip:
                                                brightness=config.brightness, auto_write=False,
                                                pixel_order=config.pixel_order)
     except ImportError as exc:
-        hint = ("; the service runs without root, use leds.backend = \"spi\""
-                if config.backend == "pwm" else "; sudo ./systemd/install.sh installs it")
+        hint = (f" ({PWM_HINT})" if config.backend == "pwm"
+                else "; sudo ./systemd/install.sh installs it")
         raise HardwareError(
             f"leds.backend = {config.backend!r} needs {exc.name or 'a Pi library'}{hint}"
         ) from None
     except Exception as exc:  # Blinka and rpi_ws281x raise plain RuntimeError & co.
         text = (str(exc).splitlines() or [type(exc).__name__])[0]
-        if "platform library" in text:  # Blinka's own check of gpiod & co. on a Pi
+        if config.backend == "pwm":  # rpi_ws281x or Blinka's Pi 5 library missing, not root
+            hint = f" ({PWM_HINT})"
+        elif "platform library" in text:  # Blinka's own check of gpiod on a Pi
             hint = " (sudo ./systemd/install.sh installs the [pi] extra's gpiod)"
-        elif config.backend == "pwm":
-            hint = " (the PWM strip needs root; the spi backend does not)"
         else:
             hint = " (is SPI enabled? sudo raspi-config nonint do_spi 0)"
         raise HardwareError(f"cannot open the LED strip: {text}{hint}") from None
@@ -212,6 +217,11 @@ def open_real_strip(size: int, config: LedConfig) -> LedStrip:
 
 #: The strip's SPI device: bus 0, chip select 0 (/dev/spidev0.0; data on MOSI, GPIO10).
 SPI_DEVICE = (0, 0)
+#: What the ``pwm`` backend needs that install.sh never installs: on a Pi 0-4 rpi_ws281x and
+#: root, on a Pi 5 Blinka's PIO library (Adafruit-Blinka-Raspberry-Pi5-Neopixel and /dev/pio0,
+#: which the unit's DevicePolicy does not open). ``spi`` needs neither, on every model.
+PWM_HINT = ("the pwm backend needs rpi_ws281x and root, on a Pi 5 Blinka's PIO library; "
+            "install.sh installs neither: use leds.backend = \"spi\"")
 
 
 def _model_filters(model: str) -> set[str]:
