@@ -408,6 +408,11 @@ class RelayState(_Checks):
                     0 <= left < len(game.moves)):
                 return False
             self.held -= len(game.moves) - left
+            stood = game.clock_since
+            if stood is not None and stood[0] == len(game.moves):
+                # the board's clock line (clocks stopped, or an engine game's player's still
+                # running) comes before its takeback line: it is the clocks after the plies left
+                game.clock_since = (left, *stood[1:])
             del game.moves[left:]
             game.position = None  # the next move plays the game through again
             game.result = game.reason = None

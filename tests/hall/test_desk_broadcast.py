@@ -106,3 +106,17 @@ def test_the_live_page_drops_the_plies_taken_back_at_once() -> None:
     assert any(e["kind"] == "takeback" for e in hall.events(220.0))
     hall.feed("b1", {**moves[4], "ply": 5}, 230.0)  # play goes on from ply 5
     assert hall.view("b1", 240.0)["ply"] == 5
+
+
+def test_the_clocks_after_a_takeback_show_at_once() -> None:
+    """The board stops its clocks at a takeback and says so in a clock line before its
+    takeback line: the ply left last carries those readings, none running (it showed the
+    taken-back game's running side and that ply's old times until the next move)."""
+    moves = move_records(n=6)
+    state = fed([header_record("7", "run1", "international"), GAME, *moves])
+    stopped = {"type": "clock", "game": "g1", "event": "takeback",
+               "clock": {"white": 270.0, "black": 280.0}, "running": None}
+    fed([stopped, {"type": "takeback", "game": "g1", "ply": 4}], state, 8)
+    assert last_clock(state) == "{[%clock w0:04:30 b0:04:40]}"
+    fed([{**moves[4], "ply": 5}], state, 10)  # the next move writes its own
+    assert last_clock(state) == "{[%clock w0:04:37 B0:04:51]}"
