@@ -26,10 +26,12 @@ as libgpiod's ``gpiodetect`` shows them. The number moves with the kernel: a Pi 
 gpiochip4 before 6.6.45, on gpiochip0 (with a gpiochip4 link) after, and some 6.12 kernels show
 only gpiochip11-15 (Adafruit_Blinka#1119, pironman5#95). The label comes from the chip itself
 (the GPIO_GET_CHIPINFO ioctl of linux/gpio.h), else from sysfs (``of_node/compatible``).
-``[gpio] chip`` (0 or more) names it instead. On a Pi, a header chip not there yet (a Pi 5's
-RP1 sits behind PCIe) is waited for :data:`CHIP_WAIT_S` seconds, then :class:`GpioChipMissing`
-ends ``boardctl run`` with a status systemd restarts on; only "no GPIO library" or "not a Pi"
-(:class:`NoGpioBackend`) is final. Nothing here imports a Pi-only library at module level.
+``[gpio] chip`` (0 or more) names it instead; a chip whose label is another's, or none there
+while the header's is found elsewhere, is refused for good (:class:`WrongChip`). On a Pi, a
+header chip not there yet (a Pi 5's RP1 sits behind PCIe) is waited for :data:`CHIP_WAIT_S`
+seconds, then :class:`GpioChipMissing` ends ``boardctl run`` with a status systemd restarts on;
+only "no GPIO library" or "not a Pi" (:class:`NoGpioBackend`) is final. Nothing here imports
+a Pi-only library at module level.
 """
 
 from __future__ import annotations
@@ -72,6 +74,11 @@ class GpioChipMissing(HardwareError):
 
 class ChipNotFound(BackendUnavailable):
     """lgpio is there, the header's gpiochip is not."""
+
+
+class WrongChip(BackendUnavailable):
+    """``[gpio] chip`` names a chip that is not the header's (another chip's label, or none
+    there while the header's is found by its label elsewhere): a restart cannot mend it."""
 
 
 #: ``boardctl run``'s exit status without any GPIO backend: 69, EX_UNAVAILABLE (sysexits.h).
@@ -163,6 +170,18 @@ def chip_labels(dev: Path = DEV, sys: Path = SYS, ioctl: Ioctl = fcntl.ioctl
             for n in chip_numbers(dev)}
 
 
+def chip_label(number: int, dev: Path = DEV, sys: Path = SYS, ioctl: Ioctl = fcntl.ioctl
+               ) -> str | None:
+    """The label of ``/dev/gpiochipN`` (a link: of the chip it names), None when unknown."""
+    path = dev / f"gpiochip{number}"
+    try:
+        match = _CHIP_NAME.fullmatch(path.resolve(strict=True).name)
+    except (OSError, RuntimeError):
+        return None
+    target = int(match.group(1)) if match else number
+    return chip_label_ioctl(path, ioctl) or chip_label_sysfs(target, sys)
+
+
 def find_header_chip(dev: Path = DEV, sys: Path = SYS, ioctl: Ioctl = fcntl.ioctl) -> int | None:
     """The number of the 40-pin header's gpiochip, found by its label; None when no chip
     has one of :data:`HEADER_LABELS`."""
@@ -185,9 +204,21 @@ class ChipFinder:
     clock: Callable[[], float] = time.monotonic
 
     def _look(self, config: GpioConfig) -> int | None:
-        if config.chip >= 0:
-            return config.chip if (self.dev / f"gpiochip{config.chip}").exists() else None
-        return find_header_chip(self.dev, self.sys, self.ioctl)
+        if config.chip < 0:
+            return find_header_chip(self.dev, self.sys, self.ioctl)
+        if not (self.dev / f"gpiochip{config.chip}").exists():
+            return None
+        label = chip_label(config.chip, self.dev, self.sys, self.ioctl)
+        if label is not None and label not in HEADER_LABELS:  # unknown: taken as given
+            raise WrongChip(f"[gpio] chip = {config.chip} is {label}, not the 40-pin "
+                            f"header's ({' / '.join(HEADER_LABELS)}){self._header_at()}")
+        return config.chip
+
+    def _header_at(self) -> str:
+        """Where the header's chip is by its label, and the fix, for a wrong ``chip``."""
+        found = find_header_chip(self.dev, self.sys, self.ioctl)
+        where = "" if found is None else f", which is gpiochip{found}"
+        return f"{where}: set chip = -1 in [gpio] (found by its label)"
 
     def locate(self, config: GpioConfig, model: str) -> int:
         """The chip lgpio opens: ``[gpio] chip`` or the header's by label; on a Pi, waited for
@@ -202,7 +233,10 @@ class ChipFinder:
             self.sleep(0.25)
         waited = f" after {self.wait_s:g} s" if model else ""
         if config.chip >= 0:
-            raise ChipNotFound(f"no {self.dev}/gpiochip{config.chip} ([gpio] chip){waited}")
+            missing = f"no {self.dev}/gpiochip{config.chip} ([gpio] chip){waited}"
+            if find_header_chip(self.dev, self.sys, self.ioctl) is not None:
+                raise WrongChip(f"{missing}{self._header_at()}")
+            raise ChipNotFound(missing)
         seen = ", ".join(f"gpiochip{n} {label or '(label unknown)'}" for n, label
                          in chip_labels(self.dev, self.sys, self.ioctl).items()) or "none"
         raise ChipNotFound(f"no header gpiochip ({' / '.join(HEADER_LABELS)}){waited}; "

@@ -8,13 +8,18 @@ the ioctl path is tested with an injected ioctl answering the kernel's struct.""
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
 import pytest
 
+from hw.config import GpioConfig
 from hw.gpio import (
     GPIO_GET_CHIPINFO_IOCTL,
+    ChipFinder,
+    ChipNotFound,
+    WrongChip,
     chip_label_ioctl,
     chip_labels,
     chip_numbers,
@@ -131,3 +136,57 @@ def test_the_chip_s_own_label_comes_first(tmp_path: Path) -> None:
 
 def fd_path(fd: int) -> str:
     return str(Path(f"/proc/self/fd/{fd}").readlink())
+
+
+def finder(root: Path, wait_s: float = 0.0, labels: dict[str, str] | None = None
+           ) -> ChipFinder:
+    """The fake tree's chips on an injected clock: labelled by the kernel's ioctl as
+    ``labels`` says (by the file a link names), else by sysfs (the ioctl fails on plain files)."""
+    now = [0.0]
+
+    def ioctl(fd: int, request: int, buf: bytearray, mutate: bool) -> int:
+        name = Path(os.readlink(f"/proc/self/fd/{fd}")).name
+        if labels is None or name not in labels:
+            raise OSError(25, "Inappropriate ioctl for device")
+        buf[32:32 + len(labels[name])] = labels[name].encode()
+        return 0
+
+    return ChipFinder(dev=root / "dev", sys=root / "sys", wait_s=wait_s, ioctl=ioctl,
+                      sleep=lambda s: now.__setitem__(0, now[0] + s), clock=lambda: now[0])
+
+
+def test_a_chip_setting_naming_another_chip_is_refused_with_the_header_s_number(
+        tmp_path: Path) -> None:
+    """``[gpio] chip = 1`` on a Pi 4 is the firmware's expander (8 lines): the matrix's claim
+    failed with lgpio's bare error. Now the setting is refused, naming the header's chip."""
+    root = fake_tree(tmp_path, {0: BCM2711, 1: FIRMWARE})
+    labels = {"gpiochip0": "pinctrl-bcm2711", "gpiochip1": "raspberrypi-exp-gpio"}
+    with pytest.raises(WrongChip) as err:
+        finder(root, labels=labels).locate(GpioConfig(chip=1), "Raspberry Pi 4 Model B Rev 1.4")
+    assert str(err.value) == ("[gpio] chip = 1 is raspberrypi-exp-gpio, not the 40-pin "
+                              "header's (pinctrl-rp1 / pinctrl-bcm2711 / pinctrl-bcm2835), "
+                              "which is gpiochip0: set chip = -1 in [gpio] (found by its label)")
+    assert finder(root, labels=labels).locate(GpioConfig(chip=0), "Raspberry Pi 4") == 0
+    assert finder(root).locate(GpioConfig(chip=1), "Raspberry Pi 4") == 1  # label unknown
+
+
+def test_the_old_pi5_advice_chip_4_on_each_kernel(tmp_path: Path) -> None:
+    """``chip = 4`` (the Pi 5's header before 6.6.45): still right through 6.6's link; on a
+    6.12 kernel without gpiochip4 it is a wrong setting, not a chip still on its way: the
+    service stopped on "no gpiochip4" was started again every 17 s for ever."""
+    old = fake_tree(tmp_path / "6.1", {0: BRCMSTB, 1: BRCMSTB, 2: BRCMSTB, 3: BRCMSTB, 4: RP1})
+    assert finder(old).locate(GpioConfig(chip=4), "Raspberry Pi 5") == 4
+    linked = fake_tree(tmp_path / "6.6", {0: RP1, 10: BRCMSTB, 11: BRCMSTB}, links={4: 0})
+    assert finder(linked).locate(GpioConfig(chip=4), "Raspberry Pi 5") == 4
+    by_ioctl = {"gpiochip0": "pinctrl-rp1", "gpiochip10": "gpio-brcmstb@107d508500"}
+    assert finder(linked, labels=by_ioctl).locate(GpioConfig(chip=4), "Raspberry Pi 5") == 4
+    new = fake_tree(tmp_path / "6.12", {11: BRCMSTB, 12: BRCMSTB, 13: RP1, 14: BRCMSTB})
+    with pytest.raises(WrongChip) as err:
+        finder(new, wait_s=15.0).locate(GpioConfig(chip=4), "Raspberry Pi 5")
+    assert not isinstance(err.value, ChipNotFound)
+    assert str(err.value).endswith("/dev/gpiochip4 ([gpio] chip) after 15 s, which is "
+                                   "gpiochip13: set chip = -1 in [gpio] (found by its label)")
+    # No header chip anywhere yet (RP1 behind PCIe still coming up): waited for, retried.
+    empty = fake_tree(tmp_path / "boot", {11: BRCMSTB})
+    with pytest.raises(ChipNotFound):
+        finder(empty, wait_s=15.0).locate(GpioConfig(chip=4), "Raspberry Pi 5")
