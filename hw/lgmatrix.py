@@ -70,8 +70,9 @@ class GroupMatrix:
             lgpio.group_claim_input(self._handle, list(self._cols), lgpio.SET_PULL_UP)
         except Exception as exc:  # lgpio.error: busy line, no chip, no permission
             self.close()
+            reason = str(exc).strip().strip("'\"")
             raise HardwareError(f"cannot claim the sensor matrix pins on /dev/gpiochip{chip} "
-                                f"with lgpio: {exc}") from None
+                                f"with lgpio: {reason}{self._held(reason)}") from None
         #: The scan's two calls: lgpio's C functions (``direct``) or its module's wrappers.
         self._write, self._read, self.direct = self._calls(lgpio, self._handle)
         ncols = layout.columns
@@ -89,6 +90,31 @@ class GroupMatrix:
                    if layout.squares[row * ncols + c] is not None]
         return tuple(sum(w for bit, w in weights if not levels & bit)
                      for levels in range(1 << ncols))
+
+    def _held(self, reason: str) -> str:
+        """For a busy line (lgpio's "GPIO busy": the kernel's EBUSY; "already in use"), which
+        of the matrix's pins another holder has, each tried alone, and what to do."""
+        if "busy" not in reason and "in use" not in reason:
+            return ""
+        lg, held = self._lg, []
+        try:
+            handle = lg.gpiochip_open(self.chip)
+        except Exception:  # noqa: BLE001 - the chip went away: the reason alone says it
+            return ""
+        try:
+            for pin in (*self._rows, *self._cols):
+                try:
+                    lg.gpio_claim_input(handle, pin)
+                except Exception:  # noqa: BLE001 - this one is held
+                    held.append(f"GPIO{pin}")
+                else:
+                    lg.gpio_free(handle, pin)
+        finally:
+            lg.gpiochip_close(handle)
+        pins = ", ".join(held) or "a pin"
+        return (f" ({pins} held by another program or a kernel driver: boardctl.service, if "
+                "it runs, holds them all (sudo systemctl stop boardctl); `gpioinfo` names "
+                "each line's holder)")
 
     def _calls(self, lg: ModuleType, handle: int) -> tuple[Callable[..., int],
                                                            Callable[..., Sequence[int]], bool]:

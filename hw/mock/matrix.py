@@ -383,9 +383,10 @@ class SimulatedChip:
         self.calls += 1
         if handle not in self._handles:
             raise self.error("unknown handle")
-        busy = [g for g in gpios if g in self._claimed or g not in self._pins]
-        if busy:
-            raise self.error(f"GPIO busy or unknown: {busy[0]}")
+        if any(g not in self._pins for g in gpios):
+            raise self.error("bad GPIO number")  # lgpio's text for a line the chip lacks
+        if any(g in self._claimed for g in gpios):
+            raise self.error("GPIO busy")  # lgpio's text for the kernel's EBUSY
         pins = [self._pins[g] for g in gpios]
         for pin in pins:
             pin.function = function
@@ -408,6 +409,13 @@ class SimulatedChip:
         if pins == self.board._cols:
             self._column_leader, self._column_handle = gpios[0], handle
         return 0
+
+    def gpio_claim_input(self, handle: int, gpio: int, lFlags: int = 0) -> int:  # noqa: N803
+        self._claim(handle, [gpio], "input")
+        return 0
+
+    def gpio_free(self, handle: int, gpio: int) -> int:
+        return self.group_free(handle, gpio)
 
     # lgpio's module functions are Python wrappers around its C extension (``lgpio._lgpio``):
     # they mask the handle, turn a negative status into ``lgpio.error`` and return the rest.

@@ -601,3 +601,31 @@ def test_the_simulated_board_scans_as_the_configured_pi_would(backend: str,
     board.place("a1")
     assert matrix.layout.occupied(matrix.scan()) == {"a1"}
     matrix.close()
+
+
+def test_a_busy_matrix_pin_is_named_with_its_fix() -> None:
+    """hwtest while the service runs, or a line a kernel driver holds (a 1-wire overlay on
+    GPIO 4, rank 1): lgpio's group claim says only "GPIO busy". Each pin is then tried alone
+    and the held ones named, with what to do; nothing stays claimed by the attempt."""
+    config = default_config(10).matrix
+    board = SimulatedBoard.from_config(10, config)
+    chip = SimulatedChip(board)
+    driver = chip.gpiochip_open(0)
+    chip.gpio_claim_input(driver, 4)  # what w1-gpio's request of GPIO 4 is to lgpio
+    with pytest.raises(HardwareError) as err:
+        GroupMatrix.from_config(10, config, lgpio=chip)
+    assert str(err.value) == (
+        "cannot claim the sensor matrix pins on /dev/gpiochip0 with lgpio: GPIO busy (GPIO4 "
+        "held by another program or a kernel driver: boardctl.service, if it runs, holds them "
+        "all (sudo systemctl stop boardctl); `gpioinfo` names each line's holder)")
+    assert chip._claimed == {4} and set(chip._handles) == {driver}
+    chip.gpio_free(driver, 4)
+    service = GroupMatrix.from_config(10, config, lgpio=chip)  # the service's scanner
+    with pytest.raises(HardwareError) as err:
+        GroupMatrix.from_config(10, config, lgpio=chip)  # hwtest beside it
+    every = ", ".join(f"GPIO{p}" for p in (*config.rows, *config.columns))
+    assert f"GPIO busy ({every} held by another program" in str(err.value)
+    assert "\n" not in str(err.value)
+    service.close()
+    chip.gpiochip_close(driver)
+    assert chip._handles == {} and chip._claimed == set()
