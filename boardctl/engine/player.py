@@ -218,6 +218,8 @@ class _Shown(_PersonsRequests):
     on the clock faces (referee's thread)."""
 
     _session: BoardSession | None
+    _wrong: frozenset[int] | None
+    _wrong_leds: dict[str, str]
 
     def leds(self, now: int) -> dict[str, str]:
         """The LED picture of the engine's move, or of a hint (referee's thread)."""
@@ -226,6 +228,8 @@ class _Shown(_PersonsRequests):
             return {}  # a new game not yet seen by a turn
         key = self._key(session)
         if self._move is not None and self._move[1] == key:
+            if self._wrong is not None:  # another move on the board: the way to the engine's
+                return dict(self._wrong_leds)
             return move_picture(session.position, self._move[0], now)
         if self._hint is not None and self._hint[1] == key:
             move = self._hint[0]
@@ -266,7 +270,10 @@ class EnginePlayer(_Shown):
         #: The engine's move shown on the board, and the key of the game it is for.
         self._move: tuple[Move, tuple[int, int, str]] | None = None
         self._hint: tuple[Move, tuple[int, int, str]] | None = None
+        #: The board as sensed when it showed another move than the engine's, and the LEDs
+        #: that show the way from it to the engine's move (a ``not-engine-move``).
         self._wrong: frozenset[int] | None = None
+        self._wrong_leds: dict[str, str] = {}
         self._retry_at = 0
         self.score: int | None = None
         self.error: str | None = None
@@ -315,7 +322,7 @@ class EnginePlayer(_Shown):
         if session is not self._session:  # a new game, or the service came back
             self._session = session
             self._asked = self._move = self._hint = None
-            self._wrong = None
+            self._wrong, self._wrong_leds = None, {}
             self._failures, self.handed_back = 0, False
             self.client.new_game()
         while True:
@@ -378,6 +385,7 @@ class EnginePlayer(_Shown):
             self.score = round(float(score)) if score is not None else self.score
         except ValueError:
             pass
+        self._clear(frozenset())  # a not-engine-move of a former move of its is over
         self._move = (reply.move, asked.key)
         position = session.position
         line = move_line(position, reply.move, len(session.moves) + 1)
@@ -428,15 +436,16 @@ class EnginePlayer(_Shown):
             return
         self._wrong = frozenset(sensed)
         marks = table.marks_towards(sensed, table.result_of(move))
+        self._wrong_leds = {m.square: m.meaning for m in marks}
         kind = IrregularityKind.NOT_ENGINE_MOVE
         self._service.emit({"type": "irregularity", "kind": kind.value,
                             "side": self.side.value, "squares": [m.square for m in marks],
-                            "leds": {m.square: m.meaning for m in marks}})
+                            "leds": dict(self._wrong_leds)})
         self._service.outbox.record(note_record(kind.value, t=at / NS))
 
     def _clear(self, sensed: frozenset[int]) -> None:
         if self._wrong is not None and self._wrong != sensed:
-            self._wrong = None
+            self._wrong, self._wrong_leds = None, {}
             self._service.emit({"type": "cleared"})
 
     def _take_back(self, session: BoardSession, at: int, plies: int) -> bool:
@@ -465,7 +474,7 @@ class EnginePlayer(_Shown):
         """The ``status`` answer's ``engine`` member (its move as the feed's ``engine-move``
         has it, while it is to be carried out; a hint) and ``leds`` as the strip shows them."""
         session = self._session
-        hint = move = None
+        hint = move = wrong = None
         leds: dict[str, str] = {}
         if session is not None and session is self._game.the_session:
             key = self._key(session)
@@ -474,12 +483,16 @@ class EnginePlayer(_Shown):
             if self._move is not None and self._move[1] == key:
                 move = move_line(session.position, self._move[0], len(session.moves) + 1)
                 del move["type"]
+                if self._wrong is not None:
+                    wrong = {"kind": IrregularityKind.NOT_ENGINE_MOVE.value,
+                             "squares": sorted(self._wrong_leds)}
             leds = {**self.leds(self._service.clock()), **session.leds()}
         return {"engine": {"name": self.spec.name, "side": self.side.value,
                            "level": self.level, "id": dict(self.client.engine_id),
                            "pid": self.client.pid,
                            "thinking": self._asked is not None and not self._asked.hint,
-                           "move": move, "error": self.error, "hint": hint,
+                           "move": move, "irregularity": wrong, "error": self.error,
+                           "hint": hint,
                            "handed_back": self.handed_back,
                            "score": self.score},
                 "leds": leds}
