@@ -39,12 +39,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "play", help="play on the simulated board in the terminal",
         description="The whole service on a simulated board, in the terminal: type a move "
         "in the rule set's notation (c3-d4, 32-28, d2xh6), a square alone to lift or place "
-        "one piece, 'press' for the clock, 'quit' to end; the mouse lifts and places too.")
+        "one piece, 'press' for the clock, 'quit' to end; the mouse lifts and places too. "
+        "Against the engine also 'hint', 'undo', 'draw', 'resign', 'new'.")
     p.add_argument("--rules", required=True, help="rule set (international, russian, ...)")
     p.add_argument("--time-control", "-t", help="time control (300+5, 50/7200:25/3600, ...)")
     p.add_argument("--engine", help="play the computer: the engine's name")
     p.add_argument("--engine-side", choices=("white", "black"), default="black",
                    help="the side the engine plays (default black)")
+    p.add_argument("--engine-level", metavar="LEVEL", help="the built-in engine's level: 1 "
+                   "(beginner) to 10 (full strength, the default), or beginner, easy, medium, "
+                   "hard, full")
+    p.add_argument("--engine-move-time", type=float, metavar="S", help="the engine's seconds "
+                   "a move (default: from its clock, 2 s without a time control)")
     p.add_argument("--state-dir", type=Path, help="keep the game's journal here (default: "
                    "a temporary directory, removed at the end)")
     p.add_argument("--plain", action="store_true", help="a prompt and sentences instead of "
@@ -105,6 +111,9 @@ def _need_terminal() -> None:
 def run_play(args: argparse.Namespace) -> int:
     from boardctl.terminal.play import play
 
+    for flag in ("engine_level", "engine_move_time"):
+        if getattr(args, flag) is not None and not args.engine:
+            raise BoardError(f"--{flag.replace('_', '-')} needs --engine")
     if not args.plain:
         _need_terminal()
     return play(args)

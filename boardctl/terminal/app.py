@@ -146,6 +146,10 @@ def notices_text(view: BoardView, message: str = "") -> Text:
     text = Text(overflow="fold")
     if view.engine_move:
         text.append(f"Engine plays {view.engine_move}: carry it out\n", style="bold")
+    if view.engine_error:
+        text.append(f"Engine: {view.engine_error}\n", style="bold yellow")
+    if view.engine_hint:
+        text.append(f"Hint: {view.engine_hint}\n", style="bold")
     if view.leds:
         text.append(f"LEDs: {view.led_text()}\n")
     if view.irregularity:
@@ -201,7 +205,7 @@ class BoardApp(App[int]):
                 yield MovesWidget(self.view, id="moves")
         yield AlertsWidget(self.view, id="alerts")
         if self.prompt is not None:
-            yield Input(placeholder="a move (32-28), a square, press, quit", id="prompt")
+            yield Input(placeholder="a move (32-28), a square, press, help, quit", id="prompt")
 
     def on_mount(self) -> None:
         self._fit()

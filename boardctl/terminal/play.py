@@ -38,7 +38,11 @@ START_S = 30.0
 #: takes far longer than the few milliseconds it usually does).
 SETTLE_S = 5.0
 
-HELP = ("a move (c3-d4, 32-28, d2xh6), a square alone (lift or place one piece), press, quit")
+HELP = ("a move (c3-d4, 32-28, d2xh6), a square alone (lift or place one piece), press, "
+        "new (a new game), quit")
+#: What else the prompt takes in a game against the engine (docs/ENGINE.md).
+ENGINE_HELP = ("against the engine also: hint, undo (take your last move back), draw (offer "
+               "one), resign")
 
 
 class Hand:
@@ -78,6 +82,10 @@ class Hand:
     def _line(self, word: str) -> str:
         status = self._status()
         board = self._board(status)
+        if word.lower() in ("help", "?"):
+            return HELP + (f"; {ENGINE_HELP}" if status.get("engine") else "")
+        if word.lower() in ENGINE_WORDS:
+            return ENGINE_WORDS[word.lower()](self, status)
         if word.lower() == "press":
             side = str(status.get("turn"))
             self.act("press", side=side)
@@ -98,26 +106,126 @@ class Hand:
         position = Position.from_fen(str(status.get("rules")), str(status.get("fen")))
         move = parse_move(position, text)
         name = position.rules.geometry.algebraic
+        engine = status.get("engine") or {}
+        if (engine.get("side") == position.turn.value and not engine.get("handed_back")
+                and not engine.get("move") and status.get("result") is None):
+            return (f"{text} not made: the engine is still thinking; wait for its move "
+                    "(or type undo to take yours back)")
         self.act("lift", name(move.start))
         self.act("place", name(move.end))
         for captured in move.captured:
             self.act("lift", name(captured))
-        engine = status.get("engine") or {}
         engines = engine.get("side") == position.turn.value and not engine.get("handed_back")
         if (status.get("time_control") or engine) and not engines:  # nobody presses for the
             self.act("press", side=position.turn.value)  # engine; against it a press ends a move
-        self.settle(int(status.get("ply") or 0))
-        return f"{text} made"
+        after = self.settle(int(status.get("ply") or 0))
+        if int(after.get("ply") or 0) > int(status.get("ply") or 0):
+            return f"{text} made"
+        wrong = after.get("irregularity") or ((after.get("engine") or {}).get("irregularity")
+                                              or {}).get("kind")
+        if wrong:
+            return f"{text} is on the board but not taken: {wrong} (the LEDs show what to fix)"
+        return f"{text} is on the board but not taken yet"
 
-    def settle(self, ply: int) -> None:
+    def settle(self, ply: int, back: bool = False) -> dict[str, Any]:
         """Wait (up to :data:`SETTLE_S`) for the referee to have taken the acts: the move on
-        its sheet or an irregularity, so that the next line reads the position after it."""
+        its sheet (``back``: the plies after ``ply`` taken back) or an irregularity, so that
+        the next line reads the position after it. The last status read."""
         deadline = time.monotonic() + SETTLE_S
-        while time.monotonic() < deadline:
+        while True:
             status = self._status()
-            if int(status.get("ply") or 0) > ply or status.get("irregularity"):
-                return
+            engine = status.get("engine") or {}
+            now = int(status.get("ply") or 0)
+            if (now <= ply if back else now > ply) or status.get("irregularity") \
+                    or engine.get("irregularity") or time.monotonic() >= deadline:
+                return status
             time.sleep(0.01)
+
+    def restore(self, status: dict[str, Any], target: set[str]) -> None:
+        """The board made to show ``target`` (occupied squares): pieces off, then on."""
+        board = self._board(status)
+        for square in sorted(board - target):
+            self.act("lift", square)
+        for square in sorted(target - board):
+            self.act("place", square)
+
+
+def _engine_of(status: dict[str, Any], word: str) -> dict[str, Any]:
+    engine = status.get("engine")
+    if not isinstance(engine, dict):
+        raise BoardError(f"{word}: there is no engine in this game (boardctl play --engine "
+                         "builtin)")
+    return engine
+
+
+def _hint(hand: Hand, status: dict[str, Any]) -> str:
+    _engine_of(status, "hint")
+    hand.client.ask("hint")
+    return "hint asked: the engine looks a second for you, then the LEDs show it"
+
+
+def _resign(hand: Hand, status: dict[str, Any]) -> str:
+    _engine_of(status, "resign")
+    hand.client.ask("resign")
+    return "you resigned"
+
+
+def _draw(hand: Hand, status: dict[str, Any]) -> str:
+    _engine_of(status, "draw")
+    answer = hand.client.ask("offer-draw")
+    if answer.get("draw") == "accepted":
+        return "the engine accepts: a draw"
+    score = answer.get("score")
+    return "the engine declines the draw" + (f" (it sees {score / 100:+.2f} men for itself)"
+                                             if isinstance(score, int) else "")
+
+
+def _new(hand: Hand, status: dict[str, Any]) -> str:
+    """A new game with the same settings; the hand sets the pieces up and starts it."""
+    from firmware.rules.position import Position
+
+    answer = hand.client.ask("new", force=True)
+    start = Position.from_fen(str(answer.get("rules")), str(answer.get("fen")))
+    name = start.rules.geometry.algebraic
+    # the simulated board is set up for the new game: read it again, and make it good
+    hand.on_board = {str(sq) for sq in hand.client.ask("sensors").get("closed") or []}
+    hand.restore(answer, {name(sq) for sq in start.pieces()})
+    hand.client.ask("start")
+    return "a new game: set up and started"
+
+
+def _undo(hand: Hand, status: dict[str, Any]) -> str:
+    """The person's last move taken back by restoring the board, as he would by hand: in his
+    turn with the engine's reply, in the engine's turn alone (docs/ENGINE.md)."""
+    from firmware.rules.notation import parse_move
+    from firmware.rules.position import Position
+    from firmware.rules.sets import find_rules
+
+    engine = _engine_of(status, "undo")
+    moves = [str(m) for m in status.get("moves") or []]
+    plies = 1 if status.get("turn") == engine.get("side") else 2
+    if engine.get("handed_back") or status.get("result") is not None:
+        raise BoardError("undo: only in a game going on against the engine")
+    if len(moves) < plies:
+        raise BoardError("undo: no move of yours to take back")
+    position = Position.start(find_rules(str(status.get("rules"))))
+    history = [position]
+    for text in moves:
+        position = position.play(parse_move(position, text))
+        history.append(position)
+    if position.fen() != status.get("fen"):
+        raise BoardError("undo: this game did not start from the start position; restore "
+                         "the board square by square")
+    name = position.rules.geometry.algebraic
+    hand.restore(status, {name(sq) for sq in history[-1 - plies].pieces()})
+    after = hand.settle(len(moves) - plies, back=True)
+    if int(after.get("ply") or 0) == len(moves) - plies:
+        return "taken back: your move" + (" and the engine's reply" if plies == 2 else "")
+    return "undo: the board is restored but the take-back was not seen yet"
+
+
+#: The prompt's words for a game against the engine.
+ENGINE_WORDS = {"hint": _hint, "resign": _resign, "draw": _draw, "new": _new, "undo": _undo}
 
 
 def _square(status: dict[str, Any], word: str) -> str | None:
@@ -148,6 +256,10 @@ class Service:
             command += ["--time-control", args.time_control]
         if args.engine:  # the service plays the engine's side and lights its moves
             command += ["--engine", args.engine, "--engine-side", args.engine_side]
+            if getattr(args, "engine_level", None):
+                command += ["--engine-level", args.engine_level]
+            if getattr(args, "engine_move_time", None) is not None:
+                command += ["--engine-move-time", str(args.engine_move_time)]
         state.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
@@ -174,7 +286,8 @@ class Service:
             lines = self.log.read_text(errors="replace").strip().splitlines()
         except OSError:
             lines = []
-        return lines[-1][:300] if lines else f"exit status {self.proc.returncode}"
+        return (lines[-1].removeprefix("boardctl: error: ")[:300] if lines
+                else f"exit status {self.proc.returncode}")
 
     def stop(self) -> None:
         if self.proc.poll() is None:

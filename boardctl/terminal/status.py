@@ -75,8 +75,12 @@ def _new_moves(view: BoardView, moves: list[str], status: Mapping[str, Any],
 
 def _notices(view: BoardView, status: Mapping[str, Any]) -> list[str]:
     said: list[str] = []
-    kind = status.get("irregularity")
-    text = (irregularity_text(kind, None, sorted(view.leds)) if isinstance(kind, str)
+    kind, side = status.get("irregularity"), None
+    engine = status.get("engine")
+    if not isinstance(kind, str) and isinstance(engine, Mapping) and isinstance(
+            engine.get("irregularity"), Mapping):  # the board shows another move than its
+        kind, side = engine["irregularity"].get("kind"), engine.get("side")
+    text = (irregularity_text(kind[:40], side, sorted(view.leds)) if isinstance(kind, str)
             else None)
     if text != view.irregularity:
         if text is not None:
@@ -118,13 +122,37 @@ def _engine(view: BoardView, status: Mapping[str, Any]) -> list[str]:
     if (isinstance(move, Mapping) and isinstance(move.get("move"), str)
             and move.get("ply") == len(view.moves) + 1):
         text = f"{view.move_number(len(view.moves))} {move['move'][:40]}"
+    said = _engine_says(view, engine) if isinstance(engine, Mapping) else []
     if text == view.engine_move:
-        return []
+        return said
     view.engine_move = text
     if text is None:
-        return []
-    return [f"the engine plays {text}: carry it out"
-            + (f" (LEDs: {view.led_text()})" if view.leds else "")]
+        return said
+    return said + [f"the engine plays {text}: carry it out"
+                   + (f" (LEDs: {view.led_text()})" if view.leds else "")]
+
+
+def _engine_says(view: BoardView, engine: Mapping[str, Any]) -> list[str]:
+    """The engine's error (and its side handed back), and a hint, each told once."""
+    said = []
+    error = engine.get("error")
+    text = None
+    if isinstance(error, str) and error:
+        text = error[:200]
+        if engine.get("handed_back"):
+            text += ("; it is out until a new game: make its moves yourself and press "
+                     "its clock")
+    if text != view.engine_error:
+        view.engine_error = text
+        said.append(f"engine: {text}" if text else "engine: answering again")
+    hint = engine.get("hint")
+    hint = hint[:40] if isinstance(hint, str) and hint else None
+    if hint != view.engine_hint:
+        view.engine_hint = hint
+        if hint:
+            said.append(f"hint: {hint}"
+                        + (f" (LEDs: {view.led_text()})" if view.leds else ""))
+    return said
 
 
 def _warnings(status: Mapping[str, Any]) -> list[str]:
@@ -149,4 +177,5 @@ def _warnings(status: Mapping[str, Any]) -> list[str]:
 def _drawn(view: BoardView) -> tuple[Any, ...]:
     return (view.fen, len(view.moves), view.running, tuple(sorted(view.leds.items())),
             view.irregularity, view.result, view.alarm, tuple(view.warnings), view.adjourned,
-            view.board, view.time_control, view.engine_move)
+            view.board, view.time_control, view.engine_move, view.engine_error,
+            view.engine_hint)

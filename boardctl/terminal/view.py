@@ -84,6 +84,10 @@ class BoardView:
     adjourned: bool = False
     #: The engine's move for the person to carry out (``status``'s ``engine``), in words.
     engine_move: str | None = None
+    #: The engine's last error (its side handed back to the person after three in a row),
+    #: and the hint it gave the person, in words.
+    engine_error: str | None = None
+    engine_hint: str | None = None
     #: Bumped on every change a screen draws (the clocks' ticking aside).
     version: int = 0
 
@@ -190,6 +194,7 @@ def _header(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
 def _game(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     view.moves, view.result, view.irregularity, view.leds = [], None, None, {}
     view.adjourned, view.gap = False, None
+    view.engine_move = view.engine_error = view.engine_hint = None
     view.tags = {str(k): str(v) for k, v in rec.get("tags", {}).items()} if isinstance(
         rec.get("tags"), Mapping) else {}
     view._set_time_control(rec.get("time_control"))
@@ -226,7 +231,7 @@ def _move(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     view._read_clock(rec.get("clock"), "black" if side == "white" else "white", now)
     if view.clock is not None and "clock" in rec:
         view.running = "black" if side == "white" else "white"
-    view.leds, view.irregularity = {}, None
+    view.leds, view.irregularity, view.engine_move, view.engine_hint = {}, None, None, None
     said = f"{view.last_move()} by {side}"
     if rec.get("clock") is not None:
         said += f"; {view.times_text(now)}"
@@ -328,7 +333,7 @@ def _takeback(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
         return []
     del view.moves[ply:]
-    view.result = None
+    view.result = view.engine_move = None
     return [f"taken back: {ply} plies left"]
 
 
@@ -377,6 +382,37 @@ def _gap(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     return [text]
 
 
+def _engine_move(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+    """The engine's move for the person to carry out (``boardctl run --engine``)."""
+    move, ply = rec.get("move"), rec.get("ply")
+    if not isinstance(move, str) or not isinstance(ply, int) or isinstance(ply, bool) \
+            or not 1 <= ply <= MAX_MOVES:
+        return []
+    view.engine_move = f"{view.move_number(ply - 1)} {move[:40]}"
+    view.engine_error = None  # it answers again
+    route = rec.get("route")
+    if isinstance(route, list) and route and all(isinstance(sq, str) for sq in route):
+        # the LED picture as it ends: the start square, the landing squares, the pieces off
+        view.leds = {sq[:4]: "restore" for sq in route[1:MAX_LEDS]}
+        view.leds[route[0][:4]] = "must-move"
+        captured = rec.get("captured")
+        if isinstance(captured, list):
+            view.leds.update({str(sq)[:4]: "remove" for sq in captured[:MAX_LEDS]})
+    return [f"the engine plays {view.engine_move}: carry it out"
+            + (f" (LEDs: {view.led_text()})" if view.leds else "")]
+
+
+def _engine(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+    """The engine's error line (and its side handed back to the person)."""
+    error = rec.get("error")
+    if not isinstance(error, str):
+        return []
+    view.engine_error = error[:200] + ("; it is out until a new game: make its moves "
+                                       "yourself and press its clock"
+                                       if rec.get("handed_back") is True else "")
+    return [f"engine: {view.engine_error}"]
+
+
 def _status(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     view.link = str(rec.get("status"))[:20]
     return [f"board {view.link}"]
@@ -394,5 +430,5 @@ _RECORDS = {
     "cleared": _cleared, "result": _result, "snapshot": _snapshot, "alarm": _alarm,
     "hardware": _hardware, "clock": _clock, "position": _position, "adjourned": _adjourned,
     "status": _status, "setup": _setup, "takeback": _takeback,
-    "gap": _gap,
+    "gap": _gap, "engine-move": _engine_move, "engine": _engine,
 }

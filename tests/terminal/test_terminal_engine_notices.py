@@ -1,0 +1,102 @@
+"""What the terminal tells of the engine's side besides its move: a ``not-engine-move`` as an
+irregularity, its errors (and its side handed back to the person), a hint; from ``status``
+answers (play, watch --state-dir) and from feed lines (watch over MQTT). And ``play``'s
+prompt against the engine: a move for the engine refused while it thinks, a move on the
+board but not taken said so (never "made"). Fake answers, no processes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boardctl.terminal.app import notices_text
+from boardctl.terminal.play import Hand
+from boardctl.terminal.status import apply_status
+from boardctl.terminal.view import BoardView
+
+FEN = "B:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,d4,e3,g3:Bb6,d6,f6,h6,a7,c7,e7,g7,b8,d8,f8,h8"
+BASE: dict[str, Any] = {"game": "g1", "rules": "russian", "turn": "black", "time_control": None,
+                        "clock": None, "running": None, "irregularity": None,
+                        "moves": ["c3-d4"], "fen": FEN, "ply": 1}
+MOVE = {"ply": 2, "side": "black", "move": "d6-c5", "route": ["d6", "c5"], "captured": []}
+
+
+def _engine(**extra: Any) -> dict[str, Any]:
+    return {"name": "builtin", "side": "black", "thinking": False, "move": None,
+            "irregularity": None, "error": None, "hint": None, "handed_back": False, **extra}
+
+
+def test_status_tells_a_wrong_move_an_error_a_hand_back_and_a_hint() -> None:
+    view = BoardView()
+    apply_status(view, {**BASE, "leds": {}, "engine": _engine(thinking=True)}, 0.0)
+    wrong = {"kind": "not-engine-move", "squares": ["c5", "d6", "f6", "g5"]}
+    leds = {"c5": "restore", "d6": "remove", "f6": "restore", "g5": "wrong"}
+    said = apply_status(view, {**BASE, "leds": leds,
+                               "engine": _engine(move=MOVE, irregularity=wrong)}, 0.0)
+    assert "irregularity: not-engine-move (black): c5, d6, f6, g5" in said
+    assert "Irregularity: not-engine-move" in notices_text(view).plain
+    said = apply_status(view, {**BASE, "leds": {}, "engine": _engine(move=MOVE)}, 0.0)
+    assert "the board is right again" in said
+    said = apply_status(view, {**BASE, "leds": {}, "engine": _engine(error="engine x exited")},
+                        0.0)
+    assert said == ["engine: engine x exited"]
+    assert "Engine: engine x exited" in notices_text(view).plain
+    said = apply_status(view, {**BASE, "leds": {}, "engine": _engine(
+        error="engine x exited", handed_back=True)}, 0.0)
+    assert len(said) == 1 and "make its moves yourself and press its clock" in said[0]
+    said = apply_status(view, {**BASE, "moves": ["c3-d4", "d6-c5"], "turn": "white",
+                               "leds": {"d4": "must-move", "b6": "last-move"},
+                               "engine": _engine(hint="d4xb6")}, 0.0)
+    assert "engine: answering again" in said
+    assert "hint: d4xb6 (LEDs: b6 last move, d4 must move)" in said
+    assert "Hint: d4xb6" in notices_text(view).plain
+    assert apply_status(view, {**BASE, "moves": ["c3-d4", "d6-c5"], "turn": "white",
+                               "leds": {}, "engine": _engine(hint="d4xb6")}, 0.0) == []
+
+
+def test_feed_lines_tell_the_engine_s_move_and_errors() -> None:
+    view = BoardView()
+    view.apply({"type": "game", "rules": "russian", "time_control": None}, 0.0)
+    view.apply({"type": "move", "ply": 1, "side": "white", "move": "c3-d4"}, 0.0)
+    said = view.apply({"type": "engine-move", **MOVE}, 0.0)
+    assert said == ["the engine plays 1... d6-c5: carry it out (LEDs: c5 put back, "
+                    "d6 must move)"]
+    said = view.apply({"type": "engine", "error": "engine x hung", "handed_back": True}, 0.0)
+    assert said[0].startswith("engine: engine x hung; it is out until a new game")
+    assert view.apply({"type": "engine", "error": 5}, 0.0) == []
+    assert view.apply({"type": "engine-move", "ply": "x", "move": "d6-c5"}, 0.0) == []
+    view.apply({"type": "move", "ply": 2, "side": "black", "move": "d6-c5"}, 0.0)
+    assert view.engine_move is None and view.leds == {}
+
+
+class FakeClient:
+    """The control socket as play's hand sees it: answers from a script, acts recorded."""
+
+    def __init__(self, answers: list[dict[str, Any]]) -> None:
+        self.answers = answers
+        self.acts: list[tuple[str, dict[str, Any]]] = []
+
+    def ask(self, cmd: str, **args: Any) -> dict[str, Any]:
+        if cmd == "status":
+            return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        self.acts.append((cmd, args))
+        return {"ok": True}
+
+
+def test_a_move_for_the_engine_while_it_thinks_is_refused_with_nothing_done() -> None:
+    client = FakeClient([{**BASE, "leds": {}, "engine": _engine(thinking=True)}])
+    answer = Hand(client).line("d6-c5")  # type: ignore[arg-type]
+    assert "the engine is still thinking" in answer and client.acts == []
+
+
+def test_a_move_not_taken_is_never_said_made() -> None:
+    wrong = {"kind": "not-engine-move", "squares": ["c5", "d6", "f6", "g5"]}
+    client = FakeClient([{**BASE, "leds": {}, "engine": _engine(move=MOVE)},
+                         {**BASE, "leds": {}, "engine": _engine(move=MOVE)},
+                         {**BASE, "leds": {}, "engine": _engine(move=MOVE, irregularity=wrong)}])
+    answer = Hand(client).line("f6-g5")  # type: ignore[arg-type]
+    assert answer == ("f6-g5 is on the board but not taken: not-engine-move (the LEDs show "
+                      "what to fix)")
+    assert [a[1].get("square") for a in client.acts] == ["f6", "g5"]  # no press for it
+    client = FakeClient([{**BASE, "leds": {}, "engine": _engine(move=MOVE)},
+                         {**BASE, "leds": {}, "ply": 2, "engine": _engine()}])
+    assert Hand(client).line("d6-c5") == "d6-c5 made"  # type: ignore[arg-type]
