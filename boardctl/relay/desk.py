@@ -11,7 +11,8 @@ is refused (counted, logged the first ten times and then every thousandth). Answ
 
 - 200 and the board's JSON (``{"ok": true, ...}``, or its ``{"ok": false, "error"}``);
 - 401 without an ``Authorization: Bearer`` header, 403 with a wrong token: nothing is sent;
-- 400 for a body that is not a JSON object with a ``cmd`` (at most :data:`MAX_BODY` bytes),
+- 400 for a body that is not a JSON object with a ``cmd`` (at most :data:`MAX_BODY` bytes;
+  JSON as the control socket reads it: no key given twice, no NaN or Infinity),
   404 for a name that is no board's, 503 with too many requests waiting;
 - 504 when the board does not answer within :data:`ANSWER_S` seconds (switched off, not
   given the hall's key, or its ACL keeps it from the control topic).
@@ -35,6 +36,7 @@ from urllib.parse import unquote, urlsplit
 
 from boardctl.hall.mqtt import NAME, BrokerConfig, board_of, make_client, topic
 from boardctl.hall.signing import SignatureError, Signer
+from firmware.limits import clip, loads
 
 log = logging.getLogger(__name__)
 
@@ -136,10 +138,13 @@ class Desk:
             if len(self._waiting) >= MAX_WAITING:
                 return 503, {"ok": False, "error": "too many desk requests waiting"}
             n = self.signer.next()
+            try:
+                payload = self.signer.request(board, body, n)
+            except (ValueError, TypeError) as exc:  # NaN, a lone surrogate: not JSON to send
+                return 400, {"ok": False, "error": f"the request cannot be sent as JSON: {exc}"}
             self._waiting[n] = waiting
             # Under the lock: the counters reach each board in order (it takes only rising ones).
-            client.publish(topic(self.hall, board, "control"), self.signer.request(
-                board, body, n), qos=1)
+            client.publish(topic(self.hall, board, "control"), payload, qos=1)
         if waiting.done.wait(self.answer_s) and waiting.body is not None:
             return 200, waiting.body
         with self._lock:
@@ -185,9 +190,12 @@ class Desk:
             handler.close_connection = True
             return 400, {"ok": False, "error": f"a request body of 1 to {MAX_BODY} bytes"}
         try:
-            data = json.loads(handler.rfile.read(length).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            return 400, {"ok": False, "error": "the body is not UTF-8 JSON"}
+            # as the control socket reads a request: a key given twice is refused (the board
+            # must not act on another reading than the desk's), NaN and Infinity are no JSON
+            data = loads(handler.rfile.read(length).decode("utf-8"), unique_keys=True)
+            json.dumps(data, allow_nan=False)
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            return 400, {"ok": False, "error": f"the body is not UTF-8 JSON ({clip(str(exc), 80)})"}
         if not isinstance(data, dict) or not isinstance(data.get("cmd"), str):
             return 400, {"ok": False, "error": 'a control request such as {"cmd": "pause"}'}
         return self.request(board, data)

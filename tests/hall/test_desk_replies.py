@@ -56,3 +56,58 @@ def test_only_the_board_s_own_signed_reply_answers(mosquitto: Mosquitto) -> None
     finally:
         board.loop_stop()
         desk.close()
+
+
+def test_bodies_the_control_socket_would_not_read_are_refused_and_never_sent(
+        mosquitto: Mosquitto) -> None:
+    """A key given twice (the desk would read one request, the board act on another), NaN
+    and a lone surrogate (no JSON to sign): 400 each, and nothing reaches the broker. They
+    were a traceback and a closed connection (NaN, the surrogate) or sent as the last key
+    said (the duplicate)."""
+    import http.client
+    import json
+
+    from boardctl.relay.http import PdnServer
+
+    seen: list[bytes] = []
+    ready = threading.Event()
+    sniffer = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="sniffer-b1")
+    sniffer.on_connect = lambda c, *a: c.subscribe("kabelaud/H/+/control", 1)
+    sniffer.on_subscribe = lambda *a: ready.set()
+    sniffer.on_message = lambda c, u, m: seen.append(bytes(m.payload))
+    sniffer.connect("127.0.0.1", mosquitto.port)
+    sniffer.loop_start()
+    desk = Desk(parse_broker(mosquitto.url), "H", KEY, "desk-token-123", answer_s=0.2,
+                log=lambda line: None).start()
+    server = PdnServer(("127.0.0.1", 0), hall="H")
+    server.extra_handlers.insert(0, desk.handle)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def post(body: bytes) -> tuple[int, dict[str, Any]]:
+        conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+        conn.request("POST", "/arbiter/b1", body=body,
+                     headers={"Authorization": "Bearer desk-token-123"})
+        resp = conn.getresponse()
+        answer = resp.status, json.loads(resp.read())
+        conn.close()
+        return answer
+
+    try:
+        wait_for(ready.is_set, 10, "the sniffer")
+        wait_for(desk.subscribed.is_set, 10, "the desk's subscription")
+        for body in (b'{"cmd": "pause", "cmd": "status"}',
+                     b'{"cmd": "clock-set", "side": "white", "seconds": NaN}',
+                     b'{"cmd": "clock-set", "side": "white", "seconds": Infinity}',
+                     b'{"cmd": "pause", "id": "\\ud800"}'):
+            status, answer = post(body)
+            assert status == 400 and answer["ok"] is False, (body, status, answer)
+        assert post(b'{"cmd": "pause"}')[0] == 504  # the desk goes on: this one is sent
+        wait_for(lambda: len(seen) >= 1, 10, "the one request sent")
+        assert len(seen) == 1 and b'"body":{"cmd":"pause"}' in seen[0]
+        assert desk._waiting == {}
+    finally:
+        server.shutdown()
+        server.server_close()
+        sniffer.loop_stop()
+        desk.close()
