@@ -41,6 +41,14 @@ _SPI_MOSI = 10
 #: user. The chip selects are free with dtoverlay=spi0-0cs (``[leds] free_chip_selects``).
 _SPI_HELD = {9: "SPI MISO", 11: "SPI SCLK"}
 _SPI_CHIP_SELECTS = {8: "SPI CE0", 7: "SPI CE1"}
+#: The header's UART (GPIO 14 TX, 15 RX). A button claimed there by lgpio takes the pin from
+#: the UART without an error (the Pi's pin controller lets a GPIO request through), and the
+#: feed then goes nowhere: refused while the feed is on that UART.
+_UART_GPIOS = {14: "UART TX", 15: "UART RX"}
+#: The header UART's devices: ttyS0 (Pi 0-4's mini UART) and ttyAMA0 (a Pi 0-4's PL011 with
+#: Bluetooth moved, a Pi 5's UART0 with dtparam=uart0=on). ``serial0`` is the link to one of
+#: them on a Pi 0-4; on a Pi 5 it names the debug connector (ttyAMA10), off the header.
+_HEADER_UARTS = ("ttyS0", "ttyAMA0")
 _PWM_GPIOS = (10, 12, 13, 18, 19, 21)  # the pins rpi_ws281x drives a strip from (18 usual)
 
 _CORNERS = ("a1", "right-1", "a-top", "right-top")
@@ -255,6 +263,9 @@ class BoardConfig:
             if not self.leds.free_chip_selects:
                 held.update(_SPI_CHIP_SELECTS)
             claims += [(pin, f"leds ({what})") for pin, what in held.items()]
+        if uart_on_header(self.serial.port):
+            claims += [(pin, f"serial.port ({self.serial.port}: {what})")
+                       for pin, what in _UART_GPIOS.items()]
         claims += [(p, f"matrix.rows[{i}]") for i, p in enumerate(self.matrix.rows)]
         claims += [(p, f"matrix.columns[{i}]") for i, p in enumerate(self.matrix.columns)]
         claims += [(getattr(self.buttons, n), f"buttons.{n}") for n in ("white", "black", "pause")
@@ -262,6 +273,18 @@ class BoardConfig:
         if self.buzzer.pin:
             claims.append((self.buzzer.pin, "buzzer.pin"))
         return claims
+
+
+def uart_on_header(port: str) -> bool:
+    """Whether the feed ``port`` is the header's UART on GPIO 14/15 (``serial0`` by the device
+    its link names; without the link, the UART off or not a Pi, as on a Pi 0-4)."""
+    name = port.rstrip("/").rsplit("/", 1)[-1]
+    if name == "serial0" and "://" not in port:
+        try:
+            name = Path(port).resolve(strict=True).name
+        except (OSError, RuntimeError):
+            return True
+    return name in _HEADER_UARTS and "://" not in port
 
 
 def default_config(size: int = 10) -> BoardConfig:

@@ -29,7 +29,8 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text('size = 8\n[matrix]\nscan_hz = 500\n[leds]\nbackend = "spi"\n'
                     '[leds.colours]\nwrong = [1, 2, 3]\nrestore = "#0A0B0C"\n'
-                    '[serial]\nport = "/dev/serial0"\n[gpio]\nchip = 4\n')
+                    '[serial]\nport = "/dev/serial0"\n[gpio]\nchip = 4\n'
+                    '[buttons]\nwhite = 20\nblack = 21\npause = 27\n')  # off the UART
     config = load_config(path)
     assert config.size == 8 and len(config.matrix.rows) == 8 and len(config.matrix.columns) == 4
     assert config.matrix.scan_hz == 500.0
@@ -42,7 +43,8 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
     # SPI0 holds MISO, SCLK and both chip selects too ("GPIO busy" for anyone else)
     assert {pin: claims[pin] for pin in (7, 8, 9, 11)} == {
         7: "leds (SPI CE1)", 8: "leds (SPI CE0)", 9: "leds (SPI MISO)", 11: "leds (SPI SCLK)"}
-    assert len(claims) == len(config.gpio_claims()) == 2 + 5 + 8 + 4 + 3
+    assert claims[14] == "serial.port (/dev/serial0: UART TX)"
+    assert len(claims) == len(config.gpio_claims()) == 2 + 5 + 2 + 8 + 4 + 3
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -88,6 +90,13 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
     ("[leds]\nbackend = 'spi'\npixel_order = 'GRBW'\n[leds.layout]\nfirst_pixel = 25",
      "leds.layout: 125 GRBW pixels take 4128 bytes"),
     ("[leds]\nbackend = 'spi'\n[leds.layout]\nfirst_pixel = 65\n[buttons]\npause = 0", None),
+    # the feed on the header UART takes GPIO 14/15 from the default buttons
+    ("[serial]\nport = '/dev/serial0'", "buttons.white: GPIO14 is already used by serial.port "
+                                        "(/dev/serial0: UART TX)"),
+    ("[serial]\nport = '/dev/ttyAMA0'\n[buttons]\nwhite = 25\nblack = 15\npause = 0",
+     "buttons.black: GPIO15 is already used by serial.port (/dev/ttyAMA0: UART RX)"),
+    ("[serial]\nport = '/dev/ttyAMA0'\n[buttons]\nwhite = 7\nblack = 8\npause = 0", None),
+    ("[serial]\nport = '/dev/ttyUSB0'\n[buttons]\npause = 0", None),
     ("serial = 3", "serial: expected a table ([serial]), got int 3"),
     ("[serial]\nport = ''", "serial.port: expected a non-empty string"),
     ('state_dir = "/tmp/a\\u0000b"', "state_dir: expected one line of text"),
@@ -125,3 +134,23 @@ def test_parse_config_takes_a_document() -> None:
     assert parse_config({"size": 8}).size == 8
     with pytest.raises(ConfigError, match="<config>: leds.layout: expected a table"):
         parse_config({"leds": {"layout": 3}})
+
+
+@pytest.mark.parametrize(("target", "refused"), [("ttyS0", True), ("ttyAMA0", True),
+                                                 ("ttyAMA10", False)])
+def test_serial0_is_the_header_uart_by_the_device_it_names(
+        tmp_path: Path, target: str, refused: bool) -> None:
+    """``serial0`` is a link: to the header's UART on a Pi 0-4 (ttyS0, or ttyAMA0 with
+    Bluetooth moved), to the debug connector on a Pi 5 (ttyAMA10), where the buttons may stay
+    on GPIO 14/15. Before, the feed on the header UART and a button on its pin were both
+    accepted: the button took the pin and every feed line went nowhere, without an error."""
+    (tmp_path / target).touch()
+    (tmp_path / "serial0").symlink_to(target)
+    path = tmp_path / "config.toml"
+    path.write_text(f"[serial]\nport = '{tmp_path / 'serial0'}'\n")
+    if not refused:
+        assert load_config(path).buttons.white == 14
+        return
+    with pytest.raises(ConfigError, match=r"buttons.white: GPIO14 is already used by "
+                       r"serial.port \(.*serial0: UART TX\)"):
+        load_config(path)
