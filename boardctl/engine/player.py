@@ -325,6 +325,8 @@ class EnginePlayer(_Shown):
             self._wrong, self._wrong_leds = None, {}
             self._failures, self.handed_back = 0, False
             self.client.new_game()
+        # the person carries out its moves: touch-move binds him there once it is handed back
+        session.referee.machine_sides = frozenset(() if self.handed_back else (self.side,))
         while True:
             try:
                 self._take(self._replies.get_nowait(), session, at)

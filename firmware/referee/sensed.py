@@ -47,6 +47,10 @@ class SensedBoard:
         self.settle_ns = settle_ns
         self.touch_ns = max(BOUNCE_NS, TOUCH_NS if touch_ns is None else touch_ns)
         self.started = started
+        #: Sides whose moves a machine decides and a person carries out (an engine's): the
+        #: touch-move rule (000 3.10) binds a player deciding his move, not the hand carrying
+        #: out the engine's, so a piece of theirs touched first is no irregularity.
+        self.machine_sides: frozenset[Side] = frozenset()
         self.over = False
         self.ply = 0
         self.previous: Board | None = None
@@ -154,7 +158,7 @@ class SensedBoard:
         after = before.play(move)
         side = before.turn
         out: list[Decision] = [MoveCommitted(at, move, side, before, after, pressed)]
-        touch_first = self._first_touch(move)
+        touch_first = self._first_touch(move) if side not in self.machine_sides else None
         held = self._held.get(touch_first, 0) if touch_first is not None else None
         self._advance(after, before.occupied())
         if touch_first is not None:

@@ -397,3 +397,29 @@ def test_the_arbiter_takes_back_while_the_engine_s_move_is_shown(tmp_path: Path)
         assert [m["move"] for m in board.session.moves][1] == shown["move"]
     finally:
         board.close()
+
+
+def test_a_piece_of_the_engine_s_touched_first_is_no_touch_move(tmp_path: Path) -> None:
+    """The person carries out the engine's move: touch-move (000 3.10) binds a player choosing
+    his move, not the hand that picks up another of the engine's pieces first."""
+    board = Board(tmp_path / "state", "russian", "builtin", "black")
+    try:
+        board.act("press", "black")
+        board.steps()
+        board.play(board.persons_move())
+        rec = board.engine_move()
+        alg = board.rules.geometry.algebraic
+        other = next(m for m in board.session.position.legal_moves()
+                     if alg(m.start) != rec["route"][0])
+        mark = len(board.lines)
+        board.act("lift", alg(other.start))  # held long enough to be a touch, put back
+        board.steps()
+        board.clock.now += 600_000_000
+        board.act("place", alg(other.start))
+        board.steps()
+        board.carry_out(rec)
+        assert [m["move"] for m in board.session.moves][1] == rec["move"]
+        assert not [r for r in board.lines[mark:] if r["type"] == "irregularity"]
+        assert board.session.referee.notice is None
+    finally:
+        board.close()
