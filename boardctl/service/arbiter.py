@@ -26,7 +26,7 @@ from firmware.formats.events import (
     Start,
     TakeBack,
 )
-from firmware.rules.game import RESULTS
+from firmware.rules.game import RESULTS, parse_result, result_text
 from firmware.rules.sets import Side
 from firmware.session.session import AUTOMATIC, BoardSession
 
@@ -194,11 +194,14 @@ def _result(session: BoardSession, args: Mapping[str, Any], at: int) -> Event:
     if args["result"] not in RESULTS:
         raise ControlError(
             f"result: {args['result']!r} is not a result ({', '.join(sorted(RESULTS))})")
+    result = args["result"]
+    if result != "0-0":  # in the rule set's own form (1-0 is 2-0 on 100 squares), as the
+        result = result_text(session.rules, parse_result(result)[0])  # relay takes it
     over = session.result
     if over is not None and not str(over.get("reason", "")).startswith(AUTOMATIC):
         # a flag or a lateness default the arbiter may override (004 §32); nothing else
         raise ControlError(f"result: the game is over already ({over['result']})")
-    return Result(at, args["result"], args.get("reason", "arbiter"))
+    return Result(at, result, args.get("reason", "arbiter"))
 
 
 #: The arbiter's acts: each request's event (refused with the reason where it cannot be).

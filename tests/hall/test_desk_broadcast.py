@@ -120,3 +120,32 @@ def test_the_clocks_after_a_takeback_show_at_once() -> None:
     assert last_clock(state) == "{[%clock w0:04:30 b0:04:40]}"
     fed([{**moves[4], "ply": 5}], state, 10)  # the next move writes its own
     assert last_clock(state) == "{[%clock w0:04:37 B0:04:51]}"
+
+
+def test_the_board_writes_a_result_in_its_rule_set_s_form(tmp_path: Path) -> None:
+    """A 100-square board took ``1-0`` from the desk and ended its game with it, while the
+    relay (rightly) refuses that form: the broadcast showed the game running for ever. The
+    board now writes each result in its rule set's form (``1-0`` is ``2-0``, ``1/2-1/2`` is
+    ``1-1`` on 100 squares), on its feed and in its journal."""
+    from service_helpers import sim_service
+
+    from firmware.formats.feed import decode_line
+
+    lines: list[str] = []
+    service, _clock = sim_service(tmp_path / "state", lines=lines)
+    service.boot()
+    try:
+        done = service.command({"cmd": "result", "result": "1-0", "reason": "resignation"})
+        assert done["ok"] and done["result"] == "2-0", done
+        fed_results = [r["result"] for r in map(decode_line, lines)
+                       if r and r.get("type") == "result"]
+        assert fed_results == ["2-0"]
+        assert '[Result "2-0"]' in service.command({"cmd": "pdn"})["pdn"]
+    finally:
+        service.close()
+    again, _clock = sim_service(tmp_path / "state")  # the journal says 2-0 too
+    again.boot()
+    try:
+        assert again.command({"cmd": "status"})["result"] == "2-0"
+    finally:
+        again.close()
