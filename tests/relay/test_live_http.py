@@ -204,3 +204,14 @@ def test_bad_delay_or_token_is_one_line(args: list[str], words: str) -> None:
                            "127.0.0.1:0", *args], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert done.stderr.startswith(f"boardctl: error: {words}") and done.stderr.count("\n") == 1
+
+
+def test_a_board_s_download_is_the_game_as_the_relay_writes_it(relay: LiveRelay) -> None:
+    """``/board/BOARD.pdn`` carries the board's ``[Board]`` tag as the hall's PDN does (the
+    download of one board's game had none: its writer dropped it)."""
+    status, headers, body = fetch(relay, "/board/12.pdn")
+    assert status == 200 and "attachment" in headers["content-disposition"]
+    from firmware.pdn import read_games
+
+    (game,) = read_games(body.decode(), "download")
+    assert game.tags["Board"] == "12" and len(game.moves) == 4

@@ -264,7 +264,9 @@ class LiveHub:
                      for m in b.moves[:count]]
             tags = dict(b.tags)
             tags.setdefault("Board", name)
-            game = RelayGame(board=name, game=b.game or name, rules=b.rules,
+            # keyed as a hall board's game (BOARD/GAME), so its writer keeps the Board tag
+            game = RelayGame(board=name, game=b.game or name, key=f"{name}/{b.game or name}",
+                             rules=b.rules,
                              start_fen=b.start_fen, tags=tags, time_control=b.time_control,
                              moves=moves,
                              result=b.result[1] if b.result and b.result[0] <= at else None)
