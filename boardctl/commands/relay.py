@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "broker (--broker, --hall), keep every game with [%clock] comments and Round "
             "\"r.b\" tags, write the PDN atomically to --out and serve it over HTTP: "
             "/HALL.pdn, /HALL/round/R.pdn (64 games a URL, then R-2.pdn ...), the whole PDN "
-            "at any other path. See docs/HALL.md."
+            "at /games.pdn; any other path is 404. See docs/HALL.md."
         ),
     )
     p.add_argument("ports", nargs="*", metavar="PORT", help="serial device or pySerial URL")

@@ -8,8 +8,9 @@ no request ever touches the relay's state. Paths::
                              several: ``boardctl relay --hall A --hall B``)
     /HALL/round/R.pdn        the games whose Round is R or starts with "R." (ordered by board),
                              at most 64 a URL; a bigger round goes on at R-2.pdn, R-3.pdn ...
-    anything else            every game (a serial relay's PDN at /, /games.pdn ...), unless one
-                             of ``server.extra_handlers`` (the live page) answers it first
+    /games.pdn               every game (and / where no live page is mounted)
+    anything else            404, unless one of ``server.extra_handlers`` (the live page, the
+                             desk, the crosstable) answers it first
 
 Every PDN answer has an ``ETag`` and a ``Last-Modified`` (the newest change of the games it
 holds), and a poller that sends them back gets ``304 Not Modified``. With a broadcast delay

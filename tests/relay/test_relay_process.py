@@ -72,3 +72,12 @@ def test_relay_bad_address_is_one_line() -> None:
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert done.stderr.startswith("boardctl: error: --http") and done.stderr.count("\n") == 1
+
+
+def test_the_help_tells_the_paths_as_they_are_served() -> None:
+    """An unknown path is a 404 (issue 31); the help said it served the whole PDN there."""
+    done = subprocess.run([sys.executable, "-m", "boardctl", "relay", "--help"],
+                          capture_output=True, text=True, timeout=30)
+    text = " ".join(done.stdout.split())
+    assert done.returncode == 0 and "any other path is 404" in text
+    assert "the whole PDN at /games.pdn" in text
