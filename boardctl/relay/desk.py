@@ -11,6 +11,8 @@ is refused (counted, logged the first ten times and then every thousandth). Answ
 
 - 200 and the board's JSON (``{"ok": true, ...}``, or its ``{"ok": false, "error"}``);
 - 401 without an ``Authorization: Bearer`` header, 403 with a wrong token: nothing is sent;
+- 404 for a board no retained ``status`` names (none of that name came online), 503 for
+  one whose status is ``offline``: at once, nothing sent;
 - 400 for a body that is not a JSON object with a ``cmd`` (at most :data:`MAX_BODY` bytes;
   JSON as the control socket reads it: no key given twice, no NaN or Infinity),
   404 for a name that is no board's, 503 with too many requests waiting;
@@ -46,6 +48,10 @@ ANSWER_S = 5.0
 MAX_BODY = 64 * 1024
 #: Requests waiting for their boards at once.
 MAX_WAITING = 1024
+#: Seconds a request to a board not (yet) heard online waits for its status.
+STATUS_GRACE = 1.0
+#: Boards whose retained status the desk keeps (more names are not boards of a real hall).
+MAX_BOARDS = 4096
 
 
 class _Waiting:
@@ -73,8 +79,12 @@ class Desk:
         self.refused = 0
         self.timeouts = 0
         self.subscribed = threading.Event()
+        #: Each board's retained ``status`` (``online``/``offline``): a request to a board
+        #: never heard of is a 404, to one that is offline a 503, at once and nothing sent.
+        self.boards: dict[str, str] = {}
         self._waiting: dict[int, _Waiting] = {}
         self._lock = threading.Lock()
+        self._heard = threading.Condition()
         self._client: Any = None
 
     def start(self) -> Desk:
@@ -99,9 +109,29 @@ class Desk:
         if reason.is_failure:
             self.log(f"desk: broker {self.config.url} refused the connection: {reason}")
             return
-        client.subscribe(topic(self.hall, "+", "reply"), 1)
+        client.subscribe([(topic(self.hall, "+", "reply"), 1),
+                          (topic(self.hall, "+", "status"), 1)])
+
+    def _on_status(self, board: str, payload: bytes) -> None:
+        said = payload.decode("ascii", "replace")
+        if said in ("online", "offline") and (board in self.boards
+                                              or len(self.boards) < MAX_BOARDS):
+            with self._heard:
+                self.boards[board] = said
+                self._heard.notify_all()
+
+    def _online(self, board: str) -> str | None:
+        """``board``'s status, waiting up to :data:`STATUS_GRACE` for an ``online`` (a board
+        that has just connected, its status a few ms behind its ``ready``)."""
+        with self._heard:
+            self._heard.wait_for(lambda: self.boards.get(board) == "online", STATUS_GRACE)
+            return self.boards.get(board)
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        status = board_of(self.hall, message.topic, "status")
+        if status is not None:
+            self._on_status(status, bytes(message.payload))
+            return
         board = board_of(self.hall, message.topic, "reply")
         if board is None:
             return
@@ -198,6 +228,13 @@ class Desk:
             return 400, {"ok": False, "error": f"the body is not UTF-8 JSON ({clip(str(exc), 80)})"}
         if not isinstance(data, dict) or not isinstance(data.get("cmd"), str):
             return 400, {"ok": False, "error": 'a control request such as {"cmd": "pause"}'}
+        known = self._online(board)
+        if known is None and self.subscribed.is_set():
+            return 404, {"ok": False, "error": f"no board {board} in hall {self.hall}: none "
+                         "has come online on the broker under that name"}
+        if known == "offline":
+            return 503, {"ok": False, "error": f"board {board} is offline (switched off, or "
+                         "its network is down): nothing was sent"}
         return self.request(board, data)
 
 

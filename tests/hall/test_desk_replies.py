@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import pytest
 from hall_helpers import wait_for
 from mqtt_broker import Mosquitto
 
@@ -59,15 +60,19 @@ def test_only_the_board_s_own_signed_reply_answers(mosquitto: Mosquitto) -> None
 
 
 def test_bodies_the_control_socket_would_not_read_are_refused_and_never_sent(
-        mosquitto: Mosquitto) -> None:
+        mosquitto: Mosquitto, monkeypatch: pytest.MonkeyPatch) -> None:
     """A key given twice (the desk would read one request, the board act on another), NaN
     and a lone surrogate (no JSON to sign): 400 each, and nothing reaches the broker. They
     were a traceback and a closed connection (NaN, the surrogate) or sent as the last key
-    said (the duplicate)."""
+    said (the duplicate). A board no status names is a 404, an offline one a 503, at once
+    and nothing sent (both were sent, and a 504 five seconds later)."""
     import http.client
     import json
 
+    import boardctl.relay.desk as desk_module
     from boardctl.relay.http import PdnServer
+
+    monkeypatch.setattr(desk_module, "STATUS_GRACE", 0.2)
 
     seen: list[bytes] = []
     ready = threading.Event()
@@ -102,6 +107,13 @@ def test_bodies_the_control_socket_would_not_read_are_refused_and_never_sent(
                      b'{"cmd": "pause", "id": "\\ud800"}'):
             status, answer = post(body)
             assert status == 400 and answer["ok"] is False, (body, status, answer)
+        status, answer = post(b'{"cmd": "pause"}')
+        assert status == 404 and "no board b1 in hall H" in answer["error"]
+        sniffer.publish("kabelaud/H/b1/status", b"offline", qos=1, retain=True)
+        wait_for(lambda: desk.boards.get("b1") == "offline", 10, "the desk hearing b1's status")
+        status, answer = post(b'{"cmd": "pause"}')
+        assert status == 503 and "offline" in answer["error"]
+        sniffer.publish("kabelaud/H/b1/status", b"online", qos=1, retain=True)
         assert post(b'{"cmd": "pause"}')[0] == 504  # the desk goes on: this one is sent
         wait_for(lambda: len(seen) >= 1, 10, "the one request sent")
         assert len(seen) == 1 and b'"body":{"cmd":"pause"}' in seen[0]
