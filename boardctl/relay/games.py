@@ -55,21 +55,28 @@ class RelayGame:
         return Position.from_fen(self.rules, self.start_fen)  # read when it was taken
 
     def round_tag(self) -> str:
-        """``r.b``: the game's round and its board number (PDN ``Round`` for broadcasts)."""
+        """``r.b``: the game's round and its board's number (PDN ``Round``, as the standard
+        writes sub-rounds: ``3.1``, ``4.1.2``). The number is the board's name when it is one,
+        else the digits it ends in (``b12``: 12, the name a hall's boards are given); a board
+        named without a number, and a game of no known round, keep the round alone (``3``,
+        ``?``): the ``Board`` tag names the board."""
         rnd = self.tags.get("Round", "").strip() or "?"
-        if "." in rnd:
+        if "." in rnd or rnd == "?":
             return rnd
         board = self.tags.get("Board", "").strip() or self.board
-        return f"{rnd}.{board}"
+        number = re.search(r"(?<![0-9])0*([0-9]{1,9})$", board) if board.isascii() else None
+        return f"{rnd}.{number.group(1) or '0'}" if number else rnd
 
     def pdn(self) -> str:
         from firmware.rules.sets import find_rules
 
         tags = dict(self.tags)
-        tags.pop("Board", None)
+        board = tags.pop("Board", None)
         tags["Round"] = self.round_tag()
         if "/" in self.key:  # a hall board's game: its topic's name (docs/CONTRACT.md)
             tags["Board"] = self.board
+        elif board:  # a serial board's own tag: the Round's sub-round may not name it
+            tags["Board"] = board
         if self.time_control:
             tags.setdefault("TimeControl", self.time_control)
         game_type = None

@@ -210,4 +210,4 @@ def test_a_started_game_keeps_its_tags() -> None:
     feed(relay, "b1", late)
     game = relay.state.games["b1/g"]
     assert game.tags["Round"] == "1" and game.tags["White"] == "A"
-    assert game.round_tag() == "1.b1"
+    assert game.round_tag() == "1.1"

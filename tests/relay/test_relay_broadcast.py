@@ -74,3 +74,22 @@ def test_a_result_in_another_rule_sets_form_is_refused() -> None:
                                  "reason": "x"}], start=len(records) + 1):
         state.feed_line("p", line)
     assert state.games["r1"].result is None and "russian writes 0-1" in "\n".join(told)
+
+
+def test_the_round_tag_numbers_the_board_as_the_pdn_standard_writes_sub_rounds() -> None:
+    """``boardctl hall boards b1 b2`` and ``start-round`` (the guide's own steps) set
+    ``Round "1"`` and ``Board "b1"``: the relay wrote ``[Round "1.b1"]``. Now ``1.1`` (the
+    standard's ``3.1``), the Board tag naming the board; no number, no sub-round; a game of no
+    known round stays ``?``."""
+    state = RelayState()
+    for board, tags in (("b1", {"Round": "1", "Board": "b1"}), ("b12", {"Round": "1"}),
+                        ("desk", {"Round": "1", "Board": "desk"}), ("b7", {"Round": "?"})):
+        ident = f"g-{board}"
+        records = [header_record(board, "r", "international"),
+                   {**GAME, "game": ident, "tags": {**GAME["tags"], **tags}},
+                   *move_records(ident)[:2]]
+        for line in lines(records):
+            state.feed_line(board, line)
+    games = list(read_games(state.pdn(), "relay"))
+    assert [(g.tags["Round"], g.tags.get("Board")) for g in games] == [
+        ("1.1", "b1"), ("1.12", None), ("1", "desk"), ("?", None)]
