@@ -45,6 +45,9 @@ class RelayGame:
     #: The feed it came from (its file in the relay's store) and when it was first heard of.
     source: str = ""
     order: int = 0
+    #: Served (in the PDNs) since its first move or its result; a game before it is not:
+    #: PDN readers (pydraughts) stop at a game without moves, and it is no game played yet.
+    shown: bool = False
 
     def start(self) -> Position | None:
         """The position before the first move; None while no rule set is known."""
@@ -155,7 +158,7 @@ def kept(game: RelayGame) -> dict[str, Any]:
     return {"game": game.game, "board": game.board, "order": game.order, "rules": game.rules,
             "start_fen": game.start_fen, "tags": dict(game.tags),
             "time_control": game.time_control, "moves": [_packed(m) for m in game.moves],
-            "result": game.result, "reason": game.reason,
+            "result": game.result, "reason": game.reason, "shown": game.shown,
             "clock_since": list(since) if (since := getattr(game, "clock_since", None)) else None}
 
 

@@ -6,8 +6,9 @@ no request ever touches the relay's state. Paths::
 
     /HALL.pdn                every game of the hall (of each hall, when the relay follows
                              several: ``boardctl relay --hall A --hall B``)
-    /HALL/round/R.pdn        the games whose Round is R or starts with "R." (ordered by board),
-                             at most 64 a URL; a bigger round goes on at R-2.pdn, R-3.pdn ...
+    /HALL/round/R.pdn        the games whose Round is R or starts with "R." (in the order first
+                             heard of: each keeps its place), at most 64 a URL; a bigger round
+                             goes on at R-2.pdn, R-3.pdn ...
     /games.pdn               every game (and / where no live page is mounted)
     anything else            404, unless one of ``server.extra_handlers`` (the live page, the
                              desk, the crosstable) answers it first
@@ -118,8 +119,10 @@ def select_games(view: View, hall: str | Sequence[str] | None,
         name, part = tail.group(1), int(tail.group(2))
     if part < 1:
         return []
-    chosen = sorted((g for g in games if _in_round(g.round, name)),
-                    key=lambda g: (_natural(g.round), _natural(g.board)))
+    # In the order the relay first heard of each game, never re-sorted: a broadcast site
+    # (lidraughts) matches each game to its chapter by its place in the file and stops the
+    # round when a game it has moves to another place, as a late board sorted in would.
+    chosen = [g for g in games if _in_round(g.round, name)]
     return chosen[(part - 1) * PER_URL: part * PER_URL]
 
 

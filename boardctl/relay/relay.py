@@ -163,8 +163,9 @@ class Relay:
             self._store_error = None
 
     def publish(self) -> None:
-        texts = self.state.texts()
-        text = "".join(t for _, t in texts)
+        texts = self.state.texts()  # every game is kept; the games played are served
+        served = [(game, body) for game, body in texts if game.shown]
+        text = "".join(t for _, t in served)
         now = self.wall()
         for game, body in texts:  # when each game changed: its marks (the store keeps them)
             key = game.key or game.game
@@ -183,7 +184,7 @@ class Relay:
             self.writes += 1
         games = [GameText(game.key or game.game, game.round_tag(),
                           game.tags.get("Board") or game.board, body,
-                          self._changed[game.key or game.game][1]) for game, body in texts]
+                          self._changed[game.key or game.game][1]) for game, body in served]
         self.timeline.push(View(tuple(games), now))
         if self.on_publish is not None:
             self.on_publish()

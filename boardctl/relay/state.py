@@ -346,7 +346,18 @@ class RelayState(_Checks):
         changed = self._apply(game, kind, record)
         if changed:
             game.version += 1
+            if not game.shown and (game.moves or game.result):
+                self._show(game)
         return changed
+
+    def _show(self, game: RelayGame) -> None:
+        """A game's first move (or its result): from now on it is served, in the place it
+        takes now, after every game served before it, and keeps that place (a broadcast site
+        matches games to its chapters by their place in the file)."""
+        game.shown = True
+        game.order = self._order
+        self._order += 1
+        self.games[game.key] = self.games.pop(game.key)
 
     def _open(self, src: _Source, key: str, kind: Any,
               record: Mapping[str, Any]) -> RelayGame | None:
@@ -489,8 +500,8 @@ class RelayState(_Checks):
         return False
 
     def pdn(self) -> str:
-        """All the games, in the order first heard of, as one PDN text."""
-        return "".join(text for _, text in self.texts())
+        """The games played (a move or a result), in the order each was first, as one PDN."""
+        return "".join(text for game, text in self.texts() if game.shown)
 
     def texts(self) -> list[tuple[RelayGame, str]]:
         """Each game with its PDN text, in the order first heard of (each text is kept until
@@ -538,6 +549,7 @@ def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
         result = saved.get("result")
         game.result = result if isinstance(result, str) and result in RESULTS else None
         game.reason = str(saved.get("reason") or "") if game.result else None
+        game.shown = bool(game.moves) or game.result is not None or saved.get("shown") is True
         since = saved.get("clock_since")  # the clocks after the last move, if any
         if isinstance(since, list) and len(since) == 4:
             state._apply(game, "clock", {"running": since[3],
@@ -580,6 +592,8 @@ def delayed_views(state: RelayState, marks: Mapping[str, list[tuple[int, str | N
     texts: dict[str, GameText] = {}
     changes: list[tuple[float, str, int, str | None]] = []
     for key, game in state.games.items():
+        if not game.shown:
+            continue
         known = marks.get(key) or [(len(game.moves), game.result, 0.0)]
         for n, result, t in known:
             changes.append((max(t, cut), key, min(n, len(game.moves)), result))
@@ -592,8 +606,11 @@ def delayed_views(state: RelayState, marks: Mapping[str, list[tuple[int, str | N
         if not whole:
             shown = replace(game, moves=game.moves[:n], result=result)
             setattr(shown, "clock_since", None)  # noqa: B010 (the clocks after the last move)
-        texts[key] = GameText(key, game.round_tag(), game.tags.get("Board") or game.board,
-                              shown.pdn(), t)
+        if n == 0 and result is None:  # not played yet then: not served
+            texts.pop(key, None)
+        else:
+            texts[key] = GameText(key, game.round_tag(), game.tags.get("Board") or game.board,
+                                  shown.pdn(), t)
         view = View(tuple(texts[k] for k in state.games if k in texts), t)
         if views and t - views[-1].stamp < 1.0:
             views[-1] = view  # within a second, as the timeline keeps them

@@ -139,9 +139,10 @@ def test_a_setup_during_a_game_is_refused_until_the_result_then_applied(
             assert "H-r2-b3: applied" in board.stderr()
             wait_for(lambda: any(g.tags.get("Round") == "2" for g in relay.games("b3")),
                      what="the new game on the relay")
-            code, _, body = relay.get("/H/round/2.pdn")
-            games = list(read_games(body.decode(), "round"))
-            assert code == 200 and [g.tags["White"] for g in games] == ["Kask"]
+            code, _, body = relay.get("/H/round/2.pdn")  # served from its first move only
+            assert code == 200 and list(read_games(body.decode(), "round")) == []
+            (kask,) = [g for g in relay.games("b3") if g.tags.get("Round") == "2"]
+            assert kask.tags["White"] == "Kask" and not kask.shown
         finally:
             board.stop()
 

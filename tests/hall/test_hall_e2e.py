@@ -77,6 +77,13 @@ def test_a_round_from_start_round_to_the_crosstable(mosquitto: Mosquitto, tmp_pa
             assert status(board)["time_control"] == "300+5"  # type: ignore[index]
             assert ": applied" in board.stderr()
 
+        for board in (b1, b2):  # each game's first move (a game is served once played)
+            sock = board.state / "control.sock"
+            for args in ({"cmd": "start"}, {"cmd": "sim", "type": "lift", "square": "d4"},
+                         {"cmd": "sim", "type": "place", "square": "e5"},
+                         {"cmd": "sim", "type": "press", "side": "white"}):
+                assert request(sock, args.pop("cmd"), **args)["ok"]
+
         def round_games() -> dict[str, Any]:
             code, body = relay.get("/H/round/1.pdn")
             return {g.tags.get("Board"): g for g in read_games(body.decode(), "round")

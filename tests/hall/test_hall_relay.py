@@ -74,14 +74,16 @@ def test_games_are_told_apart_by_the_topic_and_rounds_hold_64_a_url(
             publisher.line(board, move(1, "32-28"))
         for board in ("x1", "x2"):
             publisher.line(board, game(board, "6"))
-        wait_for(lambda: len(relay.games()) == 72, what="72 games")
+            publisher.line(board, move(1, "32-28"))  # served from its first move
+        wait_for(lambda: len(relay.games()) == 72 and all(g.moves for g in relay.games()),
+                 what="72 games played")
         _, _, first = relay.get("/H/round/5.pdn")
         _, _, second = relay.get("/H/round/5-2.pdn")
         _, _, third = relay.get("/H/round/5-3.pdn")
         one = list(read_games(first.decode(), "5"))
         two = list(read_games(second.decode(), "5-2"))
         assert len(one) == 64 and len(two) == 6 and third == b""
-        assert [g.tags["Board"] for g in one + two] == boards  # ordered by board, stable
+        assert [g.tags["Board"] for g in one + two] == boards  # in the order first played, stable
         assert {g.tags["Round"] for g in one} == {f"5.{n}" for n in range(1, 65)}
         assert all([m.text for m in g.moves] == ["32-28"] for g in one + two)
         _, _, six = relay.get("/H/round/6.pdn")
@@ -133,7 +135,8 @@ def test_pollers_get_304_until_something_changes(
         mosquitto: Mosquitto, publisher: Publisher) -> None:
     with hall_relay(mosquitto.url) as relay:
         publisher.line("b1", game("b1", "2"))
-        wait_for(lambda: relay.games("b1"), what="the game")
+        publisher.line("b1", move(1, "32-28"))  # served from its first move
+        wait_for(lambda: relay.moves("b1"), what="the game")
         for path in ("/H.pdn", "/H/round/2.pdn"):
             code, headers, body = relay.get(path)
             assert code == 200 and body
@@ -142,10 +145,10 @@ def test_pollers_get_304_until_something_changes(
             assert relay.get(path, {"If-Modified-Since": modified})[0] == 304
             assert relay.get(path, {"If-None-Match": '"other"'})[0] == 200
         _, headers, _ = relay.get("/H/round/2.pdn")
-        publisher.line("b1", move(1, "32-28"))
-        wait_for(lambda: relay.moves("b1"), what="the move")
+        publisher.line("b1", move(2, "17-22"))
+        wait_for(lambda: len(relay.moves("b1")) == 2, what="the move")
         code, again, body = relay.get("/H/round/2.pdn", {"If-None-Match": headers["ETag"]})
-        assert code == 200 and again["ETag"] != headers["ETag"] and b"32-28" in body
+        assert code == 200 and again["ETag"] != headers["ETag"] and b"17-22" in body
         assert relay.get("/H/round/3.pdn", {"If-None-Match": headers["ETag"]})[0] == 200
 
 

@@ -93,3 +93,48 @@ def test_the_round_tag_numbers_the_board_as_the_pdn_standard_writes_sub_rounds()
     games = list(read_games(state.pdn(), "relay"))
     assert [(g.tags["Round"], g.tags.get("Board")) for g in games] == [
         ("1.1", "b1"), ("1.12", None), ("1", "desk"), ("?", None)]
+
+
+def test_a_game_is_served_from_its_first_move_and_keeps_its_place() -> None:
+    """lidraughts matches each game of a multi-game PDN to its chapter by its place in the
+    file, and stops the round ("Game 2 matches with Chapter 1") when one moves; pydraughts
+    stops reading at a game without moves. The round URL was sorted by board (a board whose
+    round started late, its last game still in play, went in before the others) and served
+    games set up but not started. Now a game is served from its first move (or its result),
+    after every game served before it, and keeps that place."""
+    from boardctl.relay.http import GameText, View, select_games
+
+    state = RelayState()
+    records: dict[str, list[dict]] = {}
+
+    def send(board: str, *more: dict) -> None:  # each board's lines, seq counting on
+        state.source(board, topic=True)
+        sent = records.setdefault(board, [])
+        new = [*([] if sent else [header_record(board, "r", "international")]), *more]
+        for line in lines(new, start=len(sent)):
+            state.feed_line(board, line)
+        sent.extend(new)
+
+    def served(path: str = "/H/round/4.pdn") -> str:  # as the relay hands it to its HTTP side
+        view = View(tuple(GameText(g.key, g.round_tag(), g.tags.get("Board") or g.board, text,
+                                   0.0) for g, text in state.texts() if g.shown))
+        return "".join(g.text for g in select_games(view, "H", path) or [])
+
+    def whites(path: str = "/H/round/4.pdn") -> list[str]:
+        return [g.tags["White"] for g in read_games(served(path), path)]
+
+    def game(white: str) -> dict:
+        return {**GAME, "game": "r4", "tags": {**GAME["tags"], "Round": "4", "White": white}}
+
+    send("b3", {**GAME, "game": "early", "tags": {"Round": "?", "White": "?"}})
+    send("b3", game("W3"))
+    send("b2", game("W2"))
+    assert whites() == [] and served("/H.pdn") == ""  # set up, not started: nothing served
+    send("b2", *move_records("r4")[:1])
+    send("b1", game("W1"), *move_records("r4")[:2])  # b1's round started late: it comes last
+    assert whites() == ["W2", "W1"]
+    send("b3", *move_records("r4")[:1])
+    send("b2", *move_records("r4")[1:3])
+    assert whites() == ["W2", "W1", "W3"] and whites("/H.pdn") == ["W2", "W1", "W3"]
+    pdn_module = pytest.importorskip("draughts.PDN")
+    assert len(pdn_module.PDNReader(pdn_text=served()).games) == 3

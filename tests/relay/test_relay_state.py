@@ -354,7 +354,7 @@ def test_records_that_pass_the_checksum_but_make_no_sense_never_crash(records: l
     text = state.pdn()
     assert isinstance(text, str)
     games = list(read_games(text, "relay"))
-    assert len(games) == len(state.games)
+    assert len(games) == sum(g.shown for g in state.games.values())  # the games played
     for game in games:  # only moves that play are published
         game.replay()
 
