@@ -228,3 +228,16 @@ def test_a_result_outside_the_pairings_does_not_load(state: Path,
             assert run(capsys, "hall", "crosstable", "--state", str(state))[0] == 0
         else:
             assert error in one_line_error(capsys, "hall", "crosstable", "--state", str(state))
+
+
+def test_the_hall_and_arbiter_guides_cite_rule_documents_by_title() -> None:
+    """Issue 31: "seed 004" is a name only the project's sources know; the guides a user reads
+    name the rule documents by their titles (the 1953 rules: *Kabe. Võistlusmäärused*)."""
+    import re
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    for name in ("HALL.md", "ARBITER.md"):
+        text = (docs / name).read_text(encoding="utf-8")
+        assert re.search(r"\bseed\s+0\d\d", text) is None, name
+        assert "/home/" not in text and "/Users/" not in text, name
+    assert "Kabe.\nVõistlusmäärused" in (docs / "HALL.md").read_text(encoding="utf-8")
