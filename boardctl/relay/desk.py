@@ -181,8 +181,8 @@ class Desk:
             self._waiting.pop(n, None)
         self.timeouts += 1
         return 504, {"ok": False, "error": f"board {board} did not answer within "
-                     f"{self.answer_s:g} s (off, not given the hall's key, or not let read "
-                     "its control topic)"}
+                     f"{self.answer_s:g} s (not given the hall's key, not let read its control "
+                     "topic, or slow: it may have acted; ask its status before repeating)"}
 
     # -- HTTP ----------------------------------------------------------------------------------
 
