@@ -347,17 +347,8 @@ class RelayState(_Checks):
         if changed:
             game.version += 1
             if not game.shown and (game.moves or game.result):
-                self._show(game)
+                _show(self, game)
         return changed
-
-    def _show(self, game: RelayGame) -> None:
-        """A game's first move (or its result): from now on it is served, in the place it
-        takes now, after every game served before it, and keeps that place (a broadcast site
-        matches games to its chapters by their place in the file)."""
-        game.shown = True
-        game.order = self._order
-        self._order += 1
-        self.games[game.key] = self.games.pop(game.key)
 
     def _open(self, src: _Source, key: str, kind: Any,
               record: Mapping[str, Any]) -> RelayGame | None:
@@ -414,20 +405,9 @@ class RelayState(_Checks):
             game.clock_since = since
             return changed
         if kind == "takeback":  # plies taken back: the game is published again, tags kept
-            left = record.get("ply")
-            if not isinstance(left, int) or isinstance(left, bool) or not (
-                    0 <= left < len(game.moves)):
-                return False
-            self.held -= len(game.moves) - left
-            stood = game.clock_since
-            if stood is not None and stood[0] == len(game.moves):
-                # the board's clock line (clocks stopped, or an engine game's player's still
-                # running) comes before its takeback line: it is the clocks after the plies left
-                game.clock_since = (left, *stood[1:])
-            del game.moves[left:]
-            game.position = None  # the next move plays the game through again
-            game.result = game.reason = None
-            return True
+            gone = _take_back(game, record.get("ply"))
+            self.held -= gone
+            return gone > 0
         if kind == "result":
             result = record.get("result")
             if isinstance(result, str) and not self._fits(game, result):
@@ -514,6 +494,32 @@ class RelayState(_Checks):
                 cached = self._texts[key] = (looks, game.pdn())
             out.append((game, cached[1]))
         return out
+
+
+def _show(state: RelayState, game: RelayGame) -> None:
+    """A game's first move (or its result): from now on it is served, in the place it takes
+    now, after every game served before it, and keeps that place (a broadcast site matches
+    games to its chapters by their place in the file)."""
+    game.shown = True
+    game.order = state._order
+    state._order += 1
+    state.games[game.key] = state.games.pop(game.key)
+
+
+def _take_back(game: RelayGame, left: Any) -> int:
+    """A takeback line's plies taken off ``game`` (``left``: the plies it keeps); 0 for one
+    the game cannot have. The board's clock line (clocks stopped, or an engine game's player's
+    still running) comes before its takeback line: it is the clocks after the plies left."""
+    if not isinstance(left, int) or isinstance(left, bool) or not 0 <= left < len(game.moves):
+        return 0
+    stood = game.clock_since
+    if stood is not None and stood[0] == len(game.moves):
+        game.clock_since = (left, *stood[1:])
+    gone = len(game.moves) - left
+    del game.moves[left:]
+    game.position = None  # the next move plays the game through again
+    game.result = game.reason = None
+    return gone
 
 
 def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
