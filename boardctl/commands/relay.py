@@ -110,6 +110,9 @@ def _check(args: argparse.Namespace) -> None:
         raise BoardError("--push-path and --push-method need --push URL")
     if args.push and not args.push.startswith(("http://", "https://")):
         raise BoardError(f"--push {args.push!r}: expected an http:// or https:// URL")
+    if args.hall and len(args.hall) > 1 and args.hall_key:
+        raise BoardError("--hall-key acts on one hall's boards (its key): give one --hall, "
+                         "a relay a hall for the desk")
     if args.hall_key and not (args.broker and args.arbiter_token):
         raise BoardError("--hall-key needs --broker and --hall (the boards) and "
                          "--arbiter-token (who may act)")

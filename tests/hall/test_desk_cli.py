@@ -20,6 +20,8 @@ def refused(*argv: str) -> str:
 
 @pytest.mark.parametrize(("extra", "said"), [
     ((), "--hall-key needs --broker and --hall (the boards) and --arbiter-token"),
+    (("--arbiter-token", "desk-token-1", "--hall", "H2"),  # it acted on the first hall only
+     "--hall-key acts on one hall's boards"),
     (("--arbiter-token", "desk-token-1", "--tls-cert", "c.pem"),
      "--tls-cert and --tls-key go together"),
     (("--arbiter-token", "desk-token-1", "--http", "127.0.0.1:0", "--hall-key", "missing.key"),
