@@ -125,51 +125,88 @@ def engine_tags(spec: EngineSpec, engine_id: Mapping[str, str], side: Side,
     return tags
 
 
+#: A game as a request or a shown move is for: the session, its ply count, its position.
+Key = tuple[int, int, str]
+
+
+def game_key(session: BoardSession) -> Key:
+    return (id(session), len(session.moves), session.position.fen())
+
+
 @dataclass
 class _Asked:
     """A request out: its number, the game it was asked for, and whether it is a hint."""
 
     number: int
-    key: tuple[int, int, str]
+    key: Key
     hint: bool = False
 
 
-class _PersonsRequests:
+@dataclass
+class Play:
+    """Where the engine's side stands in the game on the board: the state its parts share
+    (:class:`EnginePlayer`, :class:`PersonsRequests`, :class:`Shown`), all on the referee's
+    thread."""
+
+    #: The game the last turn saw (a new one resets the rest).
+    session: BoardSession | None = None
+    asked: _Asked | None = None
+    #: The engine's move shown on the board, and the key of the game it is for.
+    move: tuple[Move, Key] | None = None
+    hint: tuple[Move, Key] | None = None
+    #: The engine's last evaluation (hundredths of a man, its own side).
+    score: int | None = None
+    #: When the engine's last move was committed (game time).
+    committed_at: int | None = None
+    #: The engine failed MAX_FAILURES times: the person plays its side until a new game.
+    handed_back: bool = False
+
+    def current(self, session: BoardSession) -> bool:
+        """Whether ``session`` (the service's game now) is the one the last turn saw."""
+        return self.session is not None and self.session is session
+
+    def move_on(self, session: BoardSession) -> Move | None:
+        """The engine's move, when it is for the position ``session`` shows."""
+        return self.move[0] if self.move is not None and self.move[1] == game_key(session) \
+            else None
+
+    def hint_on(self, session: BoardSession) -> Move | None:
+        return self.hint[0] if self.hint is not None and self.hint[1] == game_key(session) \
+            else None
+
+    def forget(self) -> None:
+        """No request out, no move nor hint shown."""
+        self.asked = self.move = self.hint = None
+
+
+class PersonsRequests:
     """What the person asks of the engine's side: a hint, a resignation, a draw offer (the
-    engine's button is his hint gesture); run on the referee's thread."""
+    engine's button is his hint gesture); handed the engine's client and the service (its
+    game, its frontier, its data path); run on the referee's thread."""
 
-    side: Side
-    move_time: float | None
-    client: EngineClient
-    score: int | None
-    _service: Any
-    _asked: _Asked | None
-    _move: tuple[Move, tuple[int, int, str]] | None
-    _hint: tuple[Move, tuple[int, int, str]] | None
-    handed_back: bool
-    _committed_at: int | None
-
-    @property
-    def _game(self) -> Any:
-        return self._service.game
-
-    def _key(self, session: BoardSession) -> tuple[int, int, str]:
-        return (id(session), len(session.moves), session.position.fen())
+    def __init__(self, play: Play, side: Side, move_time: float | None, client: EngineClient,
+                 service: Any) -> None:
+        self.play = play
+        self.side = side
+        self.move_time = move_time
+        self.client = client
+        self.service = service
 
     def on_press(self, side: str, at: int) -> bool:
         """The engine's clock button is the engine's: during the person's turn a press of it
         asks for a hint; during the engine's turn it is ignored (the board commits the
         engine's move). Before the game starts any press starts it."""
-        session = self._game.the_session
-        if side != self.side.value or not session.referee.started or self.handed_back:
+        session = self.service.game.the_session
+        if side != self.side.value or not session.referee.started or self.play.handed_back:
             return False
-        habit = self._committed_at is not None and at - self._committed_at < HABIT_NS
+        committed = self.play.committed_at
+        habit = committed is not None and at - committed < HABIT_NS
         if session.position.turn is not self.side and not habit:
             self._ask_hint(session)
         return True
 
     def hint(self) -> dict[str, Any]:
-        session = self._game.the_session
+        session = self.service.game.the_session
         if session.result is not None:
             raise ControlError("hint: the game is over")
         if session.position.turn is self.side:
@@ -178,79 +215,136 @@ class _PersonsRequests:
         return {"hint": "asked"}
 
     def _ask_hint(self, session: BoardSession) -> None:
-        if self._asked is not None:
+        if self.play.asked is not None:
             return
         request = ThinkRequest(session.record, move_time=min(HINT_S, self.move_time or HINT_S))
-        self._asked = _Asked(self.client.think(request), self._key(session), hint=True)
+        self.play.asked = _Asked(self.client.think(request), game_key(session), hint=True)
 
     def resign(self) -> dict[str, Any]:
-        session = self._game.the_session
+        session = self.service.game.the_session
         if session.result is not None:
             raise ControlError(f"resign: the game is over already ({session.result['result']})")
-        at = max(self._service.frontier(), self._game.last_at)
-        self._stop()
-        records = self._service.path.handle(
-            Result(at, result_text(session.rules, self.side), "resignation"))
-        return {"records": records}
+        return {"records": self._end(session, result_text(session.rules, self.side),
+                                     "resignation")}
 
     def offer_draw(self) -> dict[str, Any]:
         """The engine's answer from its last evaluation: a draw when it is not better."""
-        session = self._game.the_session
+        session = self.service.game.the_session
         if session.result is not None:
             raise ControlError(f"offer-draw: the game is over already "
                                f"({session.result['result']})")
-        if self.score is None or self.score > DRAW_SCORE:
-            return {"draw": "declined", "score": self.score}
-        at = max(self._service.frontier(), self._game.last_at)
-        self._stop()
-        records = self._service.path.handle(Result(at, result_text(session.rules, None),
-                                                   "agreement"))
-        return {"draw": "accepted", "score": self.score, "records": records}
+        score = self.play.score
+        if score is None or score > DRAW_SCORE:
+            return {"draw": "declined", "score": score}
+        records = self._end(session, result_text(session.rules, None), "agreement")
+        return {"draw": "accepted", "score": score, "records": records}
 
-    def _stop(self) -> None:
+    def _end(self, session: BoardSession, result: str, reason: str) -> Any:
+        """The game ends now (a ``result`` event); the engine stops thinking."""
+        at = max(self.service.frontier(), self.service.game.last_at)
         self.client.cancel()
-        self._asked = self._move = self._hint = None
+        self.play.forget()
+        return self.service.path.handle(Result(at, result, reason))
 
 
+class Shown:
+    """What the board shows of the engine's side (referee's thread): its move (or a hint) on
+    the LEDs, its move on the clock faces, and, when the board shows another move than the
+    engine's, the way to it (a ``not-engine-move``: on the feed, in the journal, on the
+    LEDs); handed the service (its game, feed and journal)."""
 
-class _Shown(_PersonsRequests):
-    """What the board shows of the engine's side: its move (or a hint) on the LEDs, its move
-    on the clock faces (referee's thread)."""
+    def __init__(self, play: Play, side: Side, service: Any) -> None:
+        self.play = play
+        self.side = side
+        self.service = service
+        #: The board as sensed when it showed another move than the engine's, and the LEDs
+        #: that show the way from it to the engine's move.
+        self.wrong: frozenset[int] | None = None
+        self.wrong_leds: dict[str, str] = {}
 
-    _session: BoardSession | None
-    _wrong: frozenset[int] | None
-    _wrong_leds: dict[str, str]
+    def _session(self) -> BoardSession | None:
+        """The game shown, unless the service has a new one not yet seen by a turn."""
+        session = self.service.game.the_session
+        return session if self.play.current(session) else None
 
     def leds(self, now: int) -> dict[str, str]:
         """The LED picture of the engine's move, or of a hint (referee's thread)."""
-        session = self._session
-        if session is None or session is not self._game.the_session:
-            return {}  # a new game not yet seen by a turn
-        key = self._key(session)
-        if self._move is not None and self._move[1] == key:
-            if self._wrong is not None:  # another move on the board: the way to the engine's
-                return dict(self._wrong_leds)
-            return move_picture(session.position, self._move[0], now)
-        if self._hint is not None and self._hint[1] == key:
-            move = self._hint[0]
+        session = self._session()
+        if session is None:
+            return {}
+        move = self.play.move_on(session)
+        if move is not None:
+            if self.wrong is not None:  # another move on the board: the way to the engine's
+                return dict(self.wrong_leds)
+            return move_picture(session.position, move, now)
+        hint = self.play.hint_on(session)
+        if hint is not None:
             alg = session.rules.geometry.algebraic
-            return {alg(move.end): HINT_END, alg(move.start): MUST_MOVE}
+            return {alg(hint.end): HINT_END, alg(hint.start): MUST_MOVE}
         return {}
 
     def face_move(self) -> MoveOnFaces | None:
         """The engine's move for the clock faces while it waits to be carried out: its start
         and final square (``32.28``, ``C3.d4``; docs/ENGINE.md)."""
-        session = self._session
-        if session is None or session is not self._game.the_session or self._move is None \
-                or self._move[1] != self._key(session) or session.result is not None:
+        session = self._session()
+        move = self.play.move_on(session) if session is not None else None
+        if session is None or move is None or session.result is not None:
             return None
-        move, name = self._move[0], session.rules.square_name
+        name = session.rules.square_name
         return MoveOnFaces(self.side, segment_squares(name(move.start), name(move.end)).text)
 
+    def not_engine_move(self, sensed: frozenset[int], table: Any, move: Move, at: int) -> None:
+        """The board shows another legal result than the engine's move: told once."""
+        if self.wrong == sensed:
+            return
+        self.wrong = frozenset(sensed)
+        marks = table.marks_towards(sensed, table.result_of(move))
+        self.wrong_leds = {m.square: m.meaning for m in marks}
+        kind = IrregularityKind.NOT_ENGINE_MOVE
+        self.service.emit({"type": "irregularity", "kind": kind.value,
+                           "side": self.side.value, "squares": [m.square for m in marks],
+                           "leds": dict(self.wrong_leds)})
+        self.service.outbox.record(note_record(kind.value, t=at / NS))
 
-class EnginePlayer(_Shown):
-    """The engine's side of the game (module docstring). ``attach`` hands it the service's
-    parts; afterwards everything but :meth:`_on_reply` runs on the referee's thread."""
+    def clear(self, sensed: frozenset[int]) -> None:
+        """A ``not-engine-move`` is over unless the board still shows ``sensed``."""
+        if self.wrong is not None and self.wrong != sensed:
+            self.forget()
+            self.service.emit({"type": "cleared"})
+
+    def forget(self) -> None:
+        self.wrong, self.wrong_leds = None, {}
+
+    def status(self, now: int) -> dict[str, Any]:
+        """The ``status`` answer's shown parts: the hint, the engine's move as the feed's
+        ``engine-move`` has it while it is to be carried out, the irregularity, and ``leds``
+        as the strip shows them."""
+        said: dict[str, Any] = {"hint": None, "move": None, "irregularity": None, "leds": {}}
+        session = self._session()
+        if session is None:
+            return said
+        hint, move = self.play.hint_on(session), self.play.move_on(session)
+        if hint is not None:
+            said["hint"] = move_text(session.position, hint)
+        if move is not None:
+            line = move_line(session.position, move, len(session.moves) + 1)
+            del line["type"]
+            said["move"] = line
+            if self.wrong is not None:
+                said["irregularity"] = {"kind": IrregularityKind.NOT_ENGINE_MOVE.value,
+                                        "squares": sorted(self.wrong_leds)}
+        said["leds"] = {**self.leds(now), **session.leds()}
+        return said
+
+
+class EnginePlayer:
+    """The engine's side of the game (module docstring): its engine's client, the state of
+    its play (:class:`Play`), and the parts ``attach`` builds from the service's: the
+    person's requests (:class:`PersonsRequests`) and what is shown (:class:`Shown`).
+    Everything but :meth:`_on_reply` runs on the referee's thread."""
+
+    requests: PersonsRequests
+    shown: Shown
 
     def __init__(self, spec: EngineSpec, side: Side, *, level: str = "10",
                  move_time: float | None = None, tags: Mapping[str, str] | None = None,
@@ -262,25 +356,26 @@ class EnginePlayer(_Shown):
         self.move_time = move_time
         self.tags = dict(tags or {})
         self.client = client(spec, on_reply=self._on_reply, clock=clock)
+        self.play = Play()
         self._replies: queue.SimpleQueue[EngineReply] = queue.SimpleQueue()
         self._wake: Callable[[], None] = lambda: None
         self._service: Any = None
-        self._session: BoardSession | None = None
-        self._asked: _Asked | None = None
-        #: The engine's move shown on the board, and the key of the game it is for.
-        self._move: tuple[Move, tuple[int, int, str]] | None = None
-        self._hint: tuple[Move, tuple[int, int, str]] | None = None
-        #: The board as sensed when it showed another move than the engine's, and the LEDs
-        #: that show the way from it to the engine's move (a ``not-engine-move``).
-        self._wrong: frozenset[int] | None = None
-        self._wrong_leds: dict[str, str] = {}
         self._retry_at = 0
-        self.score: int | None = None
         self.error: str | None = None
         self._failures = 0
-        self._committed_at: int | None = None
-        #: The engine failed MAX_FAILURES times: the person plays its side until a new game.
-        self.handed_back = False
+
+    @property
+    def score(self) -> int | None:
+        return self.play.score
+
+    @property
+    def handed_back(self) -> bool:
+        return self.play.handed_back
+
+    @property
+    def _asked(self) -> _Asked | None:
+        """The request out (the tests look whether there is one)."""
+        return self.play.asked
 
     # -- wiring ------------------------------------------------------------------------------
 
@@ -288,13 +383,16 @@ class EnginePlayer(_Shown):
         """Hook into a :class:`boardctl.service.service.Service` (before ``run``/``boot``)."""
         self._service = service
         self._wake = service.merge.wake
+        self.requests = requests = PersonsRequests(self.play, self.side, self.move_time,
+                                                   self.client, service)
+        self.shown = shown = Shown(self.play, self.side, service)
         service.loop.hooks.append(self.on_turn)
-        service.loop.press_filter = self.on_press
-        service.face.overlays.append(self.leds)
-        service.face.face_move = self.face_move
-        service.desk.handlers.update({"hint": lambda args: self.hint(),
-                                      "resign": lambda args: self.resign(),
-                                      "offer-draw": lambda args: self.offer_draw()})
+        service.loop.press_filter = requests.on_press
+        service.face.overlays.append(shown.leds)
+        service.face.face_move = shown.face_move
+        service.desk.handlers.update({"hint": lambda args: requests.hint(),
+                                      "resign": lambda args: requests.resign(),
+                                      "offer-draw": lambda args: requests.offer_draw()})
         service.desk.on_new_game.append(self.amend_setup)
         service.desk.status_extras.append(self.status)
 
@@ -318,34 +416,35 @@ class EnginePlayer(_Shown):
 
     def on_turn(self, at: int) -> None:
         """One referee's turn at game time ``at`` (module docstring)."""
-        session = self._game.the_session
-        if session is not self._session:  # a new game, or the service came back
-            self._session = session
-            self._asked = self._move = self._hint = None
-            self._wrong, self._wrong_leds = None, {}
-            self._failures, self.handed_back = 0, False
+        play = self.play
+        session = self._service.game.the_session
+        if not play.current(session):  # a new game, or the service came back
+            play.session = session
+            play.forget()
+            self.shown.forget()
+            self._failures, play.handed_back = 0, False
             self.client.new_game()
         # the person carries out its moves: touch-move binds him there once it is handed back
-        session.referee.machine_sides = frozenset(() if self.handed_back else (self.side,))
+        session.referee.machine_sides = frozenset(() if play.handed_back else (self.side,))
         while True:
             try:
                 self._take(self._replies.get_nowait(), session, at)
             except queue.Empty:
                 break
-        key = self._key(session)
-        if self._move is not None and self._move[1] != key:
-            self._move = None  # the game went elsewhere (the arbiter took plies back)
-        if self._asked is not None and self._asked.key != key:
+        key = game_key(session)
+        if play.move is not None and play.move[1] != key:
+            play.move = None  # the game went elsewhere (the arbiter took plies back)
+        if play.asked is not None and play.asked.key != key:
             self.client.cancel()  # a search for a position that is gone
-            self._asked = None
-        if session.result is not None or session.sealed is not None or self.handed_back:
+            play.asked = None
+        if session.result is not None or session.sealed is not None or play.handed_back:
             return
         if session.position.turn is self.side:
             if self._take_back(session, at, 1):
                 return
-            if self._move is None and self._asked is None and self._may_think(session, at):
+            if play.move is None and play.asked is None and self._may_think(session, at):
                 self._think(session, at)
-            if self._move is not None:
+            if play.move is not None:
                 self._follow(session, at)
         else:
             self._take_back(session, at, 2)
@@ -365,32 +464,32 @@ class EnginePlayer(_Shown):
                 else None
             request = ThinkRequest(session.record, remaining=clock.remaining(self.side, at) / NS,
                                    increment=stage.bonus_ns / NS if stage is not None else 0.0)
-        self._asked = _Asked(self.client.think(request), self._key(session))
+        self.play.asked = _Asked(self.client.think(request), game_key(session))
 
     def _take(self, reply: EngineReply, session: BoardSession, at: int) -> None:
-        asked = self._asked
+        play = self.play
+        asked = play.asked
         if asked is None or reply.request != asked.number:
             return  # cancelled, or for another game
-        self._asked = None
+        play.asked = None
         if reply.error is not None or reply.move is None:
             self._failed(reply.error or "no move", at)
             return
         self.error = None
         self._failures = 0
-        if asked.key != self._key(session):
+        if asked.key != game_key(session):
             return  # the game moved on meanwhile
         if asked.hint:
-            self._hint = (reply.move, asked.key)
+            play.hint = (reply.move, asked.key)
             return
         score = reply.info.get("score")
         try:
-            self.score = round(float(score)) if score is not None else self.score
+            play.score = round(float(score)) if score is not None else play.score
         except ValueError:
             pass
-        self._clear(frozenset())  # a not-engine-move of a former move of its is over
-        self._move = (reply.move, asked.key)
-        position = session.position
-        line = move_line(position, reply.move, len(session.moves) + 1)
+        self.shown.clear(frozenset())  # a not-engine-move of a former move of its is over
+        play.move = (reply.move, asked.key)
+        line = move_line(session.position, reply.move, len(session.moves) + 1)
         self._service.outbox.record(note_record("engine-move", t=at / NS,
                                                 **{k: v for k, v in line.items()
                                                    if k != "type"}))
@@ -403,52 +502,37 @@ class EnginePlayer(_Shown):
         self.error = error
         self._retry_at = at + RETRY_NS
         self._failures += 1
-        self.handed_back = self._failures >= MAX_FAILURES
+        handed_back = self.play.handed_back = self._failures >= MAX_FAILURES
         said: dict[str, Any] = {"error": error}
-        if self.handed_back:
+        if handed_back:
             said["handed_back"] = True
         self._service.emit({"type": "engine", **said})
         self._service.outbox.record(note_record("engine", t=at / NS, **said))
         logger.warning(f"engine: {error}" + (" (its side handed back to the player)"
-                                             if self.handed_back else ""))
+                                             if handed_back else ""))
 
     def _follow(self, session: BoardSession, at: int) -> None:
         """The board against the engine's move: its result commits it (a press of the
         engine's clock, as an event), another legal result is an irregularity."""
-        assert self._move is not None
-        move = self._move[0]
+        assert self.play.move is not None
+        move, key = self.play.move
         referee = session.referee
         sensed = referee.board()
-        table = referee.table
-        reading = table.read(sensed)
+        reading = referee.table.read(sensed)
         if reading.kind != "result":
-            self._clear(sensed)
+            self.shown.clear(sensed)
             return
-        if move.key in {m.key for m in reading.moves}:
-            self._clear(sensed)
-            clock = session.clock
-            if clock is not None and (clock.running is None or clock.adjournment is not None):
-                return  # paused: committed when the clock runs again
-            self._service.path.handle(Press(at, self.side.value))
-            if len(session.moves) > self._move[1][1]:
-                self._move = None
-                self._committed_at = at
+        if move.key not in {m.key for m in reading.moves}:
+            self.shown.not_engine_move(sensed, referee.table, move, at)
             return
-        if self._wrong == sensed:
-            return
-        self._wrong = frozenset(sensed)
-        marks = table.marks_towards(sensed, table.result_of(move))
-        self._wrong_leds = {m.square: m.meaning for m in marks}
-        kind = IrregularityKind.NOT_ENGINE_MOVE
-        self._service.emit({"type": "irregularity", "kind": kind.value,
-                            "side": self.side.value, "squares": [m.square for m in marks],
-                            "leds": dict(self._wrong_leds)})
-        self._service.outbox.record(note_record(kind.value, t=at / NS))
-
-    def _clear(self, sensed: frozenset[int]) -> None:
-        if self._wrong is not None and self._wrong != sensed:
-            self._wrong, self._wrong_leds = None, {}
-            self._service.emit({"type": "cleared"})
+        self.shown.clear(sensed)
+        clock = session.clock
+        if clock is not None and (clock.running is None or clock.adjournment is not None):
+            return  # paused: committed when the clock runs again
+        self._service.path.handle(Press(at, self.side.value))
+        if len(session.moves) > key[1]:
+            self.play.move = None
+            self.play.committed_at = at
 
     def _take_back(self, session: BoardSession, at: int, plies: int) -> bool:
         """The board showing the position from before the person's last move takes it back:
@@ -462,42 +546,31 @@ class EnginePlayer(_Shown):
         sensed = session.referee.board()
         if sensed != history[-1 - plies].occupied() or sensed == session.position.occupied():
             return False
-        if self._asked is not None:
+        if self.play.asked is not None:
             self.client.cancel()
         self.client.new_game()
-        self._asked = self._move = self._hint = None
-        self._clear(frozenset())  # a not-engine-move shown is over
+        self.play.forget()
+        self.shown.clear(frozenset())  # a not-engine-move shown is over
         # the person's clock runs (on, or again after the engine's), as the journal's event
         # says
         self._service.path.handle(TakeBack(at, plies, stop=False))
         return True
 
     def status(self) -> dict[str, Any]:
-        """The ``status`` answer's ``engine`` member (its move as the feed's ``engine-move``
-        has it, while it is to be carried out; a hint) and ``leds`` as the strip shows them."""
-        session = self._session
-        hint = move = wrong = None
-        leds: dict[str, str] = {}
-        if session is not None and session is self._game.the_session:
-            key = self._key(session)
-            if self._hint is not None and self._hint[1] == key:
-                hint = move_text(session.position, self._hint[0])
-            if self._move is not None and self._move[1] == key:
-                move = move_line(session.position, self._move[0], len(session.moves) + 1)
-                del move["type"]
-                if self._wrong is not None:
-                    wrong = {"kind": IrregularityKind.NOT_ENGINE_MOVE.value,
-                             "squares": sorted(self._wrong_leds)}
-            leds = {**self.leds(self._service.clock()), **session.leds()}
+        """The ``status`` answer's ``engine`` member (what is shown: :meth:`Shown.status`)
+        and ``leds`` as the strip shows them."""
+        shown = self.shown.status(self._service.clock())
+        asked = self.play.asked
         return {"engine": {"name": self.spec.name, "side": self.side.value,
                            "level": self.level, "id": dict(self.client.engine_id),
                            "pid": self.client.pid,
-                           "thinking": self._asked is not None and not self._asked.hint,
-                           "move": move, "irregularity": wrong, "error": self.error,
-                           "hint": hint,
-                           "handed_back": self.handed_back,
-                           "score": self.score},
-                "leds": leds}
+                           "thinking": asked is not None and not asked.hint,
+                           "move": shown["move"], "irregularity": shown["irregularity"],
+                           "error": self.error, "hint": shown["hint"],
+                           "handed_back": self.play.handed_back,
+                           "score": self.play.score},
+                "leds": shown["leds"]}
+
 
 def check_side(text: str) -> Side:
     try:
