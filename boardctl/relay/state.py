@@ -124,45 +124,40 @@ class _Source:
         return False
 
 
-class _Checks:
-    """What the rules core says of a game's rule set, start and moves, and the bounds on what
-    is held: the checking half of :class:`RelayState`."""
+class RecordChecks:
+    """What the rules core says of a game's rule set, start and moves, and the bound on the
+    moves held: each record is applied to its game here, checked (:class:`RelayState` holds
+    one and hands it the records of the games it keys). ``log`` is told what is refused."""
 
     def __init__(self, log: Callable[[str], None] | None) -> None:
         #: Records (or parts: a start position, a snapshot's moves) refused as wrong.
         self.refused = 0
-        #: Records from sources beyond :data:`MAX_SOURCES`, not followed.
-        self.ignored = 0
         #: Moves held in all games (at most :data:`MAX_MOVES`).
         self.held = 0
-        #: Records of games beyond :data:`GAMES_PER_SOURCE` on their feed, not followed.
-        self.beyond = 0
-        #: Lines of a board's run taken already (their ``seq`` is not past the last one).
-        self.repeats = 0
         self.log = log
 
-    def _refuse(self, game: RelayGame, what: str) -> None:
+    def refuse(self, game: RelayGame, what: str) -> None:
         self.refused += 1
         n = self.refused
-        self._tell(n, f"relay: board {game.board}, game {game.game}: {what} ({n} refused so "
-                      "far)")
+        self.tell(n, f"relay: board {game.board}, game {game.game}: {what} ({n} refused so "
+                     "far)")
 
-    def _tell(self, n: int, message: str) -> None:
+    def tell(self, n: int, message: str) -> None:
         """Log the ``n``-th message of a kind: the first ten, then every thousandth."""
         if self.log is not None and (n <= 10 or n % 1000 == 0):
             self.log(message)
 
-    def _hold(self, game: RelayGame, moves: list[dict[str, Any]]) -> bool:
+    def hold(self, game: RelayGame, moves: list[dict[str, Any]]) -> bool:
         """Make ``moves`` the game's moves, within :data:`MAX_MOVES` in all."""
         more = len(moves) - len(game.moves)
         if self.held + more > MAX_MOVES:
-            self._refuse(game, f"moves refused: the relay holds {self.held} moves already")
+            self.refuse(game, f"moves refused: the relay holds {self.held} moves already")
             return False
         self.held += more
         game.moves = moves
         return True
 
-    def _setup(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
+    def setup(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
         """Take a record's rule set, start position, time control and tags; True when the
         rule set or the start position changed (the moves must be played again)."""
         rules, start_fen = game.rules, game.start_fen
@@ -171,17 +166,17 @@ class _Checks:
             try:
                 rules = find_rules(name).name
             except BoardError:
-                self._refuse(game, f"unknown rule set {_clean(name)[:40]!r} refused")
+                self.refuse(game, f"unknown rule set {_clean(name)[:40]!r} refused")
         fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
         if isinstance(fen, str) and _clean(fen):
             if rules is None:
-                self._refuse(game, "a start position without a rule set refused")
+                self.refuse(game, "a start position without a rule set refused")
             else:
                 try:
                     start = Position.from_fen(rules, _clean(fen))
                     start_fen = None if start == Position.start(rules) else start.fen()
                 except (BoardError, ValueError) as exc:
-                    self._refuse(game, f"start position refused: {exc}")
+                    self.refuse(game, f"start position refused: {exc}")
         _details(game, record)
         if rules is not None and rules != game.rules and start_fen == game.start_fen:
             start_fen = None  # a new rule set without a start position: its own start
@@ -189,29 +184,29 @@ class _Checks:
         game.rules, game.start_fen = rules, start_fen
         return changed
 
-    def _recheck(self, game: RelayGame) -> None:
+    def recheck(self, game: RelayGame) -> None:
         """The moves played again after the rule set or the start position changed: those
         that no longer play are dropped until a snapshot says what they are."""
         game.position = None
         if not game.moves:
             return
-        played = self._play(game, game.moves, from_start=True, what="move")
+        played = self.play(game, game.moves, from_start=True, what="move")
         if played is None:
             return
         position, good = played
         if good < len(game.moves):
-            self._hold(game, game.moves[:good])
+            self.hold(game, game.moves[:good])
             game.gap = True
         game.position = position
 
-    def _play(self, game: RelayGame, moves: list[dict[str, Any]], *, from_start: bool,
-              what: str) -> tuple[Position, int] | None:
+    def play(self, game: RelayGame, moves: list[dict[str, Any]], *, from_start: bool,
+             what: str) -> tuple[Position, int] | None:
         """``moves`` played on the game (from its start, or on from its own moves when
         ``moves`` begins with them): the position after the moves that play and their count,
         the first that does not refused and told; None with no rule set known."""
         position = game.start()
         if position is None:
-            self._refuse(game, f"{what} refused: no rule set known yet")
+            self.refuse(game, f"{what} refused: no rule set known yet")
             return None
         first = 0
         known = game.moves
@@ -221,13 +216,13 @@ class _Checks:
         for k in range(first, len(moves)):
             after = _after(position, moves[k], k + 1)
             if isinstance(after, str):
-                self._refuse(game, f"{what} refused at ply {k + 1} "
-                                   f"({moves[k].get('move')!r}): {after}")
+                self.refuse(game, f"{what} refused at ply {k + 1} "
+                                  f"({moves[k].get('move')!r}): {after}")
                 return position, k
             position = after
         return position, len(moves)
 
-    def _fits(self, game: RelayGame, result: str) -> bool:
+    def fits(self, game: RelayGame, result: str) -> bool:
         """A result in its rule set's form (2-0/1-1/0-2 on 100 squares, 1-0/½-½/0-1 on 64;
         0-0 in both: firmware.rules.game); another form refused and told."""
         if result not in RESULTS or result == "0-0" or game.rules is None:
@@ -235,11 +230,11 @@ class _Checks:
         rules = find_rules(game.rules)
         if result == result_text(rules, parse_result(result)[0]):
             return True
-        self._refuse(game, f"result {result} refused: {rules.name} writes "
-                           f"{result_text(rules, parse_result(result)[0])}")
+        self.refuse(game, f"result {result} refused: {rules.name} writes "
+                          f"{result_text(rules, parse_result(result)[0])}")
         return False
 
-    def _fen_stands(self, game: RelayGame, fen: str, position: Position | None) -> bool:
+    def fen_stands(self, game: RelayGame, fen: str, position: Position | None) -> bool:
         """A snapshot without moves shows its ``fen`` (the live page): True when it is the
         position the game stands in, else the snapshot is refused (False)."""
         try:
@@ -248,26 +243,149 @@ class _Checks:
             claimed = None
         if position is not None and claimed == position:
             return True
-        self._refuse(game, f"snapshot refused: its fen {fen[:60]!r} is not the position of "
-                           "its start and moves")
+        self.refuse(game, f"snapshot refused: its fen {fen[:60]!r} is not the position of "
+                          "its start and moves")
+        return False
+
+    def apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
+        """A record of ``kind`` applied to ``game``, checked; True when the game changed."""
+        if kind == "game":
+            before = _looks(game)
+            if self.setup(game, record):
+                self.recheck(game)
+            return _looks(game) != before
+        if kind == "snapshot":
+            return self.snapshot(game, record)
+        if kind == "move":
+            return self.move(game, record)
+        if kind == "clock":  # the clocks now, on the last move's [%clock] (RelayGame)
+            c = record.get("clock")
+            run = record.get("running")
+            white, black = (_num(c.get("white")), _num(c.get("black"))) if isinstance(
+                c, dict) else (None, None)
+            if white is None or black is None or not game.moves:
+                return False
+            since = (len(game.moves), white, black, run if run in ("white", "black") else "")
+            changed = since != game.clock_since
+            game.clock_since = since
+            return changed
+        if kind == "takeback":  # plies taken back: the game is published again, tags kept
+            gone = _take_back(game, record.get("ply"))
+            self.held -= gone
+            return gone > 0
+        if kind == "result":
+            result = record.get("result")
+            if isinstance(result, str) and not self.fits(game, result):
+                return False
+            if isinstance(result, str) and result in RESULTS and result != game.result:
+                game.result = result
+                game.reason = str(record.get("reason") or "")
+                return True
+        return False
+
+    def snapshot(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
+        before = _looks(game)
+        reset = self.setup(game, record)
+        moves = record.get("moves")
+        if moves is not None and not (isinstance(moves, list)
+                                      and all(_good_move(m) for m in moves)):
+            self.refuse(game, "snapshot's moves refused: not a list of move records")
+            moves = ()
+        if isinstance(moves, list):
+            taken = [dict(m) for m in moves]
+            played = self.play(game, taken, from_start=reset, what="snapshot")
+            if played is not None and played[1] == len(taken) and self.hold(game, taken):
+                game.position = played[0]
+                game.gap = False
+            elif reset:
+                self.recheck(game)
+        elif reset:
+            self.recheck(game)
+        fen = record.get("fen")
+        if (moves is None or moves == []) and isinstance(fen, str) and _clean(fen) \
+                and not self.fen_stands(game, _clean(fen), game.start() if moves == []
+                                        or not game.moves else game.position):
+            return _looks(game) != before  # nor its result taken
+        result = record.get("result")
+        if isinstance(result, str) and not self.fits(game, result):
+            result = None
+        game.result = result if isinstance(result, str) and result in RESULTS else None
+        game.reason = str(record.get("reason") or "") if game.result else None
+        return _looks(game) != before
+
+    def move(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
+        if not _good_move(record):
+            return False
+        ply = record["ply"]
+        if ply == len(game.moves) + 1 and not game.gap:
+            keep = ("ply", "side", "move", "clock")
+            move = {k: record[k] for k in keep if k in record}
+            position = game.position
+            if position is None:  # the first move, or the first after a change of rules
+                played = self.play(game, game.moves, from_start=True, what="move")
+                if played is None or played[1] < len(game.moves):
+                    game.gap = True  # wait for the next snapshot
+                    return False
+                position = played[0]
+            after = _after(position, move, ply)
+            if isinstance(after, str):
+                self.refuse(game, f"move refused at ply {ply} ({move['move']!r}): {after}")
+                game.gap = True  # wait for the next snapshot
+                return False
+            if self.held >= MAX_MOVES:
+                self.refuse(game, f"move refused: the relay holds {self.held} moves already")
+                game.gap = True
+                return False
+            self.held += 1
+            game.moves.append(move)
+            game.position = after
+            return True
+        if ply > len(game.moves) + 1:
+            game.gap = True  # lines were lost: wait for the next snapshot
         return False
 
 
-class RelayState(_Checks):
-    """Every game heard of, built from decoded feed records. Pure: no I/O, no clock; ``log``
-    is told what it refuses (module docstring)."""
+class RelayState:
+    """Every game heard of, built from decoded feed records: the feeds and their games here,
+    each record applied and checked by :attr:`checks` (:class:`RecordChecks`). Pure: no I/O,
+    no clock; ``log`` is told what it refuses (module docstring)."""
 
     def __init__(self, log: Callable[[str], None] | None = None) -> None:
         self.games: dict[GameKey, RelayGame] = {}
         self._sources: dict[str, _Source] = {}
         self._texts: dict[str, tuple[Any, str]] = {}
         self.dropped = 0
-        super().__init__(log)
+        #: Records from sources beyond :data:`MAX_SOURCES`, not followed.
+        self.ignored = 0
+        #: Records of games beyond :data:`GAMES_PER_SOURCE` on their feed, not followed.
+        self.beyond = 0
+        #: Lines of a board's run taken already (their ``seq`` is not past the last one).
+        self.repeats = 0
+        self.checks = RecordChecks(log)
         self._beyond = _Source(name="", board="", ignored=True)
         self._order = 0
         #: Called after every accepted record with (board name, record), on this state's
         #: thread (docs/HALL.md; the live page's view model subscribes here).
         self.observers: list[Callable[[str, Mapping[str, Any]], None]] = []
+
+    @property
+    def refused(self) -> int:
+        """Records (or parts of them) refused as wrong (:attr:`RecordChecks.refused`)."""
+        return self.checks.refused
+
+    @property
+    def held(self) -> int:
+        """Moves held in all games (:attr:`RecordChecks.held`)."""
+        return self.checks.held
+
+    @property
+    def log(self) -> Callable[[str], None] | None:
+        """Where refusals and records left out are told (the relay's log)."""
+        return self.checks.log
+
+    @log.setter
+    def log(self, log: Callable[[str], None] | None) -> None:
+        self.checks.log = log
 
     def source(self, name: str, topic: bool = False) -> _Source:
         """A feed's source; ``topic``: a hall board named by its MQTT topic (its games are
@@ -295,14 +413,15 @@ class RelayState(_Checks):
         src = self.source(source)
         if src.ignored:
             self.ignored += 1
-            self._tell(self.ignored, f"relay: {_clean(source)[:100]!r} not followed: "
-                                     f"{MAX_SOURCES} feeds are followed already "
-                                     f"({self.ignored} records ignored so far)")
+            self.checks.tell(self.ignored, f"relay: {_clean(source)[:100]!r} not followed: "
+                                           f"{MAX_SOURCES} feeds are followed already "
+                                           f"({self.ignored} records ignored so far)")
             return False
-        refused, beyond, repeats = self.refused, self.beyond, self.repeats
+        refused, beyond, repeats = self.checks.refused, self.beyond, self.repeats
         changed = self._record(src, record)
         kind = record.get("type")
-        if ((kind == "move" and not changed) or (kind == "snapshot" and self.refused != refused)
+        if ((kind == "move" and not changed)
+                or (kind == "snapshot" and self.checks.refused != refused)
                 or self.beyond != beyond or self.repeats != repeats):
             return changed  # the live page shows no move (nor game) the PDN does not hold
         for observer in self.observers:
@@ -343,7 +462,7 @@ class RelayState(_Checks):
             return False
         if src.board != src.name:
             game.board = src.board
-        changed = self._apply(game, kind, record)
+        changed = self.checks.apply(game, kind, record)
         if changed:
             game.version += 1
             if not game.shown and (game.moves or game.result):
@@ -367,10 +486,10 @@ class RelayState(_Checks):
             src.games -= 1
         if src.games >= GAMES_PER_SOURCE:
             self.beyond += 1
-            self._tell(self.beyond, f"relay: {_clean(src.name)[:100]!r}: game "
-                                    f"{src.game!r} not followed: {GAMES_PER_SOURCE} games "
-                                    f"from this feed are followed already ({self.beyond} "
-                                    "records left out so far)")
+            self.checks.tell(self.beyond, f"relay: {_clean(src.name)[:100]!r}: game "
+                                          f"{src.game!r} not followed: {GAMES_PER_SOURCE} games "
+                                          f"from this feed are followed already ({self.beyond} "
+                                          "records left out so far)")
             return None
         src.games += 1
         src.last = key
@@ -380,104 +499,8 @@ class RelayState(_Checks):
         if kind == "move":
             game.gap = record.get("ply") != 1
             if src.rules is not None:
-                self._setup(game, {"rules": src.rules})
+                self.checks.setup(game, {"rules": src.rules})
         return game
-
-    def _apply(self, game: RelayGame, kind: Any, record: Mapping[str, Any]) -> bool:
-        if kind == "game":
-            before = _looks(game)
-            if self._setup(game, record):
-                self._recheck(game)
-            return _looks(game) != before
-        if kind == "snapshot":
-            return self._snapshot(game, record)
-        if kind == "move":
-            return self._move(game, record)
-        if kind == "clock":  # the clocks now, on the last move's [%clock] (RelayGame)
-            c = record.get("clock")
-            run = record.get("running")
-            white, black = (_num(c.get("white")), _num(c.get("black"))) if isinstance(
-                c, dict) else (None, None)
-            if white is None or black is None or not game.moves:
-                return False
-            since = (len(game.moves), white, black, run if run in ("white", "black") else "")
-            changed = since != game.clock_since
-            game.clock_since = since
-            return changed
-        if kind == "takeback":  # plies taken back: the game is published again, tags kept
-            gone = _take_back(game, record.get("ply"))
-            self.held -= gone
-            return gone > 0
-        if kind == "result":
-            result = record.get("result")
-            if isinstance(result, str) and not self._fits(game, result):
-                return False
-            if isinstance(result, str) and result in RESULTS and result != game.result:
-                game.result = result
-                game.reason = str(record.get("reason") or "")
-                return True
-        return False
-
-    def _snapshot(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
-        before = _looks(game)
-        reset = self._setup(game, record)
-        moves = record.get("moves")
-        if moves is not None and not (isinstance(moves, list)
-                                      and all(_good_move(m) for m in moves)):
-            self._refuse(game, "snapshot's moves refused: not a list of move records")
-            moves = ()
-        if isinstance(moves, list):
-            taken = [dict(m) for m in moves]
-            played = self._play(game, taken, from_start=reset, what="snapshot")
-            if played is not None and played[1] == len(taken) and self._hold(game, taken):
-                game.position = played[0]
-                game.gap = False
-            elif reset:
-                self._recheck(game)
-        elif reset:
-            self._recheck(game)
-        fen = record.get("fen")
-        if (moves is None or moves == []) and isinstance(fen, str) and _clean(fen) \
-                and not self._fen_stands(game, _clean(fen), game.start() if moves == []
-                                         or not game.moves else game.position):
-            return _looks(game) != before  # nor its result taken
-        result = record.get("result")
-        if isinstance(result, str) and not self._fits(game, result):
-            result = None
-        game.result = result if isinstance(result, str) and result in RESULTS else None
-        game.reason = str(record.get("reason") or "") if game.result else None
-        return _looks(game) != before
-
-    def _move(self, game: RelayGame, record: Mapping[str, Any]) -> bool:
-        if not _good_move(record):
-            return False
-        ply = record["ply"]
-        if ply == len(game.moves) + 1 and not game.gap:
-            keep = ("ply", "side", "move", "clock")
-            move = {k: record[k] for k in keep if k in record}
-            position = game.position
-            if position is None:  # the first move, or the first after a change of rules
-                played = self._play(game, game.moves, from_start=True, what="move")
-                if played is None or played[1] < len(game.moves):
-                    game.gap = True  # wait for the next snapshot
-                    return False
-                position = played[0]
-            after = _after(position, move, ply)
-            if isinstance(after, str):
-                self._refuse(game, f"move refused at ply {ply} ({move['move']!r}): {after}")
-                game.gap = True  # wait for the next snapshot
-                return False
-            if self.held >= MAX_MOVES:
-                self._refuse(game, f"move refused: the relay holds {self.held} moves already")
-                game.gap = True
-                return False
-            self.held += 1
-            game.moves.append(move)
-            game.position = after
-            return True
-        if ply > len(game.moves) + 1:
-            game.gap = True  # lines were lost: wait for the next snapshot
-        return False
 
     def pdn(self) -> str:
         """The games played (a move or a result), in the order each was first, as one PDN."""
@@ -544,13 +567,13 @@ def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
             src.board = _clean(board)
         game = RelayGame(board=src.board, game=ident, key=key, source=source,
                          order=state._order, version=1)
-        state._setup(game, {k: saved.get(k) for k in ("rules", "start_fen", "tags",
-                                                       "time_control")})
+        state.checks.setup(game, {k: saved.get(k) for k in ("rules", "start_fen", "tags",
+                                                             "time_control")})
         start = game.start()
         moves = _unpacked(saved.get("moves"), start.turn.value if start else "white")
         good = next((k for k, m in enumerate(moves) if not (_good_move(m) and m["ply"] == k + 1)),
                     len(moves))
-        state._hold(game, [dict(m) for m in moves[:good]])
+        state.checks.hold(game, [dict(m) for m in moves[:good]])
         game.gap = good < len(moves) or len(game.moves) < good
         result = saved.get("result")
         game.result = result if isinstance(result, str) and result in RESULTS else None
@@ -558,8 +581,8 @@ def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
         game.shown = bool(game.moves) or game.result is not None or saved.get("shown") is True
         since = saved.get("clock_since")  # the clocks after the last move, if any
         if isinstance(since, list) and len(since) == 4:
-            state._apply(game, "clock", {"running": since[3],
-                                         "clock": {"white": since[1], "black": since[2]}})
+            state.checks.apply(game, "clock", {"running": since[3],
+                                               "clock": {"white": since[1], "black": since[2]}})
         state._order += 1
         state.games[key] = game
         src.games, src.game, src.last = src.games + 1, ident, key
