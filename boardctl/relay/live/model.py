@@ -111,9 +111,10 @@ def _text(value: Any, limit: int = 120) -> str:
     return "".join(ch for ch in str(value) if ch >= " " and ch != "\x7f")[:limit]
 
 
-class _HallRecords:
+class HallRecords:
     """The hall as the feed records tell it: each board's game, moves with the times they were
-    seen, clocks, marks, results; status and silence of the boards (the records in)."""
+    seen, clocks, marks, results; status and silence of the boards (the records in: the part
+    :class:`LiveHall` holds)."""
 
     def __init__(self) -> None:
         self.boards: dict[str, LiveBoard] = {}
@@ -236,7 +237,7 @@ class _HallRecords:
             return  # a gap or a repeat: the next snapshot puts it right
         fen: str | None = _text(record.get("fen"), 400)
         if not pieces(board.rules, fen):  # no FEN, or one that does not read: play the move
-            fen = replay(board.rules, self._fen_at(board, len(board.moves)), [move])[0]
+            fen = replay(board.rules, fen_at(board, len(board.moves)), [move])[0]
         clock = _clock(record.get("clock"))
         board.moves.append(SeenMove(now, ply, side, move, fen, clock))
         board.position = None
@@ -281,7 +282,7 @@ class _HallRecords:
         if same:
             board.moves = keep + [known[m["ply"]] for m in good]
             return
-        base = start if isinstance(start, str) else self._fen_at(board, len(keep))
+        base = start if isinstance(start, str) else fen_at(board, len(keep))
         fens = replay(board.rules, base, [m["move"] for m in good])
         changed = False  # from the first move that differs on, the moves are new (seen now)
         for m, fen in zip(good, fens, strict=True):
@@ -346,18 +347,43 @@ class _HallRecords:
             board.result = None  # a result goes with the plies taken back
             self._mark(board, Mark(now, "takeback", f"taken back to ply {left}"))
 
-    def _fen_at(self, board: LiveBoard, count: int) -> str | None:
-        if count and board.moves[count - 1].fen:
-            return board.moves[count - 1].fen
-        if board.start_fen:
-            return board.start_fen
-        rules = rule_set(board.rules)
-        return Position.start(rules).fen() if rules is not None else None
 
-
-class LiveHall(_HallRecords):
+class LiveHall:
     """Every board heard of, keyed by board name, in the order first heard: the records in
-    (:class:`_HallRecords`), the views out (here)."""
+    (:attr:`records`, a :class:`HallRecords`), the views out (here)."""
+
+    def __init__(self) -> None:
+        self.records = HallRecords()
+
+    @property
+    def boards(self) -> dict[str, LiveBoard]:
+        return self.records.boards
+
+    @property
+    def log(self) -> deque[tuple[float, str, Mark]]:
+        """The arbiter's event log (the last :data:`KEEP_LOG` entries)."""
+        return self.records.log
+
+    @property
+    def logged(self) -> int:
+        """Entries ever logged (the log keeps the last :data:`KEEP_LOG`)."""
+        return self.records.logged
+
+    def board_name(self, source: str, record: Mapping[str, Any]) -> str:
+        """The board a source speaks for (:meth:`HallRecords.board_name`)."""
+        return self.records.board_name(source, record)
+
+    def feed(self, source: str, record: Mapping[str, Any], now: float) -> str | None:
+        """Take one record heard at second ``now``; the board's name when its view changed."""
+        return self.records.feed(source, record, now)
+
+    def status(self, name: str, online: bool, now: float) -> bool:
+        """A board's online/offline status (MQTT retained status, or silence); True when new."""
+        return self.records.status(name, online, now)
+
+    def silent(self, now: float, after: float) -> list[str]:
+        """Boards not heard of for ``after`` seconds, now marked offline; their names."""
+        return self.records.silent(now, after)
 
     def visible(self, board: LiveBoard, at: float) -> int:
         """How many of the board's moves had reached the relay by second ``at``."""
@@ -376,7 +402,7 @@ class LiveHall(_HallRecords):
         b = self.boards[name]
         count = self.visible(b, at)
         last = b.moves[count - 1] if count else None
-        fen = self._fen_at(b, count)
+        fen = fen_at(b, count)
         setup = b.position
         if setup is not None and setup[0] <= at and (last is None or last.t <= setup[0]):
             fen = setup[1]
@@ -420,12 +446,22 @@ class LiveHall(_HallRecords):
     def start(self, name: str) -> dict[str, str]:
         """Where the board's game started (the page's first step)."""
         b = self.boards[name]
-        fen = self._fen_at(b, 0) or ""
+        fen = fen_at(b, 0) or ""
         return {"fen": fen, "sq": pieces(b.rules, fen)}
 
     def events(self, at: float) -> list[dict[str, Any]]:
         """The arbiter's log up to ``at``: every irregularity, flag, result and board outage."""
         return [log_entry(t, name, mark) for t, name, mark in self.log if t <= at]
+
+
+def fen_at(board: LiveBoard, count: int) -> str | None:
+    """The position after the board's first ``count`` moves (its start with none)."""
+    if count and board.moves[count - 1].fen:
+        return board.moves[count - 1].fen
+    if board.start_fen:
+        return board.start_fen
+    rules = rule_set(board.rules)
+    return Position.start(rules).fen() if rules is not None else None
 
 
 #: A result's reasons that mean a flag fell: the board's own ("time forfeit") and what an
@@ -483,14 +519,14 @@ def _badge(badges: dict[str, Any], mark: Mark) -> None:
 
 
 _HANDLERS = {
-    "game": _HallRecords._on_game,
-    "move": _HallRecords._on_move,
-    "snapshot": _HallRecords._on_snapshot,
-    "irregularity": _HallRecords._on_irregularity,
-    "cleared": _HallRecords._on_cleared,
-    "position": _HallRecords._on_position,
-    "clock": _HallRecords._on_clock,
-    "result": _HallRecords._on_result,
-    "adjourned": _HallRecords._on_adjourned,
-    "takeback": _HallRecords._on_takeback,
+    "game": HallRecords._on_game,
+    "move": HallRecords._on_move,
+    "snapshot": HallRecords._on_snapshot,
+    "irregularity": HallRecords._on_irregularity,
+    "cleared": HallRecords._on_cleared,
+    "position": HallRecords._on_position,
+    "clock": HallRecords._on_clock,
+    "result": HallRecords._on_result,
+    "adjourned": HallRecords._on_adjourned,
+    "takeback": HallRecords._on_takeback,
 }
