@@ -72,10 +72,11 @@ class Batch:
         return bool(self.records or self.lines or self.writer)
 
 
-class _JournalWriting:
-    """The journal writer's side of the outbox (its own thread, or inline without one): encode
-    the records, create or reopen the journal, write and group-fsync, send the lines after,
-    watch the state directory, raise and clear alarms."""
+class JournalWriting:
+    """The journal writer's side of the outbox, a part :class:`Outbox` holds and calls on its
+    thread (or inline without one) with the batches waiting: encode the records, create or
+    reopen the journal, write and group-fsync, send the lines after, watch the state
+    directory, raise and clear alarms."""
 
     def __init__(self, state_dir: Path, send: Callable[[str], None], *,
                  fsync: Callable[[int], None] = os.fsync,
@@ -86,7 +87,6 @@ class _JournalWriting:
         self.fsync = fsync
         self.on_alarm = on_alarm
         self.clock = clock
-        self.batch = Batch()
         self.writer: JournalWriter | None = None
         self.header: Any = None
         self.history: list[bytes] = []
@@ -94,17 +94,11 @@ class _JournalWriting:
         self.durable = False
         self.alarm: str | None = None
         self.written = 0
-        self._queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._idle = threading.Condition()
-        self._busy = 0
         self._next_watch = 0.0
         #: The ``current`` pointer, its (inode, size, mtime) when last read, what it named.
         self._pointer = str(state_dir / CURRENT)
         self._pointer_stamp: tuple[int, int, int] | None = None
         self._pointer_named = ""
-        self._tickets = 0  # batches handed on (the referee's count)
-        self._done = 0  # the last batch written (the writer's)
         self._next_retry = 0.0
         self._kind = ""
         #: A new game's records while its journal cannot be created (None: it exists).
@@ -113,34 +107,13 @@ class _JournalWriting:
         self.spilled = 0
         self._spill_error: str | None = None
 
-    def _run(self) -> None:
-        name_thread("boardctl-journal")
-        while True:
-            try:
-                first = self._queue.get(timeout=WATCH_S)
-            except queue.Empty:
-                self._handle([])
-                continue
-            batches = [first]
-            while True:  # group commit: everything waiting goes in one write and one fsync
-                try:
-                    batches.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            stop = None in batches
-            real = [b for b in batches if b is not None]
-            try:
-                self._handle(real)
-            except Exception as exc:  # never let the writer die silently
-                self._raise(f"journal writer: {type(exc).__name__}: {exc}")
-            with self._idle:
-                self._busy -= len(real)
-                self._done = max([self._done, *(b.ticket for b in real)])
-                self._idle.notify_all()
-            if stop:
-                return
+    def due(self) -> bool:
+        """Work without a batch: an alarm to retry, or the state directory to watch."""
+        return self.alarm is not None or self.clock() >= self._next_watch
 
-    def _handle(self, batches: list[Batch]) -> None:
+    def handle(self, batches: list[Batch]) -> None:
+        """The batches waiting (none: the watch and the retries only), in one write and at
+        most one fsync, then their feed lines."""
         lines: list[tuple[Mapping[str, Any], int]] = []
         for batch in batches:
             if batch.writer is not None:
@@ -154,7 +127,7 @@ class _JournalWriting:
                 self.durable = False
                 self.unborn = [] if writer is None else None
                 if self.alarm is not None:
-                    self._raise(None)  # a new game, a new journal
+                    self.raise_alarm(None)  # a new game, a new journal
             if self.unborn is not None:  # the new game's journal is not created yet
                 self.unborn += batch.records
                 self.durable |= batch.durable
@@ -188,7 +161,7 @@ class _JournalWriting:
             writer = create_journal(self.state_dir, self.header, fsync=self.fsync)
         except OSError as exc:
             self._next_retry = self.clock() + RETRY_S
-            self._raise(f"journal of game {self.header.id} in {self.state_dir / 'games'}: "
+            self.raise_alarm(f"journal of game {self.header.id} in {self.state_dir / 'games'}: "
                         f"cannot be created: {exc.strerror or exc}; {len(self.unborn)} records "
                         "kept in memory", "write")
             return
@@ -197,7 +170,7 @@ class _JournalWriting:
         records, self.unborn = self.unborn, None
         self._encode(records)
         if self._kind == "write":
-            self._raise(None)
+            self.raise_alarm(None)
 
     def _write(self, force: bool = False) -> None:
         writer = self.writer
@@ -220,14 +193,14 @@ class _JournalWriting:
             where = (f"in memory and in {self._spill_path(writer)}" if self._spill(writer)
                      else "in memory ONLY (the spill cannot be written either: a stop now "
                      "loses them)")
-            self._raise(f"journal {writer.path}: {what}: {len(self.backlog)} records kept "
+            self.raise_alarm(f"journal {writer.path}: {what}: {len(self.backlog)} records kept "
                         f"{where} until it can be written", "write")
             return
         if self.spilled:
             Spill(self._spill_path(writer)).clear()
             self.spilled = 0
         if self._kind == "write":
-            self._raise(None)
+            self.raise_alarm(None)
             logger.warning(f"journal {writer.path}: written again, nothing lost")
 
     def _spill_path(self, writer: JournalWriter) -> Any:
@@ -251,20 +224,22 @@ class _JournalWriting:
         self._spill_error = None
         return True
 
-    def _stopping(self) -> None:
-        """The last word at a stop: lines not in the journal are named, loudly."""
+    def close(self) -> None:
+        """The last word at a stop: lines not in the journal are named, loudly; the journal
+        closed."""
         self._write(force=True)
         writer = self.writer
-        if writer is None or not self.backlog:
+        if writer is None:
             return
-        if self._spill(writer):
+        if self.backlog and self._spill(writer):
             logger.error(f"STOPPING with {len(self.backlog)} records not in the journal "
                          f"{writer.path} (it cannot be written): they are in "
                          f"{self._spill_path(writer)}, taken back at the next start")
-        else:
+        elif self.backlog:
             logger.error(f"STOPPING with {len(self.backlog)} records not in the journal "
                          f"{writer.path} nor in a spill: they are LOST; the board's position "
                          "is ahead of its journal")
+        writer.close()
 
     def _watch(self) -> None:
         """The state directory, the pointer and the journal still there (module docstring)."""
@@ -287,14 +262,14 @@ class _JournalWriting:
             self._pointer_stamp = None
         if named == writer.path.name and not writer.unlinked():
             return
-        self._raise(f"journal {writer.path}: deleted (state directory {self.state_dir}); "
+        self.raise_alarm(f"journal {writer.path}: deleted (state directory {self.state_dir}); "
                     "written again from memory")
         try:
             self._write()
             fresh = create_journal(self.state_dir, self.header, fsync=writer.fsync,
                                    lines=b"".join(self.history))
         except OSError as exc:
-            self._raise(f"journal {writer.path}: cannot be written again: "
+            self.raise_alarm(f"journal {writer.path}: cannot be written again: "
                         f"{exc.strerror or exc}; {len(self.history)} records kept in memory")
             return
         fresh.n, fresh.c, fresh.sealed = writer.n, writer.c, writer.sealed
@@ -304,7 +279,7 @@ class _JournalWriting:
         logger.warning(f"journal {fresh.path}: written again from memory "
                        f"({len(self.history)} records)")
 
-    def _raise(self, message: str | None, kind: str = "") -> None:
+    def raise_alarm(self, message: str | None, kind: str = "") -> None:
         """Raise (or clear, None) the alarm; ``kind`` "write" clears itself once a write
         succeeds, any other stays up for the rest of the game (the arbiter must know)."""
         if message == self.alarm:
@@ -316,8 +291,24 @@ class _JournalWriting:
         self.on_alarm(message)
 
 
-class Outbox(_JournalWriting):
-    """The journal writer and the feed behind it (module docstring)."""
+class Outbox:
+    """The journal writer and the feed behind it (module docstring): the referee's side here
+    (the turn's batch, tickets, the queue and the thread), the writing in :attr:`journal`
+    (a :class:`JournalWriting`)."""
+
+    def __init__(self, state_dir: Path, send: Callable[[str], None], *,
+                 fsync: Callable[[int], None] = os.fsync,
+                 on_alarm: Callable[[str | None], None] = lambda message: None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.journal = JournalWriting(state_dir, send, fsync=fsync, on_alarm=on_alarm,
+                                      clock=clock)
+        self.batch = Batch()
+        self._queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._idle = threading.Condition()
+        self._busy = 0
+        self._tickets = 0  # batches handed on (the referee's count)
+        self._done = 0  # the last batch written (the writer's)
 
     # -- the referee's side ---------------------------------------------------------------
 
@@ -343,15 +334,14 @@ class Outbox(_JournalWriting):
         batch handed on (:meth:`wait_done`)."""
         batch = self.batch
         if not batch:
-            if self._thread is None and (self.alarm is not None
-                                         or self.clock() >= self._next_watch):
-                self._handle([])  # inline: the watch and the retries run from here
+            if self._thread is None and self.journal.due():
+                self.journal.handle([])  # inline: the watch and the retries run from here
             return self._tickets
         self.batch = Batch()
         self._tickets += 1
         batch.ticket = self._tickets
         if self._thread is None:
-            self._handle([batch])
+            self.journal.handle([batch])
             self._done = batch.ticket
             return batch.ticket
         with self._idle:
@@ -371,6 +361,34 @@ class Outbox(_JournalWriting):
         self._thread = threading.Thread(target=self._run, name="journal", daemon=True)
         self._thread.start()
 
+    def _run(self) -> None:
+        name_thread("boardctl-journal")
+        journal = self.journal
+        while True:
+            try:
+                first = self._queue.get(timeout=WATCH_S)
+            except queue.Empty:
+                journal.handle([])
+                continue
+            batches = [first]
+            while True:  # group commit: everything waiting goes in one write and one fsync
+                try:
+                    batches.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            stop = None in batches
+            real = [b for b in batches if b is not None]
+            try:
+                journal.handle(real)
+            except Exception as exc:  # never let the writer die silently
+                journal.raise_alarm(f"journal writer: {type(exc).__name__}: {exc}")
+            with self._idle:
+                self._busy -= len(real)
+                self._done = max([self._done, *(b.ticket for b in real)])
+                self._idle.notify_all()
+            if stop:
+                return
+
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every batch committed so far is handled (True) or ``timeout``."""
         self.commit()
@@ -388,9 +406,7 @@ class Outbox(_JournalWriting):
 
     def close(self) -> None:
         self.stop()
-        self._stopping()
-        if self.writer is not None:
-            self.writer.close()
+        self.journal.close()
 
 
 #: What the faces show, every other second, while the journal has an alarm.
