@@ -112,68 +112,94 @@ class Claim:
         return self.status == "online" and self.owner not in (None, self.instance)
 
 
-class _LinkState:
-    """The link's state and what the broker tells it (paho's callbacks, on the link's
-    thread): the connection, the name claim (the module docstring), the lines in flight."""
+class _Outbox:
+    """The lines waiting for the broker (any thread puts, the link's thread takes): the feed
+    lines, bounded (``limit``; the oldest dropped and counted), the desk's replies, and the
+    lines published but not yet acknowledged (at most ``window``)."""
 
-    def __init__(
-        self,
-        config: BrokerConfig,
-        hall: str,
-        board: str,
-        instance: str,
-        *,
-        queue_lines: int = QUEUE_LINES,
-        window: int = 64,
-        backoff: tuple[float, float] = (0.2, 5.0),
-        request_snapshot: Callable[[], None] | None = None,
-        on_setup: Callable[[bytes], None] | None = None,
-        on_control: Callable[[bytes], None] | None = None,
-        log: Callable[[str], None] | None = None,
-    ) -> None:
-        self.config = config
-        self.hall = check_name(hall, "hall")
-        self.board = check_name(board, "board")
-        self.instance = instance
+    def __init__(self, limit: int, window: int) -> None:
+        self.limit = limit
         self.window = window
-        self.backoff_min, self.backoff_max = backoff
-        self.request_snapshot = request_snapshot
-        self.on_setup = on_setup
-        self.on_control = on_control
-        self._replies: deque[bytes] = deque(maxlen=64)
-        self._control_mid = -1
-        self.log = log or logger.info
-        self.topics = {leaf: topic(hall, board, leaf)
-                       for leaf in ("feed", "status", "setup", "claim", "control", "reply")}
-        self._queue: deque[str] = deque()
-        self._limit = queue_lines
         self._lock = threading.Lock()
+        self._queue: deque[str] = deque()
         self._inflight: dict[int, str] = {}
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_r, False)
-        os.set_blocking(self._wake_w, False)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._deadline = 0.0
-        self._client: Any = None
-        self._claim = Claim(instance)
-        #: When the last claim probe went out (None: none waiting, or its silence was told).
-        self._claim_sent: float | None = None
-        #: "connecting", "claiming", "ready", "refused" (name taken), "stopped"
-        self.state = "connecting"
-        self.connects = 0
+        self.replies: deque[bytes] = deque(maxlen=64)
         self.published = 0
         self.acked = 0
         self.dropped = 0
+
+    def put(self, line: str) -> None:
+        with self._lock:
+            if len(self._queue) >= self.limit:
+                self._queue.popleft()
+                self.dropped += 1  # the snapshot on reconnection carries the game again
+            self._queue.append(line)
+
+    def next_line(self) -> str | None:
+        """The next line to publish, unless none waits or the window is full."""
+        with self._lock:
+            if not self._queue or len(self._inflight) >= self.window:
+                return None
+            return self._queue.popleft()
+
+    def sent(self, mid: int, line: str) -> None:
+        with self._lock:
+            self._inflight[mid] = line
+        self.published += 1
+
+    def ack(self, mid: int) -> None:
+        with self._lock:
+            if self._inflight.pop(mid, None) is not None:
+                self.acked += 1
+
+    def requeue(self) -> None:
+        """The connection is lost: the unacknowledged lines go out again, first."""
+        with self._lock:
+            lost = list(self._inflight.values())
+            self._inflight.clear()
+            self._queue.extendleft(reversed(lost))
+
+    def pending(self) -> int:
+        """Lines queued or in flight."""
+        with self._lock:
+            return len(self._queue) + len(self._inflight)
+
+
+class _Talk:
+    """What the broker tells the link and what the link answers (paho's callbacks, on the
+    link's thread): the connection's progress, the name claim (the module docstring), the
+    setup and control messages, the acknowledgements. Handed the link's names and topics,
+    its outbox, its log and the hooks it calls; owns the link's ``state``."""
+
+    def __init__(self, config: BrokerConfig, names: tuple[str, str, str],
+                 topics: Mapping[str, str], outbox: _Outbox, log: Callable[[str], None], *,
+                 snapshot: Callable[[], None],
+                 on_setup: Callable[[bytes], None] | None,
+                 on_control: Callable[[bytes], None] | None) -> None:
+        self.config = config
+        self.hall, self.board, self.instance = names
+        self.topics = topics
+        self.outbox = outbox
+        self.log = log
+        self.snapshot = snapshot
+        self.on_setup = on_setup
+        self.on_control = on_control
+        self._control_mid = -1
+        self._claim = Claim(self.instance)
+        #: When the last claim probe went out (None: none waiting, or its silence was told).
+        self.claim_sent: float | None = None
+        #: "connecting", "claiming", "ready", "refused" (name taken), "stopping", "stopped"
+        self.state = "connecting"
+        self.connects = 0
         self.conflicts = 0
         #: The service run whose lines are being published (its header's ``run``).
         self.run: str | None = None
         self.last_error: str | None = None
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                    properties: Any = None) -> None:
+    def on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                   properties: Any = None) -> None:
         if reason.is_failure:
-            self._error(f"broker {self.config.url}: refused the connection: {reason}")
+            self.error(f"broker {self.config.url}: refused the connection: {reason}")
             client.disconnect()
             return
         self.connects += 1
@@ -183,8 +209,8 @@ class _LinkState:
         client.subscribe([(self.topics["status"], 1), (self.topics["claim"], 1),
                           (self.topics["setup"], 1)])
 
-    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any,
-                      properties: Any = None) -> None:
+    def on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any,
+                     properties: Any = None) -> None:
         if mid == self._control_mid:
             if any(reason.is_failure for reason in reasons):
                 self.log(f"broker {self.config.url}: may not subscribe to "
@@ -195,7 +221,7 @@ class _LinkState:
                                                 strict=False) if reason.is_failure]
         if refused:
             self._not_allowed(f"may not subscribe to {', '.join(refused)}")
-        self._claim_sent = time.monotonic()
+        self.claim_sent = time.monotonic()
         client.publish(self.topics["claim"], self._claim.reset(), qos=1)
 
     def _not_allowed(self, what: str) -> None:
@@ -211,26 +237,19 @@ class _LinkState:
             self.log(message)
         self.last_error = message
 
-    def _check_claim(self) -> None:
+    def check_claim(self) -> None:
         """Still claiming long after the probe went out: the broker drops it (an ACL)."""
-        sent = self._claim_sent
+        sent = self.claim_sent
         if self.state == "claiming" and sent is not None and (
                 time.monotonic() - sent > CLAIM_TIMEOUT_S):
-            self._claim_sent = None
+            self.claim_sent = None
             self._not_allowed(f"got no answer to its name claim in {CLAIM_TIMEOUT_S:g} s")
 
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                       properties: Any = None) -> None:
-        if self._client is client:
-            self._client = None  # _serve ends; _run reconnects
+    def on_publish(self, client: Any, userdata: Any, mid: int, reason: Any,
+                   properties: Any = None) -> None:
+        self.outbox.ack(mid)
 
-    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any,
-                    properties: Any = None) -> None:
-        with self._lock:
-            if self._inflight.pop(mid, None) is not None:
-                self.acked += 1
-
-    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+    def on_message(self, client: Any, userdata: Any, message: Any) -> None:
         name, payload = message.topic, bytes(message.payload)
         if name == self.topics["control"]:
             if self.on_control is not None and self.state == "ready":
@@ -293,57 +312,108 @@ class _LinkState:
         self.state = "ready"
         if self.on_control is not None:  # the name is ours: the desk may act on this board
             self._control_mid = client.subscribe(self.topics["control"], 1)[1]
-        if self.request_snapshot is not None:
-            self.request_snapshot()  # the game as it stands, after what the broker missed
-        self._publish_queued()
+        self.snapshot()  # the game as it stands, after what the broker missed
+        self.publish_queued(client)
 
-    def _publish_queued(self) -> None:
-        client = self._client
-        while self._replies:
-            client.publish(self.topics["reply"], self._replies.popleft(), qos=1)
-        while True:
-            with self._lock:
-                if not self._queue or len(self._inflight) >= self.window:
-                    return
-                line = self._queue.popleft()
+    def publish_queued(self, client: Any) -> None:
+        """The desk's replies, then the feed lines the window lets out."""
+        outbox = self.outbox
+        while outbox.replies:
+            client.publish(self.topics["reply"], outbox.replies.popleft(), qos=1)
+        while (line := outbox.next_line()) is not None:
             line, self.run = with_run(line, self.run)
             info = client.publish(self.topics["feed"], line.encode("utf-8"), qos=1)
-            with self._lock:
-                self._inflight[info.mid] = line
-            self.published += 1
+            outbox.sent(info.mid, line)
 
-    def _error(self, message: str) -> None:
+    def error(self, message: str) -> None:
         if message != self.last_error:
             self.log(f"{message} (retrying; the board plays on)")
         self.last_error = message
 
 
-class BoardLink(_LinkState):
-    """See the module docstring. ``start()``, ``send(line)`` from any thread, ``close()``."""
+class BoardLink:
+    """See the module docstring. ``start()``, ``send(line)`` from any thread, ``close()``.
+
+    Composed of its :class:`_Outbox` (the lines waiting, shared with the service's threads)
+    and its :class:`_Talk` (what the broker says, and the link's ``state``); the link itself
+    owns its thread, the paho client and the wake-up pipe."""
+
+    def __init__(
+        self,
+        config: BrokerConfig,
+        hall: str,
+        board: str,
+        instance: str,
+        *,
+        queue_lines: int = QUEUE_LINES,
+        window: int = 64,
+        backoff: tuple[float, float] = (0.2, 5.0),
+        request_snapshot: Callable[[], None] | None = None,
+        on_setup: Callable[[bytes], None] | None = None,
+        on_control: Callable[[bytes], None] | None = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.hall = check_name(hall, "hall")
+        self.board = check_name(board, "board")
+        self.instance = instance
+        self.backoff_min, self.backoff_max = backoff
+        #: Asked for once the name is claimed (the game as it stands); set on attaching.
+        self.request_snapshot = request_snapshot
+        self.log = log or logger.info
+        self.topics = {leaf: topic(hall, board, leaf)
+                       for leaf in ("feed", "status", "setup", "claim", "control", "reply")}
+        self.outbox = _Outbox(queue_lines, window)
+        self.talk = _Talk(config, (self.hall, self.board, instance), self.topics, self.outbox,
+                          self.log, snapshot=self._snapshot, on_setup=on_setup,
+                          on_control=on_control)
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._deadline = 0.0
+        self._client: Any = None
+
+    @property
+    def state(self) -> str:
+        return self.talk.state
+
+    @property
+    def last_error(self) -> str | None:
+        return self.talk.last_error
+
+    @property
+    def acked(self) -> int:
+        return self.outbox.acked
+
+    @property
+    def dropped(self) -> int:
+        return self.outbox.dropped
+
+    @property
+    def _on_subscribe(self) -> Callable[..., None]:
+        """paho's SUBACK callback (the talk's; a test hands it a broker's refusal)."""
+        return self.talk.on_subscribe
 
     # -- the service's side ------------------------------------------------------------------
 
     def send(self, line: str) -> None:
         """Queue one feed line (with or without its newline); never blocks."""
-        with self._lock:
-            if len(self._queue) >= self._limit:
-                self._queue.popleft()
-                self.dropped += 1  # the snapshot on reconnection carries the game again
-            self._queue.append(line.rstrip("\n"))
+        self.outbox.put(line.rstrip("\n"))
         self._wake()
 
     def reply(self, payload: bytes) -> None:
         """Queue one signed answer for the desk (``.../reply``); never blocks."""
-        self._replies.append(payload)
+        self.outbox.replies.append(payload)
         self._wake()
 
     def status(self) -> dict[str, Any]:
-        with self._lock:
-            queued = len(self._queue) + len(self._inflight)
+        talk, outbox = self.talk, self.outbox
         return {"broker": self.config.url, "hall": self.hall, "board": self.board,
-                "state": self.state, "connects": self.connects, "published": self.published,
-                "acked": self.acked, "queued": queued, "dropped": self.dropped,
-                "error": self.last_error}
+                "state": talk.state, "connects": talk.connects, "published": outbox.published,
+                "acked": outbox.acked, "queued": outbox.pending(), "dropped": outbox.dropped,
+                "error": talk.last_error}
 
     def start(self) -> BoardLink:
         self._thread = threading.Thread(target=self._run, name="broker-link", daemon=True)
@@ -369,6 +439,10 @@ class BoardLink(_LinkState):
         except (BlockingIOError, OSError):
             pass  # the pipe is full (the thread will wake anyway) or closed (stopping)
 
+    def _snapshot(self) -> None:
+        if self.request_snapshot is not None:
+            self.request_snapshot()
+
     # -- the link's thread -------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -382,37 +456,43 @@ class BoardLink(_LinkState):
                 break
             self._stop.wait(delay)
             delay = min(delay * 2, self.backoff_max)
-        self.state = "stopped"
+        self.talk.state = "stopped"
 
     def _connect(self) -> bool:
         import paho.mqtt.client as mqtt
 
+        talk = self.talk
         try:
             client = make_client(self.config,
                                  f"kabelaud-{self.hall}-{self.board}-{self.instance}")
         except BoardError as exc:  # the CA file went away or changed since the start
-            self._error(f"broker {self.config.url}: {exc}")
+            talk.error(f"broker {self.config.url}: {exc}")
             return False
         client.will_set(self.topics["status"], "offline", qos=1, retain=True)
-        client.on_connect = self._on_connect
+        client.on_connect = talk.on_connect
         client.on_disconnect = self._on_disconnect
-        client.on_message = self._on_message
-        client.on_subscribe = self._on_subscribe
-        client.on_publish = self._on_publish
-        self.state = "connecting"
+        client.on_message = talk.on_message
+        client.on_subscribe = talk.on_subscribe
+        client.on_publish = talk.on_publish
+        talk.state = "connecting"
         try:
             client.connect(self.config.host, self.config.port, keepalive=self.config.keepalive)
         except (OSError, mqtt.WebsocketConnectionError, ValueError) as exc:
-            self._error(f"broker {self.config.url}: cannot connect: {connect_error(exc)}")
+            talk.error(f"broker {self.config.url}: cannot connect: {connect_error(exc)}")
             return False
         self._client = client
         return True
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                       properties: Any = None) -> None:
+        if self._client is client:
+            self._client = None  # _serve ends; _run reconnects
 
     def _serve(self) -> None:
         """The external loop: read, write, keepalive and publish until the connection ends."""
         import paho.mqtt.client as mqtt
 
-        client = self._client
+        client, talk = self._client, self.talk
         while self._client is not None:
             if self._stop.is_set() and self._finish():
                 return
@@ -439,21 +519,21 @@ class BoardLink(_LinkState):
             if rc == mqtt.MQTT_ERR_SUCCESS:
                 rc = client.loop_misc()
             if rc != mqtt.MQTT_ERR_SUCCESS:
-                self._error(f"broker {self.config.url}: connection lost ({mqtt.error_string(rc)})")
+                talk.error(f"broker {self.config.url}: connection lost ({mqtt.error_string(rc)})")
                 return
-            if self.state == "ready":
-                self._publish_queued()
-            elif self._claim_sent is not None:
-                self._check_claim()
+            if talk.state == "ready":
+                talk.publish_queued(client)
+            elif talk.claim_sent is not None:
+                talk.check_claim()
 
     def _finish(self) -> bool:
         """Stopping: True once the queue is sent (or the deadline passed) and we said bye."""
-        with self._lock:
-            empty = not self._queue and not self._inflight
-        if self.state == "ready" and not empty and time.monotonic() < self._deadline:
+        talk = self.talk
+        empty = self.outbox.pending() == 0
+        if talk.state == "ready" and not empty and time.monotonic() < self._deadline:
             return False
-        if self.state == "ready":
-            self.state = "stopping"  # our own "offline" coming back is no twin's will
+        if talk.state == "ready":
+            talk.state = "stopping"  # our own "offline" coming back is no twin's will
             self._client.publish(self.topics["status"], "offline", qos=1, retain=True)
         client = self._client
         client.disconnect()
@@ -478,19 +558,6 @@ class BoardLink(_LinkState):
                 client.socket() and client.socket().close()
             except OSError:
                 pass
-        with self._lock:  # unacknowledged lines go out again, first, on the next connection
-            lost = list(self._inflight.values())
-            self._inflight.clear()
-            self._queue.extendleft(reversed(lost))
-        if self.state != "refused":
-            self.state = "connecting"
-
-    # -- paho callbacks (on this thread) -----------------------------------------------------
-
-
-
-
-
-
-
-
+        self.outbox.requeue()  # unacknowledged lines go out again, first, next connection
+        if self.talk.state != "refused":
+            self.talk.state = "connecting"
