@@ -228,12 +228,16 @@ class StreamLoop:
                 tick = self.clock() + TICK
 
     def _drain_wake(self) -> None:
-        self._woken = False
+        """Empty the wake pipe, then let the next ``wake`` write again. In that order: a
+        ``wake`` landing meanwhile sees the flag still set and writes nothing, and its work is
+        taken by this same turn; cleared first, its byte could be drained with the flag left
+        set, and no ``wake`` would write again (every event then waited for the next tick)."""
         try:
             while self._wake_r.recv(4096):
                 pass
         except OSError:
             pass
+        self._woken = False
 
     def _take_new(self) -> None:
         with self._lock:

@@ -6,6 +6,7 @@ an injected clock; the open files limit is raised to the hard limit."""
 from __future__ import annotations
 
 import resource
+import select
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -139,3 +140,32 @@ def test_a_full_loop_turns_viewers_away_and_the_open_files_limit_is_raised() -> 
             assert streams.capacity() == min(streams.MAX_VIEWERS, hard - 1024) or hard < 1040
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_wake_landing_while_the_loop_drains_its_pipe_is_never_lost() -> None:
+    """A channel publishing (another thread's ``wake``) just as the loop empties its wake
+    pipe: the loop must be woken by every later ``wake`` too, not wait for its tick."""
+    stream = StreamLoop()  # no viewer: no thread, the loop's turn is driven here
+    real = stream._wake_r
+
+    class Racing:
+        """The wake pipe, with another thread's ``wake`` landing at the loop's first read."""
+
+        calls = 0
+
+        def recv(self, size: int) -> bytes:
+            Racing.calls += 1
+            if Racing.calls == 1:
+                stream.wake()
+            return real.recv(size)
+
+    try:
+        stream.wake()  # something to do: a byte in the pipe
+        stream._wake_r = Racing()  # type: ignore[assignment]
+        stream._drain_wake()
+        stream._wake_r = real
+        stream.wake()  # the next publish
+        assert select.select([real], [], [], 0)[0], "the loop is no longer woken"
+    finally:
+        stream._wake_r = real
+        stream.close()
