@@ -133,6 +133,22 @@ class Board:
         self.steps()
         self.mark = len(self.lines)
 
+    def engine_reply(self) -> dict[str, Any]:
+        """The game started (Black's button starts White's clock), the person's first move
+        made (he has White), and the engine's reply as the feed and the LEDs show it."""
+        self.act("press", "black")
+        self.steps()
+        self.play(self.persons_move())
+        return self.engine_move()
+
+    def other_move(self, rec: dict[str, Any], *, elsewhere: bool = False) -> Move:
+        """A legal move of the engine's side from another square than its move ``rec``
+        (with ``elsewhere``, to another square too)."""
+        alg = self.rules.geometry.algebraic
+        return next(m for m in self.session.position.legal_moves()
+                    if alg(m.start) != rec["route"][0]
+                    and not (elsewhere and alg(m.end) == rec["route"][-1]))
+
     def persons_move(self, choose: int = 0) -> Move:
         moves = sorted(self.session.position.legal_moves(), key=lambda m: m.route)
         return moves[choose % len(moves)]
@@ -404,13 +420,9 @@ def test_a_piece_of_the_engine_s_touched_first_is_no_touch_move(tmp_path: Path) 
     his move, not the hand that picks up another of the engine's pieces first."""
     board = Board(tmp_path / "state", "russian", "builtin", "black")
     try:
-        board.act("press", "black")
-        board.steps()
-        board.play(board.persons_move())
-        rec = board.engine_move()
+        rec = board.engine_reply()
         alg = board.rules.geometry.algebraic
-        other = next(m for m in board.session.position.legal_moves()
-                     if alg(m.start) != rec["route"][0])
+        other = board.other_move(rec)
         mark = len(board.lines)
         board.act("lift", alg(other.start))  # held long enough to be a touch, put back
         board.steps()

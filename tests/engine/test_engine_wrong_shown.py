@@ -14,13 +14,9 @@ from test_engine_board import Board
 def test_a_wrong_move_for_the_engine_lights_the_fix_and_is_in_status(tmp_path: Path) -> None:
     board = Board(tmp_path / "state", "russian", "builtin", "black")
     try:
-        board.act("press", "black")
-        board.steps()
-        board.play(board.persons_move())
-        rec = board.engine_move()
+        rec = board.engine_reply()
         alg = board.rules.geometry.algebraic
-        other = next(m for m in board.session.position.legal_moves()
-                     if alg(m.start) != rec["route"][0] and alg(m.end) != rec["route"][-1])
+        other = board.other_move(rec, elsewhere=True)
         mark = len(board.lines)
         board.play(other, press=False)
         irr = board.wait("irregularity", mark)
