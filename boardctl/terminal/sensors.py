@@ -13,7 +13,7 @@ stand there: a move in progress shows the same, until it is finished).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,17 +126,15 @@ def sensors_app(source: Any) -> Any:
     from textual.app import App, ComposeResult
     from textual.widget import Widget
 
-    class Grid(Widget):
-        def __init__(self, view: SensorsView, **kwargs: Any) -> None:
+    class Drawn(Widget):
+        """A widget showing what ``draw`` gives (the grid, the report)."""
+
+        def __init__(self, draw: Callable[[], Text], **kwargs: Any) -> None:
             super().__init__(**kwargs)
-            self.view = view
+            self.draw = draw
 
         def render(self) -> Text:
-            return self.view.text()
-
-    class Report(Grid):
-        def render(self) -> Text:
-            return self.view.report()
+            return self.draw()
 
     class SensorsApp(App[int]):
         CSS = "#grid { height: 11; } #report { height: 1fr; }"
@@ -149,8 +147,8 @@ def sensors_app(source: Any) -> Any:
             self._stop = threading.Event()
 
         def compose(self) -> ComposeResult:
-            yield Grid(self.view, id="grid")
-            yield Report(self.view, id="report")
+            yield Drawn(self.view.text, id="grid")
+            yield Drawn(self.view.report, id="report")
 
         def on_mount(self) -> None:
             if source is not None:
@@ -171,7 +169,7 @@ def sensors_app(source: Any) -> Any:
             else:
                 self.sub_title = str(payload or "")
             self.refresh(layout=True)
-            for widget in self.query(Grid):
+            for widget in self.query(Drawn):
                 widget.refresh()
 
         def on_unmount(self) -> None:

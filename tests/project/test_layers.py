@@ -2,8 +2,9 @@
 (the brain) imports nothing from ``hw`` or ``boardctl``; ``hw`` (the body) nothing from
 ``boardctl``; the rules core nothing from the referee, the clock or the session; and no module
 reaches itself through its imports (an import cycle), not even through imports made for
-annotations only (``if TYPE_CHECKING:``); no package folder holds more than 20 modules (issue 26).
-Lazy imports inside functions count."""
+annotations only (``if TYPE_CHECKING:``); no package folder holds more than 20 modules (issue 26);
+no class of ``boardctl`` derives from another of its classes (protocols and errors aside: the
+hands are parts composed, issue 26). Lazy imports inside functions count."""
 
 from __future__ import annotations
 
@@ -138,3 +139,46 @@ def test_real_drivers_never_import_their_twins() -> None:
                    if _within(m, ("hw",)) and not _within(m, ("hw.mock", "hw.assemble"))
                    for d in deps if _within(d, ("hw.mock",)))
     assert wrong == []
+
+
+def _is_protocol_or_error(node: ast.ClassDef) -> bool:
+    names = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute)
+             else "" for b in node.bases} | {node.name}
+    return "Protocol" in names or any(n.endswith(("Error", "Exception", "Warning"))
+                                      for n in names)
+
+
+def inherited(paths: list[Path]) -> list[str]:
+    """Classes that derive from another class of ``paths`` (protocols and errors aside)."""
+    classes = {p: [n for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                   if isinstance(n, ast.ClassDef)] for p in paths}
+    own = {n.name for found in classes.values() for n in found
+           if not _is_protocol_or_error(n)}
+    out = []
+    for path, found in classes.items():
+        for node in found:
+            for base in node.bases:
+                name = base.id if isinstance(base, ast.Name) else \
+                    base.attr if isinstance(base, ast.Attribute) else None
+                if name in own and not _is_protocol_or_error(node):
+                    out.append(f"{path.relative_to(ROOT)}: {node.name}({name})")
+    return out
+
+
+def test_inheritance_finder_finds_a_chain(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class Base:\n    pass\n\n\nclass Part(Exception):\n"
+                                   "    pass\n")
+    (tmp_path / "b.py").write_text("import a\n\n\nclass Top(a.Base):\n    pass\n\n\n"
+                                   "class Fault(a.Part):\n    pass\n")
+    global ROOT
+    root, ROOT = ROOT, tmp_path
+    try:
+        assert inherited(sorted(tmp_path.glob("*.py"))) == ["b.py: Top(Base)"]
+    finally:
+        ROOT = root
+
+
+def test_the_hands_are_composed_not_inherited() -> None:
+    """Issue 26: boardctl's objects are parts handed what they need, not layers of base
+    classes (protocols and error classes aside)."""
+    assert inherited(sorted((ROOT / "boardctl").rglob("*.py"))) == []
