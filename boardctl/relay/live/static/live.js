@@ -331,7 +331,7 @@
       body: JSON.stringify(body)
     }).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (j) {
-        if (r.status !== 200) return { ok: false, error: j.error || "HTTP " + r.status };
+        if (r.status !== 200) return { ok: false, error: j.error || "HTTP " + r.status, status: r.status };
         return j;
       });
     }, function (err) { return { ok: false, error: String(err.message || err) }; });
@@ -414,8 +414,9 @@
       confirmAct(ask[1], function () {
         out.textContent = "Sent to board " + name + "…";
         desk(name, ask[0]).then(function (j) {
+          // a 504: the board did not answer in time, and may have acted all the same
           out.textContent = j.ok ? "Board " + name + ": done" + (j.warning ? " (" + j.warning + ")" : "") :
-            "Board " + name + " refused: " + j.error;
+            "Board " + name + (j.status === 504 ? " did not answer: " : " refused: ") + j.error;
           out.classList.toggle("bad", !j.ok);
           out.dataset.ok = j.ok ? "1" : "0";
           if (j.ok && open && open.name === name) refresh(false);
