@@ -1,8 +1,9 @@
 """The arbiter's commands to a running board service, over its Unix socket.
 
 ``boardctl new|start|status|pause|resume|clock-set|moves-set|accept|adjourn|resume-adjourned|
-result|takeback|pdn|sim``; each sends one request (boardctl.service.control) and prints the
-answer. When the service is not running, a one-line error says so (exit 2).
+result|takeback|pdn|sim|hint|resign|offer-draw``; each sends one request
+(boardctl.service.control) and prints the answer. When the service is not running, a
+one-line error says so (exit 2).
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ def _register_acts(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         "accept": "let an irregularity stand: play on from the board as it is",
         "resume-adjourned": "resume an adjourned game: the sealed move is played",
         "pdn": "print the game so far as PDN",
+        "hint": "against the engine (run --engine), in your turn: ask for a hint (the LEDs "
+                "show it; so does status)",
+        "resign": "against the engine: resign the game",
+        "offer-draw": "against the engine: offer a draw (it accepts when it is not better)",
     }
     for name, text in simple.items():
         p = sub.add_parser(name, help=text)
@@ -128,6 +133,43 @@ def _request_args(args: argparse.Namespace) -> dict[str, Any]:
     return {}
 
 
+def _draw_said(answer: dict[str, Any]) -> str:
+    score = answer.get("score")
+    said = "the engine accepts: drawn by agreement" if answer.get("draw") == "accepted" \
+        else "the engine declines"
+    return said + (f" (its evaluation: {score})" if score is not None else "")
+
+
+#: What the requests to the engine's side print (their answers are no status).
+ENGINE_SAID = {
+    "hint": lambda answer: "hint asked: the LEDs show it when the engine has it "
+                           "(boardctl status tells it too)",
+    "resign": lambda answer: "resigned: the engine wins",
+    "offer-draw": _draw_said,
+}
+
+
+def _engine_lines(engine: dict[str, Any]) -> list[str]:
+    """The engine's part of a status answer (boardctl run --engine)."""
+    ident = engine.get("id") or {}
+    name = " ".join(str(ident[k]) for k in ("name", "version") if ident.get(k)) or \
+        engine.get("name")
+    lines = [f"engine: {name} plays {engine.get('side')}, level {engine.get('level')}"
+             + (", thinking" if engine.get("thinking") else "")
+             + (", its side handed back to you" if engine.get("handed_back") else "")]
+    move = engine.get("move")
+    if isinstance(move, dict):
+        lines.append(f"engine's move to carry out: {move.get('move')}")
+    if engine.get("irregularity"):
+        lines.append("not the engine's move on the board: "
+                     + ", ".join(engine["irregularity"].get("squares") or []))
+    if engine.get("hint"):
+        lines.append(f"hint: {engine['hint']}")
+    if engine.get("error"):
+        lines.append(f"engine error: {engine['error']}")
+    return lines
+
+
 def _clock(seconds: float | None) -> str:
     if seconds is None:
         return "-"
@@ -154,6 +196,8 @@ def describe(answer: dict[str, Any]) -> str:
                      f"black {_clock(clock.get('black'))}"
                      f"{' (running)' if running == 'black' else ''}"
                      f"{'' if running else ', stopped'}")
+    if isinstance(answer.get("engine"), dict):
+        lines += _engine_lines(answer["engine"])
     if answer.get("irregularity"):
         lines.append(f"irregularity: {answer['irregularity']}")
     if answer.get("leds"):
@@ -186,6 +230,8 @@ def run_control(args: argparse.Namespace) -> int:
         sys.stdout.write(str(answer.get("pdn", "")))
     elif args.cmd == "sim":
         print(f"{args.act} {args.where} at {answer.get('t')} s")
+    elif args.cmd in ENGINE_SAID:
+        print(ENGINE_SAID[args.cmd](answer))
     else:
         print(describe(answer))
     if answer.get("warning") and not args.json:
