@@ -125,6 +125,11 @@ def _num(value: Any) -> float | None:
 
 
 _KEPT = ("rules", "start_fen", "tags", "time_control", "moves", "result", "reason")
+#: The form of the PDN text :meth:`RelayGame.pdn` writes, kept with each game's text in the
+#: relay's store: raised when that text changes (2: sub-round numbers, ``[Round "3.1"]``), so
+#: that a relay restarted after an upgrade writes its kept games anew rather than serve the
+#: old form until each game moves again.
+PDN_FORM = 2
 
 
 def _packed(m: Mapping[str, Any]) -> list[Any]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from boardctl.durable import write_atomically
-from boardctl.relay.games import RelayGame, _clean, kept
+from boardctl.relay.games import PDN_FORM, RelayGame, _clean, kept
 from boardctl.relay.http import GameText, PdnServer, Timeline, View
 from boardctl.relay.serial import SerialFeed
 from boardctl.relay.state import MAX_MARKS, RelayState, _mark, delayed_views, restore_games
@@ -145,7 +145,7 @@ class Relay:
             try:
                 self.store.save(source, topic, [
                     {**kept(g), "marks": self._marks.get(g.key or g.game, []),
-                     "pdn": texts.get(g.key or g.game)}
+                     "pdn": texts.get(g.key or g.game), "pdn_form": PDN_FORM}
                     for g in games[source]])
             except OSError as exc:
                 message = (f"relay: games of {source[:100]!r} cannot be kept in "

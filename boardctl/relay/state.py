@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boardctl.relay.games import (
+    PDN_FORM,
     RelayGame,
     _after,
     _clean,
@@ -587,7 +588,8 @@ def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
         state.games[key] = game
         src.games, src.game, src.last = src.games + 1, ident, key
         text = saved.get("pdn")
-        if isinstance(text, str) and not game.gap:  # the text of exactly what was kept
+        # the text of exactly what was kept, as this version writes it (else written anew)
+        if isinstance(text, str) and not game.gap and saved.get("pdn_form") == PDN_FORM:
             state._texts[key] = ((game.version, game.board), text)
         for observer in state.observers:  # the live page: the game as a snapshot
             observer(src.board, {"type": "snapshot", "game": ident, "rules": game.rules,

@@ -212,3 +212,33 @@ def test_a_restarted_relay_with_a_broadcast_delay_goes_on_from_the_delayed_view(
     clock[0] = 1200.0
     assert public_moves(second) == [10]
     second.close()
+
+
+def test_kept_texts_of_an_older_form_are_written_anew_after_an_upgrade(tmp_path: Path) -> None:
+    """A relay upgraded mid-event (its PDN's form changed, e.g. the sub-round numbers):
+    the texts kept by the old version are not served again as they were, but written anew
+    from the kept games; texts of this version's form are served as kept (a fast restart)."""
+    folder = tmp_path / "H"
+    first = _relay(folder)
+    first.poll()
+    _feed(first, "/dev/ttyACM0", [header_record("7", "r", None), GAME, *move_records()[:9]])
+    had = first.text
+    first.close()
+    path = next(folder.glob("port-*.json"))
+    kept = json.loads(path.read_text())
+    assert [g["pdn_form"] for g in kept["games"]] == [2]
+
+    def restarted(**game: object) -> str:
+        path.write_text(json.dumps({**kept, "games": [{**kept["games"][0], **game}]}))
+        relay = _relay(folder)
+        try:
+            assert relay.restore() == 1
+            return relay.text
+        finally:
+            relay.close()
+
+    old = had.replace("[Event", '[Round "3.b1"]\n[Event', 1)  # an older version's text
+    assert old != had
+    assert restarted(pdn=old) == old  # this form: the kept text, as written
+    assert restarted(pdn=old, pdn_form=1) == had  # an older form: written anew
+    assert restarted(pdn=old, pdn_form=None) == had  # kept before the form was stamped
