@@ -223,9 +223,10 @@ class StreamLoop:
                     self._write(viewer)
             self._take_new()
             self._fan_out()
-            if self.clock() >= tick:
-                self._check(self.clock())
-                tick = self.clock() + TICK
+            now = self.clock()
+            if now >= tick:  # the next look a tick after this one's reading (read once:
+                self._check(now)  # a later reading could skip a check that is due)
+                tick = now + TICK
 
     def _drain_wake(self) -> None:
         """Empty the wake pipe, then let the next ``wake`` write again. In that order: a

@@ -63,5 +63,8 @@ def test_watch_sensors_plain_against_a_real_service(tmp_path: Path) -> None:
         line = out.until(lambda line: line.startswith("closed:") and line != first)
         assert "c3" not in line.split(";")[0].split()
     finally:
-        stop_process(watch, signal.SIGINT)
-        stop_process(service)
+        try:
+            stop_process(watch, signal.SIGINT)
+        finally:  # whatever became of Ctrl-C: both stopped by their pids
+            stop_process(watch)
+            stop_process(service)
