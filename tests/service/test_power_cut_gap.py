@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,16 +120,22 @@ def gap_line(feed: Path, skip: int) -> dict[str, Any] | None:
     return gaps[0] if gaps else None
 
 
-def played_to_ply_4(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
-    state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
+def to_ply_4(state: Path, feed: Path, end: Callable[[Any], Any]) -> dict[str, Any]:
+    """A service started on ``state``, four plies played, then ended by ``end`` (a kill, a
+    stop); its status before the end."""
     proc = start(state, feed)
     try:
         wait_for(lambda: status(state), what="the service")
         assert ask(state, "start")["ok"]
         play(state, PLIES[:4], 0)
-        before = status(state)
+        return status(state)
     finally:
-        kill(proc)  # the power cut
+        end(proc)
+
+
+def played_to_ply_4(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
+    state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
+    before = to_ply_4(state, feed, kill)  # the power cut ...
     journal = current_path(state)
     assert journal is not None
     assert cut_after_ply(journal, 2)  # ... took the journal's last records with it
@@ -202,13 +209,7 @@ def test_export_reads_the_records_waiting_in_the_spill(tmp_path: Path) -> None:
     service stopped): `boardctl export` gives the whole game and says where they are, with
     nothing changed; a spill line that does not continue the journal is named, not used."""
     state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
-    proc = start(state, feed)
-    try:
-        wait_for(lambda: status(state), what="the service")
-        assert ask(state, "start")["ok"]
-        play(state, PLIES[:4], 0)
-    finally:
-        stop(proc)
+    to_ply_4(state, feed, stop)
     journal = current_path(state)
     assert journal is not None
     tail = cut_after_ply(journal, 2)  # as the writer leaves them: in the spill, in order
