@@ -7,6 +7,7 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
+from boardctl.service.control import ControlError
 from boardctl.service.hardware import EventScript, sim_hardware
 from boardctl.service.service import GameSetup, Service
 from firmware.formats.events import Event
@@ -120,3 +121,18 @@ def fast_presses(events: list[Event], lo_ms: float = 0.0, hi_ms: float = 30.0,
 
 def moves_of(session: BoardSession) -> list[str]:
     return [m["move"] for m in session.moves]
+
+
+def wait_for(predicate, timeout: float = 20.0, what: str = "the service"):
+    """``predicate``'s first true value, polled until ``timeout`` seconds (a service not yet
+    answering on its socket counts as not yet)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+        except ControlError:
+            value = None
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -10,11 +10,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from boardctl.service.control import ControlError, request
+from service_helpers import wait_for
+
+from boardctl.service.control import request
 from firmware.pdn import read_games
 from firmware.rules.position import Position
 from firmware.rules.sets import find_rules
@@ -33,16 +34,7 @@ def start(state: Path) -> subprocess.Popen[str]:
 
 
 def until(predicate: Any) -> Any:
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        try:
-            value = predicate()
-        except ControlError:
-            value = None
-        if value:
-            return value
-        assert time.monotonic() < deadline, "waited too long"
-        time.sleep(0.01)
+    return wait_for(predicate, WAIT_S, "the service")
 
 
 def sim(sock: Path, kind: str, where: str) -> None:

@@ -16,11 +16,11 @@ import tty
 from pathlib import Path
 
 import pytest
-from service_helpers import TC, S, game_log, replayed
+from service_helpers import TC, S, game_log, replayed, wait_for
 
 from boardctl.relay.serial import LineSplitter
 from boardctl.relay.state import RelayState
-from boardctl.service.control import ControlError, request
+from boardctl.service.control import request
 from firmware.formats.events import iter_records
 from firmware.formats.feed import decode_line
 from firmware.pdn import read_games
@@ -40,19 +40,6 @@ def start(state: Path, *extra: str, env: dict[str, str] | None = None) -> subpro
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env={**os.environ, **(env or {})},
     )
-
-
-def wait_for(predicate, timeout: float = 20.0, what: str = "the service"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = predicate()
-        except ControlError:
-            value = None
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def status(state: Path) -> dict:
