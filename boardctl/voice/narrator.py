@@ -254,4 +254,5 @@ def _leds(rec: Mapping[str, Any]) -> dict[str, str]:
     leds = rec.get("leds", {})
     if not isinstance(leds, Mapping) or len(leds) > 100:
         raise Unreadable("'leds' is not an object of squares")
-    return {k: v for k, v in leds.items() if isinstance(k, str) and isinstance(v, str)}
+    return {k: v for k, v in leds.items()
+            if isinstance(k, str) and len(k) <= 4 and isinstance(v, str)}

@@ -113,6 +113,8 @@ class Speaker:
                     self._say(utterance)
                 else:
                     self._unsaid(1)
+            except Exception as exc:  # a bug must not end the thread: quiet, said once
+                self._go_quiet(f"{type(exc).__name__}: {exc}")
             finally:
                 self.queue.done()
 
@@ -138,7 +140,11 @@ class Speaker:
             self._go_quiet(f"{self.espeak.command}: {problem}")
             return
         if part is not None and final is not None:
-            os.replace(part, final)
+            try:
+                os.replace(part, final)
+            except OSError as exc:
+                self._go_quiet(f"cannot write {final}: {exc.strerror or exc}")
+                return
             self.files.append(final)
         self.said += 1
 

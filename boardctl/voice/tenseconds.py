@@ -12,10 +12,13 @@ is passed in (seconds on a monotonic clock), so the tests drive it on their own 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 WARN_AT = 10.0
+#: A clock reading beyond this (seconds) is not a game's: not armed.
+MAX_LEFT = 1_000_000.0
 SIDES = ("white", "black")
 
 
@@ -28,7 +31,8 @@ def running_clock(record: Mapping[str, Any]) -> tuple[str, float] | None:
     if not isinstance(clock, Mapping) or running not in SIDES:
         return None
     left = clock.get(running)
-    if isinstance(left, bool) or not isinstance(left, int | float) or left != left:
+    if isinstance(left, bool) or not isinstance(left, int | float) or not math.isfinite(left) \
+            or not 0 <= left <= MAX_LEFT:
         return None
     return str(running), float(left)
 

@@ -17,6 +17,12 @@ logger = logging.getLogger(__name__)
 
 #: Plies whose position is kept for a take-back (a game is far shorter).
 MAX_PLIES = 2000
+#: The longest FEN or game id kept (a 100-square FEN with every piece a king is ~200).
+MAX_TEXT = 512
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and len(value) <= MAX_TEXT else None
 
 
 class GameTrack:
@@ -32,7 +38,7 @@ class GameTrack:
         self._warned: set[str] = set()
 
     def set_rules(self, name: object) -> None:
-        if not isinstance(name, str) or name == self.rules.name:
+        if not isinstance(name, str) or name == self.rules.name or len(name) > 40:
             return
         try:
             self.rules = find_rules(name)
@@ -43,7 +49,8 @@ class GameTrack:
 
     def new_game(self, game: object) -> bool:
         """Note the game's id; True when it is another game than the one followed."""
-        if not isinstance(game, str) or game == self.game:
+        game = _text(game)
+        if game is None or game == self.game:
             return False
         self.game = game
         self.fen = None
@@ -53,17 +60,18 @@ class GameTrack:
     def start_at(self, fen: object, ply: int = 0) -> None:
         """The position after ``ply`` plies (a game's start, a snapshot, an accepted board);
         the plies before it are forgotten unless it is the position already known there."""
-        if isinstance(fen, str) and self._after.get(ply) == fen:
+        fen = _text(fen)
+        if fen is not None and self._after.get(ply) == fen:
             self.take_back(ply)
             return
         self._after.clear()
-        self.fen = fen if isinstance(fen, str) else None
+        self.fen = fen
         if self.fen is not None:
             self._after[ply] = self.fen
 
     def after(self, ply: int, fen: object) -> None:
         """A move made: ``fen`` is the position after ply ``ply``."""
-        self.fen = fen if isinstance(fen, str) else None
+        self.fen = _text(fen)
         if self.fen is None:
             return
         if len(self._after) >= MAX_PLIES:

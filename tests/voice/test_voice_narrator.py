@@ -266,3 +266,22 @@ def test_records_that_do_not_read_are_left_unsaid(record: Any,
     assert len(lines) <= 1 and all("\n" not in line and len(line) < 400 for line in lines)
     assert said(narrator, [{"type": "move", "ply": 1, "side": "white", "move": "32-28",
                             "fen": "?"}]) == ["White: 32 to 28"]
+
+
+def test_what_a_record_holds_cannot_grow_the_narrator() -> None:
+    """FENs and game ids beyond a board's are not kept, plies kept are bounded, a clock
+    reading that is not a game's arms nothing."""
+    narrator = Narrator(load("en"))
+    huge = "W:W" + ",".join(["31"] * 50_000)
+    for ply in range(1, 3001):
+        narrator.hear({"type": "move", "ply": ply, "side": "white", "move": "32-28",
+                       "fen": huge if ply % 2 else f"W:W{ply % 50 + 1}:B1"}, 0.0)
+    assert narrator.track.fen is not None and len(narrator.track.fen) < 20
+    assert len(narrator.track._after) <= 2000
+    narrator.hear({"type": "game", "game": "g" * 10_000, "rules": "r" * 10_000, "fen": huge},
+                  0.0)
+    assert narrator.track.game is None and narrator.track.fen is None
+    for left in (float("inf"), float("nan"), -5.0, 1e12):
+        narrator.hear({"type": "clock", "event": "resume", "running": "white",
+                       "clock": {"white": left, "black": 60.0}}, 0.0)
+        assert narrator.ten.at is None
