@@ -154,7 +154,8 @@ def test_a_stuck_espeak_holds_no_caller_and_is_killed_at_stop(tmp_path: Path) ->
     """The fake never ends (and has a child of its own); 200 records are handed over while it
     runs, the queue stays bounded, and the stop kills both by the group's pid."""
     pids = tmp_path / "pids"
-    fake = fake_espeak(tmp_path, f'sleep 1000 &\necho "$$ $!" > {pids}\nwait')
+    fake = fake_espeak(tmp_path, f'sleep 1000 &\necho "$$ $!" > {pids}.new\n'
+                       f'mv {pids}.new {pids}\nwait')
     voice = Voice(VoiceSettings(enabled=True, command=str(fake), queue=4),
                   clock=FrozenClock()).start()
     try:
@@ -173,7 +174,8 @@ def test_a_stuck_espeak_holds_no_caller_and_is_killed_at_stop(tmp_path: Path) ->
         assert voice.speaker.runner.pid == shell
     finally:
         voice.close()
-    assert not alive(shell) and not alive(child)
+    assert not alive(shell)  # reaped by the speaker's thread before close() returned
+    assert wait_until(lambda: not alive(child), 5.0)  # SIGKILL to the group: on its way
     assert voice.speaker.runner.pid is None
 
 
@@ -183,8 +185,9 @@ def test_a_stuck_espeak_is_killed_at_the_deadline(tmp_path: Path,
     it is killed, said in the log, and the next utterance is written."""
     marker, pids = tmp_path / "stuck-once", tmp_path / "pids"
     real = "espeak-ng"
-    fake = fake_espeak(tmp_path, f'if [ ! -e {marker} ]; then touch {marker}; echo $$ > {pids}; '
-                       f'exec sleep 1000; fi\nexec {real} "$@"')
+    fake = fake_espeak(tmp_path, f'if [ ! -e {marker} ]; then touch {marker}; '
+                       f'echo $$ > {pids}.new; mv {pids}.new {pids}; exec sleep 1000; fi\n'
+                       f'exec {real} "$@"')
     clock = FrozenClock()
     out = tmp_path / "wav"
     speaker = Speaker(Espeak(command=str(fake)), out, max_seconds=30.0, clock=clock).start()
@@ -199,7 +202,7 @@ def test_a_stuck_espeak_is_killed_at_the_deadline(tmp_path: Path,
             assert speaker.wait(30.0)
     finally:
         speaker.close()
-    assert not alive(stuck)
+    assert wait_until(lambda: not alive(stuck), 5.0)
     assert speaker.timeouts == 1 and speaker.said == 1 and speaker.quiet is None
     assert [p.name for p in out.iterdir()] == ["0002-move.wav"]
     assert [r.getMessage() for r in caplog.records] == [
