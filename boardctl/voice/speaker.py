@@ -5,10 +5,10 @@ an output directory as WAV files numbered in order (``0001-game.wav``, ``0002-mo
 
 Whoever puts an utterance never waits: a full queue drops (``utterances.SpeechQueue``). When
 espeak-ng cannot run (not installed, not executable) or cannot sound (no audio device), the
-speaker says why once in the log and goes quiet: what comes after is counted and forgotten,
-and the board plays on. An espeak-ng that does not end within ``max_seconds`` is killed
-(logged; the next utterance is said). :meth:`Speaker.close` kills the process running, by
-its pid, and ends the thread.
+speaker says why once in the log (a program not on PATH as it starts) and goes quiet: what
+comes after is counted and forgotten, and the board plays on. An espeak-ng that does not end
+within ``max_seconds`` is killed (logged; the next utterance is said). :meth:`Speaker.close`
+kills the process running, by its pid, and ends the thread.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import contextlib
 import logging
 import os
 import re
+import shutil
 import threading
 import time
 from collections import deque
@@ -78,7 +79,12 @@ class Speaker:
         self._count = threading.Lock()
 
     def start(self) -> Speaker:
-        if self.wavs is not None:
+        """Start the thread; a program that is not there is named now (at the board's
+        start), not at the first utterance."""
+        if shutil.which(self.espeak.command) is None:
+            self._go_quiet(f"cannot run {self.espeak.command!r}: not found "
+                           "(install espeak-ng: apt install espeak-ng)")
+        elif self.wavs is not None:
             try:
                 self.wavs.open()
             except OSError as exc:

@@ -114,9 +114,11 @@ def test_espeak_missing_from_path_is_named_once(tmp_path: Path,
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
     game = short_game(tmp_path)
-    voice = Voice(VoiceSettings(enabled=True), clock=FrozenClock()).start()
+    voice = Voice(VoiceSettings(enabled=True), clock=FrozenClock())
     try:
         with caplog.at_level(logging.ERROR, logger="boardctl.voice"):
+            voice.start()  # named here, at the board's start
+            assert voice.status()["quiet"] is not None
             for record in game.records * 3:
                 voice.say(record)
             assert voice.wait(30.0)
@@ -124,7 +126,7 @@ def test_espeak_missing_from_path_is_named_once(tmp_path: Path,
         voice.close()
     errors = [r.getMessage() for r in caplog.records]
     assert len(errors) == 1
-    assert errors[0].startswith("voice: cannot run 'espeak-ng': No such file or directory")
+    assert errors[0].startswith("voice: cannot run 'espeak-ng': not found")
     assert "apt install espeak-ng" in errors[0]
     status = voice.status()
     assert status["said"] == 0 and status["unsaid"] > 0
