@@ -1,0 +1,257 @@
+"""The board's BOT account on lidraughts: ``LidraughtsLink``.
+
+``start`` checks the account (``GET /api/account``: the token works, the account is a BOT),
+then follows the event stream (``/api/stream/event``: ``challenge`` and ``gameStart`` lines;
+on every connection lidraughts first sends the challenges waiting and the games under way,
+so a restarted board finds its game again). Challenges are answered as the policy says; a
+game that starts becomes ``game`` (an :class:`OnlineGame`), one at a time. With a challenge
+configured, it is sent once the account is checked.
+
+Everything the player learns comes through ``inbox`` (``poll`` drains it); the ``wake``
+callback is called after each event. A wrong or revoked token (401), a token without the
+scope or an account that is not a BOT ends the link for good with one log line and a
+``LinkFailed`` event: the board plays on offline.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from boardctl.online import fields
+from boardctl.online.errors import LinkError, ProtocolError
+from boardctl.online.events import (
+    ChallengeAnswered,
+    ChallengeSent,
+    Event,
+    Inbox,
+    LinkDown,
+    LinkFailed,
+    LinkUp,
+)
+from boardctl.online.game import OnlineGame
+from boardctl.online.policy import read_challenge
+from boardctl.online.settings import OnlineSettings
+from boardctl.online.streams import BACKOFF, IDLE_TIMEOUT, Backoff, StreamLoop, fatal_reason
+from boardctl.online.transport import Reply, Transport
+from boardctl.online.variants import ClockSetting, variant_key
+from boardctl.online.worker import Worker
+from firmware.rules.sets import RuleSet
+
+log = logging.getLogger(__name__)
+
+
+class LidraughtsLink:
+    """The link to one server for one account."""
+
+    def __init__(self, settings: OnlineSettings, wake: Callable[[], None] | None = None,
+                 backoff: Backoff = BACKOFF, idle_timeout: float = IDLE_TIMEOUT,
+                 clock: Callable[[], int] = time.monotonic_ns,
+                 transport: Transport | None = None) -> None:
+        self.settings = settings
+        self.inbox = Inbox(wake)
+        self.account: str | None = None
+        self._transport = transport or Transport(settings.server, settings.token)
+        self._backoff = backoff
+        self._idle = idle_timeout
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._game: OnlineGame | None = None
+        self._old: list[OnlineGame] = []
+        self._down = False
+        self._failed = threading.Event()
+        self._worker = Worker("lidraughts-link")
+        self._events = StreamLoop("events", self._transport, "/api/stream/event", self,
+                                  self._fatal, backoff, idle_timeout)
+
+    def __repr__(self) -> str:
+        return f"LidraughtsLink({self.settings.server}, account={self.account})"
+
+    # -- what the player calls -------------------------------------------------------------
+
+    def start(self) -> None:
+        """Check the account and follow the event stream (on the link's threads)."""
+        self._worker.start()
+        self._worker.submit(self._begin)
+
+    def poll(self) -> list[Event]:
+        """Every event waiting; never blocks."""
+        return self.inbox.drain()
+
+    @property
+    def game(self) -> OnlineGame | None:
+        """The game being played (or the last one played), None before the first."""
+        with self._lock:
+            return self._game
+
+    @property
+    def failed(self) -> bool:
+        return self._failed.is_set()
+
+    def challenge(self, user: str, clock: ClockSetting, rules: RuleSet | str,
+                  rated: bool = False, colour: str = "random") -> None:
+        """Challenge ``user``; ChallengeSent follows, GameStarted when the user accepts."""
+        form = {"rated": "true" if rated else "false", "clock.limit": str(clock.limit_s),
+                "clock.increment": str(clock.increment_s), "color": colour,
+                "variant": variant_key(rules)}
+        self._worker.submit(lambda: self._send_challenge(user, form))
+
+    def close(self) -> None:
+        """Stop every thread of the link (the games' too)."""
+        self._worker.stop()
+        self._events.stop()
+        with self._lock:
+            games = [g for g in (self._game, *self._old) if g is not None]
+        for game in games:
+            game.close()
+        self._events.join()
+        self._worker.join()
+
+    # -- the account, the challenge ---------------------------------------------------------
+
+    def _begin(self) -> None:
+        for delay in self._backoff.delays():
+            try:
+                reply = self._transport.request("GET", "/api/account")
+            except LinkError as exc:
+                self.on_lost(str(exc))
+                if self._worker.stopping.wait(delay):
+                    return
+                continue
+            if self._check_account(reply):
+                break
+            return
+        self._events.start()
+        s = self.settings
+        if s.challenge_user and s.clock:
+            self.challenge(s.challenge_user, s.clock, s.rules or "international")
+
+    def _check_account(self, reply: Reply) -> bool:
+        reason = fatal_reason(reply)
+        if reason is None and reply.status != 200:
+            reason = f"lidraughts answered HTTP {reply.status} for the account ({reply.error})"
+        body = reply.body if isinstance(reply.body, dict) else {}
+        name = str(body.get("username") or body.get("id") or "")
+        if reason is None and (not name or body.get("title") != "BOT"):
+            reason = (f"the lidraughts account {name or '?'} is not a BOT account (upgrade it "
+                      "as docs/ONLINE.md says)")
+        if reason is not None:
+            self._fatal(reason)
+            return False
+        self.account = str(body.get("id") or name).lower()
+        log.info("lidraughts: connected to %s as %s", self.settings.server, name)
+        return True
+
+    def _send_challenge(self, user: str, form: dict[str, str]) -> None:
+        for delay in self._backoff.delays():
+            try:
+                reply = self._transport.request("POST", f"/api/challenge/{user}", form)
+                break
+            except LinkError as exc:
+                if exc.sent:  # it may be out: sent again it would be a second challenge
+                    self.inbox.put(ChallengeSent(user, None, f"no answer ({exc})"))
+                    return
+                if self._worker.stopping.wait(delay):
+                    return
+        else:  # pragma: no cover - delays() never ends
+            return
+        reason = fatal_reason(reply)
+        if reason is not None:
+            self._fatal(reason)
+            return
+        if reply.status != 200:
+            log.warning("lidraughts: the challenge to %s was refused: %s", user, reply.error)
+            self.inbox.put(ChallengeSent(user, None, reply.error))
+            return
+        body = reply.body.get("challenge") if isinstance(reply.body, dict) else None
+        cid = body.get("id") if isinstance(body, dict) else None
+        log.info("lidraughts: challenged %s (%s)", user, cid)
+        self.inbox.put(ChallengeSent(user, cid if isinstance(cid, str) else None))
+
+    # -- the event stream's handler (on its thread) ------------------------------------------
+
+    def on_line(self, obj: dict[str, Any]) -> None:
+        if self._down:
+            self._down = False
+            log.info("lidraughts: event stream back")
+            self.inbox.put(LinkUp())
+        kind = obj["type"]
+        if kind == "challenge":
+            self._answer(obj)
+        elif kind == "gameStart":
+            game = fields.section(obj, "game", "gameStart")
+            self._start_game(fields.ident(game, "id", "gameStart"))
+        else:
+            log.debug("lidraughts: event %s ignored", kind[:40])
+
+    def _answer(self, obj: dict[str, Any]) -> None:
+        challenge = read_challenge(obj)
+        with self._lock:
+            busy = self._game is not None and not self._game.over
+        decision = self.settings.policy.decide(challenge, busy)
+        path = f"/api/challenge/{challenge.id}/" + ("accept" if decision.accept else "decline")
+        form = None if decision.accept else {"reason": decision.reason.value
+                                             if decision.reason else "generic"}
+        try:
+            reply = self._transport.request("POST", path, form)
+        except LinkError as exc:
+            raise ProtocolError(f"answering challenge {challenge.id}: {exc}") from None
+        reason = fatal_reason(reply)
+        if reason is not None:
+            self._fatal(reason)
+            return
+        verb = "accepted" if decision.accept else f"declined ({decision.why})"
+        log.info("lidraughts: challenge %s from %s, %s %s: %s", challenge.id,
+                 challenge.challenger, challenge.variant, challenge.clock_text, verb)
+        self.inbox.put(ChallengeAnswered(challenge.id, challenge.challenger, challenge.variant,
+                                         challenge.clock_text, decision.accept and
+                                         reply.status == 200, decision.why or (
+                                             "" if reply.status == 200 else reply.error)))
+
+    def _start_game(self, game_id: str) -> None:
+        with self._lock:
+            current = self._game
+            if current is not None and (current.game_id == game_id or not current.over):
+                if current.game_id != game_id:
+                    log.warning("lidraughts: game %s started while the board plays %s: "
+                                "left alone", game_id, current.game_id)
+                return
+            assert self.account is not None
+            game = OnlineGame(game_id, self.account, self._transport, self.inbox.put,
+                              self._fatal, self._backoff, self._idle, self._clock)
+            if current is not None:
+                self._old.append(current)
+            self._game = game
+        log.info("lidraughts: game %s", game_id)
+        game.start()
+
+    def on_end(self) -> bool:
+        self.on_lost("the server ended the event stream")
+        return False
+
+    def on_lost(self, reason: str) -> None:
+        if not self._down and not self._failed.is_set():
+            self._down = True
+            log.info("lidraughts: link lost (%s); reconnecting", reason)
+            self.inbox.put(LinkDown(reason))
+
+    def on_refused(self, reply: Reply) -> bool:
+        return False
+
+    def _fatal(self, reason: str) -> None:
+        """Stop for good: one log line, one LinkFailed (whichever thread says it first)."""
+        with self._lock:
+            if self._failed.is_set():
+                return
+            self._failed.set()
+            games = [g for g in (self._game, *self._old) if g is not None]
+        log.error("%s: the board plays on offline", reason)
+        self._worker.stop()
+        self._events.stop()
+        for game in games:
+            game.stop_soon()
+        self.inbox.put(LinkFailed(reason))
+
