@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from boardctl.online import fields
-from boardctl.online.errors import ProtocolError
+from boardctl.online.errors import OnlineError, ProtocolError
 from boardctl.online.events import (
     Clocks,
     ClocksChanged,
@@ -202,8 +202,11 @@ def _read_setup(obj: dict[str, Any], account: str) -> _Setup:
     if clock is None:
         control = TimeControl.parse("-")
     else:
-        control = time_control(fields.number(clock, "initial", "clock") / 1000,
-                               fields.number(clock, "increment", "clock") / 1000)
+        try:
+            control = time_control(fields.number(clock, "initial", "clock") / 1000,
+                                   fields.number(clock, "increment", "clock") / 1000)
+        except OnlineError as exc:
+            raise Unplayable(str(exc)) from None
     fen = fields.text(obj, "initialFen", what, default="startpos")
     start = Position.start(rules) if fen == "startpos" else _position(rules, fen)
     return _Setup(rules, control, side, opponent, fields.flag(obj, "rated", what),

@@ -8,7 +8,7 @@ own numbering (``firmware.rules.geometry``), so squares go across unchanged.
 
 Clocks: a challenge gives ``limit`` and ``increment`` in seconds, a game's ``clock`` its
 ``initial`` and ``increment`` in milliseconds, and both mean sudden death with a Fischer
-bonus added after each move (``TimeControl`` ``L+I``). lidraughts' API takes a limit from
+bonus added after each move (``TimeControl`` ``L+I``; ``L`` without one). lidraughts' API takes a limit from
 ``ApiConfig.clockLimitSeconds`` (0, 15, 30, 45, 60, 90 s or whole minutes 2-180) and an
 increment of 0-180 s.
 """
@@ -100,7 +100,7 @@ def time_control(limit_s: float, increment_s: float) -> TimeControl:
     limit = format_seconds(round(limit_s * 1000) * (NS_PER_S // 1000))
     increment = format_seconds(round(increment_s * 1000) * (NS_PER_S // 1000))
     try:
-        return TimeControl.parse(f"{limit}+{increment}")
+        return TimeControl.parse(f"{limit}+{increment}" if increment_s else limit)
     except TimeControlError as exc:
         raise OnlineError(str(exc)) from None
 
