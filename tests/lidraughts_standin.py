@@ -213,6 +213,9 @@ class LidraughtsStandin:
         #: While set, every request is answered 503, as a proxy answers for a server that is
         #: restarting.
         self.unavailable = False
+        #: This many requests more are answered lidraughts' passing "OAuth server is
+        #: offline" 401.
+        self.oauth_offline = 0
         self.users = {bot: "BoardBot", "alice": "Alice", "bob": "Bob"}
         self.clock = FakeClock()
         self.games: dict[str, StandinGame] = {}
@@ -487,6 +490,11 @@ class _Handler(BaseHTTPRequestHandler):
         if s.unavailable:
             self._json(503, {"error": "Service Unavailable"})
             return
+        with s.lock:
+            offline, s.oauth_offline = s.oauth_offline > 0, max(0, s.oauth_offline - 1)
+        if offline:
+            self._json(401, {"error": "OAuth server is offline! Try again soon."})
+            return
         if self.headers.get("Authorization") != f"Bearer {s.token}":
             self._json(401, {"error": "No such token"})
             return
@@ -515,15 +523,15 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
-    def _stream(self, conn: _Conn, first: list[bytes | None]) -> None:
+    def _stream(self, conn: _Conn) -> None:
+        """Send ``conn``'s lines (its first ones queued before it was listed, so nothing
+        overtakes them) until it ends or is cut."""
         s = self.standin
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         conn.sock = self.connection
-        for line in first:
-            conn.lines.put(line)
         try:
             while True:
                 try:
@@ -589,9 +597,11 @@ class _Routes:
             first += [_encode({"type": "challenge", "challenge": c.json(s.users)})
                       for c in s.challenges.values()
                       if c.status == "created" and c.dest == s.bot]
+            for line in first:
+                conn.lines.put(line)
             s.conns.append(conn)
             s.arrived.notify_all()
-        self.h._stream(conn, first)
+        self.h._stream(conn)
 
     def _game_stream(self, gid: str) -> None:
         s = self.s
@@ -605,9 +615,11 @@ class _Routes:
                                                            s.users))]
             if game.over:
                 first.append(None)
+            for line in first:
+                conn.lines.put(line)
             s.conns.append(conn)
             s.arrived.notify_all()
-        self.h._stream(conn, first)
+        self.h._stream(conn)
 
     def _record(self, gid: str) -> None:
         game = self.s.games.get(gid)

@@ -131,6 +131,9 @@ class OnlineGame:
 
     # -- the stream's handler (on the stream's thread) -----------------------------------------
 
+    def on_open(self) -> None:
+        """Back only once the game is read again (its gameFull)."""
+
     def on_line(self, obj: dict[str, Any]) -> None:
         kind = obj["type"]
         if kind not in ("gameFull", "gameState"):

@@ -35,7 +35,15 @@ from boardctl.online.events import (
 from boardctl.online.game import OnlineGame
 from boardctl.online.policy import read_challenge
 from boardctl.online.settings import OnlineSettings
-from boardctl.online.streams import BACKOFF, IDLE_TIMEOUT, Backoff, StreamLoop, fatal_reason
+from boardctl.online.streams import (
+    BACKOFF,
+    IDLE_TIMEOUT,
+    RATE_LIMIT_WAIT,
+    Backoff,
+    StreamLoop,
+    fatal_reason,
+    passing,
+)
 from boardctl.online.transport import Reply, Transport
 from boardctl.online.variants import ClockSetting, variant_key
 from boardctl.online.worker import Worker
@@ -117,13 +125,17 @@ class LidraughtsLink:
             try:
                 reply = self._transport.request("GET", "/api/account")
             except LinkError as exc:
+                reply = None
                 self.on_lost(str(exc))
-                if self._worker.stopping.wait(delay):
+            if reply is not None and not passing(reply):
+                if not self._check_account(reply):
                     return
-                continue
-            if self._check_account(reply):
                 break
-            return
+            if reply is not None:
+                self.on_lost(f"the account: HTTP {reply.status} ({reply.error})")
+            wait = RATE_LIMIT_WAIT if reply is not None and reply.status == 429 else delay
+            if self._worker.stopping.wait(wait):
+                return
         self._events.start()
         s = self.settings
         if s.challenge_user and s.clock:
@@ -173,11 +185,13 @@ class LidraughtsLink:
 
     # -- the event stream's handler (on its thread) ------------------------------------------
 
-    def on_line(self, obj: dict[str, Any]) -> None:
+    def on_open(self) -> None:
         if self._down:
             self._down = False
             log.info("lidraughts: event stream back")
             self.inbox.put(LinkUp())
+
+    def on_line(self, obj: dict[str, Any]) -> None:
         kind = obj["type"]
         if kind == "challenge":
             self._answer(obj)

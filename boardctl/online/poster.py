@@ -26,7 +26,7 @@ from typing import Protocol
 from boardctl.online.errors import LinkError
 from boardctl.online.events import Event, MoveRefused, RequestRefused
 from boardctl.online.moves import describe, li_steps
-from boardctl.online.streams import RATE_LIMIT_WAIT, fatal_reason
+from boardctl.online.streams import RATE_LIMIT_WAIT, fatal_reason, passing
 from boardctl.online.tracker import ServerView
 from boardctl.online.transport import Reply, Transport
 from firmware.rules.position import Move
@@ -156,8 +156,9 @@ class Poster:
                 return
 
     def _send(self, path: str) -> _Outcome:
-        """POST ``path``; a 401/403 ends the link, a 429 waits and tries again, a 5xx or no
-        answer comes back as a lost request."""
+        """POST ``path``; a 401/403 ends the link, a 429 waits and tries again, a passing
+        trouble (5xx, lidraughts' "OAuth server is offline") or no answer comes back as a
+        lost request."""
         while not self._stopping.is_set():
             try:
                 reply = self._transport.request("POST", path)
@@ -172,9 +173,9 @@ class Poster:
                 log.warning("lidraughts: rate limited (429): waiting a minute")
                 self._stopping.wait(RATE_LIMIT_WAIT)
                 continue
-            if reply.status >= 500:
-                log.info("lidraughts game %s: HTTP %d on %s", self._game.game_id,
-                         reply.status, path)
+            if passing(reply):
+                log.info("lidraughts game %s: HTTP %d on %s (%s)", self._game.game_id,
+                         reply.status, path, reply.error)
                 return _Outcome(None, True)
             return _Outcome(reply)
         return _Outcome(None)

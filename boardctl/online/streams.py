@@ -60,6 +60,9 @@ BACKOFF = Backoff()
 class StreamHandler(Protocol):
     """What a stream loop calls, all on its thread."""
 
+    def on_open(self) -> None:
+        """The stream is open (its lines follow)."""
+
     def on_line(self, obj: dict[str, Any]) -> None:
         """One object; ProtocolError when it makes no sense (the stream is opened again)."""
 
@@ -71,6 +74,13 @@ class StreamHandler(Protocol):
 
     def on_refused(self, reply: Reply) -> bool:
         """A 4xx answer other than 401, 403, 429: True to stop, False to try again."""
+
+
+def passing(reply: Reply) -> bool:
+    """Whether an answer is a passing trouble, to try again after a wait: a 5xx, a 429,
+    lidraughts' "OAuth server is offline" 401."""
+    return reply.status >= 500 or reply.status == 429 or (
+        reply.status == 401 and _OAUTH_OFFLINE in reply.error)
 
 
 def fatal_reason(reply: Reply) -> str | None:
@@ -173,6 +183,7 @@ class StreamLoop:
         if self._stop.is_set():
             stream.close()
             return "stop"
+        self._handler.on_open()
         try:
             return self._read(stream)
         finally:

@@ -8,9 +8,9 @@ own numbering (``firmware.rules.geometry``), so squares go across unchanged.
 
 Clocks: a challenge gives ``limit`` and ``increment`` in seconds, a game's ``clock`` its
 ``initial`` and ``increment`` in milliseconds, and both mean sudden death with a Fischer
-bonus added after each move (``TimeControl`` ``L+I``; ``L`` without one). lidraughts' API takes a limit from
-``ApiConfig.clockLimitSeconds`` (0, 15, 30, 45, 60, 90 s or whole minutes 2-180) and an
-increment of 0-180 s.
+bonus added after each move (``TimeControl`` ``L+I``; ``L`` without one). lidraughts' API
+takes a limit from ``ApiConfig.clockLimitSeconds`` (0, 15, 30, 45, 60, 90 s or whole
+minutes 2-180) and an increment of 0-180 s.
 """
 
 from __future__ import annotations

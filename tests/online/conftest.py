@@ -22,21 +22,22 @@ FAST = Backoff(first=0.01, factor=2.0, cap=0.05)
 
 
 class Events:
-    """The events a link put, kept in order; ``wait`` blocks until one that fits arrived (a
-    safety limit only: the tests wait on the event, never on time)."""
+    """The events a link put, kept in order; ``wait`` returns the earliest one not returned
+    yet that fits, blocking until one arrived (a safety limit only: the tests wait on the
+    event, never on time)."""
 
     def __init__(self, link: LidraughtsLink) -> None:
         self.link = link
         self.seen: list[Event] = []
-        self._taken = 0
+        self._returned: set[int] = set()
 
     def wait(self, cls: type[E], where: Callable[[E], bool] = lambda e: True,
              timeout: float = 10.0) -> E:
         deadline = time.monotonic() + timeout
         while True:
-            for event in self.seen[self._taken:]:
-                self._taken += 1
-                if isinstance(event, cls) and where(event):
+            for i, event in enumerate(self.seen):
+                if i not in self._returned and isinstance(event, cls) and where(event):
+                    self._returned.add(i)
                     return event
             left = deadline - time.monotonic()
             if left <= 0:
