@@ -37,8 +37,10 @@ class OnlineGame:
     def __init__(self, game_id: str, account: str, transport: Transport,
                  put: Callable[[Event], None], on_fatal: Callable[[str], None],
                  backoff: Backoff = BACKOFF, idle_timeout: float = IDLE_TIMEOUT,
-                 clock: Callable[[], int] = time.monotonic_ns) -> None:
+                 clock: Callable[[], int] = time.monotonic_ns,
+                 on_over: Callable[[str], None] | None = None) -> None:
         self.game_id = game_id
+        self._on_over = on_over
         self._transport = transport
         self._put = put
         self._clock = clock
@@ -164,6 +166,8 @@ class OnlineGame:
                 log.info("lidraughts game %s: over, %s (%s)", self.game_id, event.result,
                          event.reason.value)
             self._put(event)
+            if self._ended and isinstance(event, GameEnded) and self._on_over is not None:
+                self._on_over(self.game_id)
 
     def on_end(self) -> bool:
         if self._ended:

@@ -69,6 +69,7 @@ class LidraughtsLink:
         self._lock = threading.Lock()
         self._game: OnlineGame | None = None
         self._old: list[OnlineGame] = []
+        self._next: list[str] = []
         self._down = False
         self._failed = threading.Event()
         self._worker = Worker("lidraughts-link")
@@ -226,21 +227,34 @@ class LidraughtsLink:
                                              "" if reply.status == 200 else reply.error)))
 
     def _start_game(self, game_id: str) -> None:
+        """Play ``game_id`` now, or once the game being played ends (a game starts on
+        lidraughts as another ends: a rematch accepted before the board read the end)."""
         with self._lock:
             current = self._game
-            if current is not None and (current.game_id == game_id or not current.over):
-                if current.game_id != game_id:
-                    log.warning("lidraughts: game %s started while the board plays %s: "
-                                "left alone", game_id, current.game_id)
+            if current is not None and current.game_id == game_id:
+                return
+            if current is not None and not current.over:
+                if game_id not in self._next:
+                    self._next.append(game_id)
+                    log.info("lidraughts: game %s waits for the end of %s", game_id,
+                             current.game_id)
                 return
             assert self.account is not None
             game = OnlineGame(game_id, self.account, self._transport, self.inbox.put,
-                              self._fatal, self._backoff, self._idle, self._clock)
+                              self._fatal, self._backoff, self._idle, self._clock,
+                              on_over=self._game_over)
             if current is not None:
                 self._old.append(current)
             self._game = game
         log.info("lidraughts: game %s", game_id)
         game.start()
+
+    def _game_over(self, game_id: str) -> None:
+        """Called on the game's thread once its end is told: the next game waiting starts."""
+        with self._lock:
+            waiting = self._next.pop(0) if self._next else None
+        if waiting is not None and not self._failed.is_set():
+            self._worker.submit(lambda: self._start_game(waiting))
 
     def on_end(self) -> bool:
         self.on_lost("the server ended the event stream")

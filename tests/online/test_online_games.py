@@ -12,6 +12,7 @@ from conftest import Events
 from lidraughts_standin import LidraughtsStandin
 
 from boardctl.online.events import (
+    ChallengeAnswered,
     DrawDeclined,
     DrawOffered,
     EndReason,
@@ -266,3 +267,18 @@ def test_a_multi_capture_goes_a_step_at_a_time(standin: LidraughtsStandin,
     confirmed = events.wait(MoveConfirmed)
     assert confirmed.move.captured == (37, 19)
     assert standin.games[gid].entries == ["4632", "3210"]
+
+
+def test_a_game_started_as_another_ends_is_played_next(standin: LidraughtsStandin,
+                                                       connect: Connect) -> None:
+    events = connect()
+    first = standin.create_game(bot_side=Side.WHITE).id
+    events.wait(GameStarted)
+    second = standin.create_game(bot_side=Side.BLACK).id  # a rematch, say, before the end
+    standin.send_challenge("bob")  # read after the gameStart: its answer says that was read
+    assert events.wait(ChallengeAnswered).reason == "the board is playing a game"
+    assert events.link.game is not None and events.link.game.game_id == first
+    standin.resign(first)
+    assert events.wait(GameEnded).game_id == first
+    started = events.wait(GameStarted)
+    assert (started.game_id, started.side) == (second, Side.BLACK)
