@@ -35,7 +35,7 @@ def text(obj: dict[str, Any], key: str, what: str, default: str | None = None) -
     value = obj.get(key, default)
     if not isinstance(value, str):
         raise ProtocolError(f"{what} without its {key!r} text")
-    if len(value) > MAX_TEXT and key != "moves":
+    if len(value) > MAX_TEXT and key not in ("moves", "initialFen"):  # bounded by the line
         raise ProtocolError(f"{what}: {key!r} is longer than {MAX_TEXT} characters")
     return value
 

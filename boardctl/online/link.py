@@ -205,7 +205,7 @@ class LidraughtsLink:
     def _answer(self, obj: dict[str, Any]) -> None:
         challenge = read_challenge(obj)
         with self._lock:
-            busy = self._game is not None and not self._game.over
+            busy = bool(self._next) or (self._game is not None and not self._game.over)
         decision = self.settings.policy.decide(challenge, busy)
         path = f"/api/challenge/{challenge.id}/" + ("accept" if decision.accept else "decline")
         form = None if decision.accept else {"reason": decision.reason.value
