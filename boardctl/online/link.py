@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from boardctl.online import fields
-from boardctl.online.errors import LinkError, ProtocolError
+from boardctl.online.errors import LinkError, OnlineError, ProtocolError
 from boardctl.online.events import (
     ChallengeAnswered,
     ChallengeSent,
@@ -33,7 +33,7 @@ from boardctl.online.events import (
     LinkUp,
 )
 from boardctl.online.game import OnlineGame
-from boardctl.online.policy import read_challenge
+from boardctl.online.policy import is_username, read_challenge
 from boardctl.online.settings import OnlineSettings
 from boardctl.online.streams import (
     BACKOFF,
@@ -102,7 +102,10 @@ class LidraughtsLink:
 
     def challenge(self, user: str, clock: ClockSetting, rules: RuleSet | str,
                   rated: bool = False, colour: str = "random") -> None:
-        """Challenge ``user``; ChallengeSent follows, GameStarted when the user accepts."""
+        """Challenge ``user``; ChallengeSent follows, GameStarted when the user accepts.
+        OnlineError for a name that is no lidraughts user name or a rule set it has not."""
+        if not is_username(user):
+            raise OnlineError(f"{user[:40]!r} is not a lidraughts user name")
         form = {"rated": "true" if rated else "false", "clock.limit": str(clock.limit_s),
                 "clock.increment": str(clock.increment_s), "color": colour,
                 "variant": variant_key(rules)}

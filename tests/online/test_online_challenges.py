@@ -9,7 +9,9 @@ import pytest
 from conftest import Events
 from lidraughts_standin import LidraughtsStandin
 
+from boardctl.online.errors import OnlineError
 from boardctl.online.events import ChallengeAnswered, ChallengeSent, GameStarted
+from boardctl.online.variants import ClockSetting
 from firmware.rules.sets import Side
 
 Connect = Callable[..., Events]
@@ -123,3 +125,12 @@ def test_a_challenge_whose_answer_was_lost_is_not_sent_twice(standin: Lidraughts
     assert sent.challenge_id is None and "no answer" in sent.refused
     [c] = standin.challenges.values()
     assert c.variant == "russian"
+
+
+def test_a_challenge_to_a_name_that_is_no_user_name_is_refused_here(
+        standin: LidraughtsStandin, connect: Connect) -> None:
+    events = connect()
+    with pytest.raises(OnlineError, match="not a lidraughts user name"):
+        events.link.challenge("../../api/account", ClockSetting(300, 0), "international")
+    with pytest.raises(OnlineError, match="no variant"):
+        events.link.challenge("alice", ClockSetting(300, 0), "home")

@@ -282,3 +282,26 @@ def test_a_game_started_as_another_ends_is_played_next(standin: LidraughtsStandi
     assert events.wait(GameEnded).game_id == first
     started = events.wait(GameStarted)
     assert (started.game_id, started.side) == (second, Side.BLACK)
+
+
+def test_abort_only_while_lidraughts_allows_it(standin: LidraughtsStandin,
+                                               connect: Connect) -> None:
+    events = connect()
+    gid = standin.create_game(bot_side=Side.WHITE).id
+    events.wait(GameStarted)
+    game = events.link.game
+    assert game is not None
+    standin.script(gid, ["1722"])
+    game.post_move(Move((32, 27)))
+    events.wait(OpponentMoved)
+    game.abort()
+    refused = events.wait(RequestRefused)
+    assert (refused.request, refused.reason) == ("abort", "This game can no longer be aborted")
+    second = standin.create_game(bot_side=Side.BLACK).id
+    standin.resign(gid)
+    events.wait(GameEnded)
+    assert events.wait(GameStarted).game_id == second
+    assert events.link.game is not None
+    events.link.game.abort()
+    ended = events.wait(GameEnded)
+    assert (ended.game_id, ended.reason, ended.result) == (second, EndReason.ABORT, "*")
