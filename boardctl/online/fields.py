@@ -68,6 +68,3 @@ def ident(obj: dict[str, Any], key: str, what: str) -> str:
         raise ProtocolError(f"{what}: {key!r} {value[:20]!r} is not a lidraughts id")
     return value
 
-
-def is_ident(value: str) -> bool:
-    return bool(_ID.match(value))

@@ -26,11 +26,6 @@ class Worker:
     def submit(self, job: Callable[[], None]) -> None:
         self._jobs.put(job)
 
-    @property
-    def waiting(self) -> bool:
-        """Whether jobs wait behind the one running."""
-        return not self._jobs.empty()
-
     def stop(self) -> None:
         self.stopping.set()
         self._jobs.put(None)

@@ -56,7 +56,7 @@ def test_the_first_full_starts_the_game() -> None:
     assert str(started.opponent) == "Alice (1650)"
     assert [str(m) for m in started.plies] == ["32-27", "18-22"]
     assert started.clocks is not None and started.clocks.running is Side.WHITE
-    assert started.clocks.received_ns == 5
+    assert started.clocks.received_ns == 5 and started.clocks.left_ms(Side.BLACK) == 300000
 
 
 def test_states_tell_each_new_ply_once_with_its_side() -> None:
