@@ -10,8 +10,9 @@ Modules: ``settings`` (the options), ``token``, ``transport`` (HTTP), ``ndjson``
 ``streams`` (a thread per stream, reconnecting), ``fields`` (typed reads of the server's
 JSON), ``variants`` (variants, clocks, decline reasons), ``moves`` (moves both ways),
 ``tracker`` (the game as the server shows it: pure), ``poster`` (the board's requests,
-reconciled after a lost answer), ``policy`` (which challenges to take), ``game``, ``link``,
-``worker``, ``events``, ``errors``. docs/ONLINE.md is the user's side.
+reconciled after a lost answer), ``policy`` (which challenges to take), ``challenges``
+(answering and sending them), ``game``, ``link``, ``worker``, ``events``, ``errors``.
+docs/ONLINE.md is the user's side.
 """
 
 from boardctl.online.errors import LinkError, OnlineError, ProtocolError

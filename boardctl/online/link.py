@@ -22,18 +22,11 @@ from collections.abc import Callable
 from typing import Any
 
 from boardctl.online import fields
-from boardctl.online.errors import LinkError, OnlineError, ProtocolError
-from boardctl.online.events import (
-    ChallengeAnswered,
-    ChallengeSent,
-    Event,
-    Inbox,
-    LinkDown,
-    LinkFailed,
-    LinkUp,
-)
+from boardctl.online.challenges import Challenges
+from boardctl.online.errors import LinkError, OnlineError
+from boardctl.online.events import Event, Inbox, LinkDown, LinkFailed, LinkUp
 from boardctl.online.game import OnlineGame
-from boardctl.online.policy import is_username, read_challenge
+from boardctl.online.policy import is_username
 from boardctl.online.settings import OnlineSettings
 from boardctl.online.streams import (
     BACKOFF,
@@ -75,6 +68,8 @@ class LidraughtsLink:
         self._worker = Worker("lidraughts-link")
         self._events = StreamLoop("events", self._transport, "/api/stream/event", self,
                                   self._fatal, backoff, idle_timeout)
+        self._challenges = Challenges(self._transport, settings.policy, self.inbox.put,
+                                      self._fatal, self._busy, backoff, self._worker.stopping)
 
     def __repr__(self) -> str:
         return f"LidraughtsLink({self.settings.server}, account={self.account})"
@@ -109,7 +104,7 @@ class LidraughtsLink:
         form = {"rated": "true" if rated else "false", "clock.limit": str(clock.limit_s),
                 "clock.increment": str(clock.increment_s), "color": colour,
                 "variant": variant_key(rules)}
-        self._worker.submit(lambda: self._send_challenge(user, form))
+        self._worker.submit(lambda: self._challenges.send(user, form))
 
     def close(self) -> None:
         """Stop every thread of the link (the games' too)."""
@@ -161,32 +156,6 @@ class LidraughtsLink:
         log.info("lidraughts: connected to %s as %s", self.settings.server, name)
         return True
 
-    def _send_challenge(self, user: str, form: dict[str, str]) -> None:
-        for delay in self._backoff.delays():
-            try:
-                reply = self._transport.request("POST", f"/api/challenge/{user}", form)
-                break
-            except LinkError as exc:
-                if exc.sent:  # it may be out: sent again it would be a second challenge
-                    self.inbox.put(ChallengeSent(user, None, f"no answer ({exc})"))
-                    return
-                if self._worker.stopping.wait(delay):
-                    return
-        else:  # pragma: no cover - delays() never ends
-            return
-        reason = fatal_reason(reply)
-        if reason is not None:
-            self._fatal(reason)
-            return
-        if reply.status != 200:
-            log.warning("lidraughts: the challenge to %s was refused: %s", user, reply.error)
-            self.inbox.put(ChallengeSent(user, None, reply.error))
-            return
-        body = reply.body.get("challenge") if isinstance(reply.body, dict) else None
-        cid = body.get("id") if isinstance(body, dict) else None
-        log.info("lidraughts: challenged %s (%s)", user, cid)
-        self.inbox.put(ChallengeSent(user, cid if isinstance(cid, str) else None))
-
     # -- the event stream's handler (on its thread) ------------------------------------------
 
     def on_open(self) -> None:
@@ -198,36 +167,12 @@ class LidraughtsLink:
     def on_line(self, obj: dict[str, Any]) -> None:
         kind = obj["type"]
         if kind == "challenge":
-            self._answer(obj)
+            self._challenges.answer(obj)
         elif kind == "gameStart":
             game = fields.section(obj, "game", "gameStart")
             self._start_game(fields.ident(game, "id", "gameStart"))
         else:
             log.debug("lidraughts: event %s ignored", kind[:40])
-
-    def _answer(self, obj: dict[str, Any]) -> None:
-        challenge = read_challenge(obj)
-        with self._lock:
-            busy = bool(self._next) or (self._game is not None and not self._game.over)
-        decision = self.settings.policy.decide(challenge, busy)
-        path = f"/api/challenge/{challenge.id}/" + ("accept" if decision.accept else "decline")
-        form = None if decision.accept else {"reason": decision.reason.value
-                                             if decision.reason else "generic"}
-        try:
-            reply = self._transport.request("POST", path, form)
-        except LinkError as exc:
-            raise ProtocolError(f"answering challenge {challenge.id}: {exc}") from None
-        reason = fatal_reason(reply)
-        if reason is not None:
-            self._fatal(reason)
-            return
-        verb = "accepted" if decision.accept else f"declined ({decision.why})"
-        log.info("lidraughts: challenge %s from %s, %s %s: %s", challenge.id,
-                 challenge.challenger, challenge.variant, challenge.clock_text, verb)
-        self.inbox.put(ChallengeAnswered(challenge.id, challenge.challenger, challenge.variant,
-                                         challenge.clock_text, decision.accept and
-                                         reply.status == 200, decision.why or (
-                                             "" if reply.status == 200 else reply.error)))
 
     def _start_game(self, game_id: str) -> None:
         """Play ``game_id`` now, or once the game being played ends (a game starts on
@@ -251,6 +196,10 @@ class LidraughtsLink:
             self._game = game
         log.info("lidraughts: game %s", game_id)
         game.start()
+
+    def _busy(self) -> bool:
+        with self._lock:
+            return bool(self._next) or (self._game is not None and not self._game.over)
 
     def _game_over(self, game_id: str) -> None:
         """Called on the game's thread once its end is told: the next game waiting starts."""
