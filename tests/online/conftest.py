@@ -65,12 +65,13 @@ def connect(standin: LidraughtsStandin, tmp_path: Path) -> Iterator[Callable[...
     """``connect(**options)``: a started link to the stand-in and its Events."""
     links: list[LidraughtsLink] = []
 
-    def make(token: str | None = None, rules: str = "international", **options: Any) -> Events:
+    def make(token: str | None = None, rules: str = "international", idle: float = 15.0,
+             **options: Any) -> Events:
         token_file = tmp_path / f"token{len(links)}"
         token_file.write_text((token or standin.token) + "\n")
         settings = OnlineSettings.from_options(str(token_file), url=standin.url, rules=rules,
                                                **options)
-        link = LidraughtsLink(settings, backoff=FAST, idle_timeout=options.pop("idle", 5.0))
+        link = LidraughtsLink(settings, backoff=FAST, idle_timeout=idle)
         links.append(link)
         link.start()
         return Events(link)

@@ -237,3 +237,18 @@ def test_a_game_the_server_does_not_have_ends_as_gone(standin: LidraughtsStandin
     assert (ended.game_id, ended.reason, ended.result) == ("Nosuch12", EndReason.GONE, "*")
     standin.create_game(bot_side=Side.WHITE)  # the board is free for the next
     events.wait(GameStarted)
+
+
+def test_a_stream_silent_past_its_keepalives_is_taken_as_lost(standin: LidraughtsStandin,
+                                                              connect: Connect) -> None:
+    standin.keepalive_s = 60.0  # the server goes silent: no keep-alive lines
+    events = connect(idle=0.3)
+    gid = standin.create_game(bot_side=Side.WHITE).id
+    events.wait(GameStarted)
+    down = events.wait(LinkDown, lambda e: e.game_id == gid)
+    assert down.reason.endswith("timed out")
+    events.wait(LinkUp, lambda e: e.game_id == gid)
+    standin.keepalive_s = 1.0
+    assert events.link.game is not None
+    events.link.game.post_move(move("3227"))
+    assert events.wait(MoveConfirmed).ply == 1
