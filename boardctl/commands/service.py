@@ -169,12 +169,13 @@ def run_service(args: argparse.Namespace) -> int:
         return service.port_connected() if service is not None else None
 
     if args.sim:
-        hardware = sim_hardware(rules.size, config, feed_url=args.feed, on_connect=on_connect)
+        hardware = sim_hardware(rules.size, config.hardware, feed_url=args.feed,
+                                on_connect=on_connect)
     else:
         from hw.gpio import EXIT_NO_GPIO, NoGpioBackend
 
         try:
-            hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
+            hardware = pi_hardware(config.hardware, feed_url=args.feed, on_connect=on_connect)
         except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
             print(f"boardctl: error: {exc}", file=sys.stderr)
             return EXIT_NO_GPIO
@@ -236,9 +237,9 @@ def _one_name(args: argparse.Namespace) -> None:
 def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
     """The board's configuration and the new game's rule set, checked against each other
     (with the other options that can be checked before anything starts)."""
+    from boardctl.settings import default_settings, load_config
     from firmware.clock.timecontrol import TimeControl
     from firmware.rules.sets import find_rules
-    from hw.config import default_config, load_config
 
     if args.time_control:
         TimeControl.parse(args.time_control)  # a clear error before anything starts
@@ -249,25 +250,24 @@ def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
         config = load_config(args.config)
     elif args.sim:  # a board of the new game's size, or of the game it resumes
         resumed = None if args.rules else _resumed_rules(args)
-        config = default_config(find_rules(args.rules or resumed or "international").size)
+        config = default_settings(find_rules(args.rules or resumed or "international").size)
     else:
         config = load_config(None)
-    rules = find_rules(args.rules or ("international" if config.size == 10 else "russian"))
-    if config.size != rules.size:
-        raise BoardError(
-            f"{config.source}: a {config.size}x{config.size} board cannot play {rules.name}"
-        )
+    size = config.hardware.size
+    rules = find_rules(args.rules or ("international" if size == 10 else "russian"))
+    if size != rules.size:
+        raise BoardError(f"{config.source}: a {size}x{size} board cannot play {rules.name}")
     return config, rules
 
 
 def _resumed_rules(args: argparse.Namespace) -> str | None:
     """The rule set of the game in play in the state directory ``run --sim`` will use."""
     from boardctl.service.journal_file import resumed_rules
+    from boardctl.settings import default_settings
     from firmware.errors import RulesError
     from firmware.rules.sets import find_rules
-    from hw.config import default_config
 
-    name = resumed_rules(_state_dir(args, default_config(10)))
+    name = resumed_rules(_state_dir(args, default_settings(10)))
     try:
         return find_rules(name).name if name else None
     except RulesError:  # an unknown name: the start says why

@@ -35,7 +35,7 @@ from boardctl.engine.client import (
     ThinkRequest,
 )
 from boardctl.engine.process import EngineProcess
-from boardctl.service.control import ControlError
+from boardctl.service.control.schema import ControlError
 from boardctl.service.games import GameSetup
 from firmware.clock.face import MoveOnFaces, segment_squares
 from firmware.errors import BoardError

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from boardctl.service.control import ControlError, Request
+from boardctl.service.control.schema import ControlError, Request
 from boardctl.service.games import CurrentGame, GameSetup, snapshot_of
 from boardctl.service.inbox import QUERIES
 from firmware.clock.gameclock import MIN_AFTER_CORRECTION_NS

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from boardctl.service import arbiter
-from boardctl.service.control import ControlError, Request
+from boardctl.service.control.schema import ControlError, Request
 from boardctl.service.datapath import DataPath
 from boardctl.service.gamelife import GameLife
 from boardctl.service.games import CurrentGame, GameSetup

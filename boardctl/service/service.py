@@ -45,7 +45,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from boardctl.service.control import ControlServer, Request, respond
+from boardctl.service.control.schema import Request, respond
+from boardctl.service.control.server import ControlServer
 from boardctl.service.datapath import CLOCK_EVENTS, DURABLE_EVENTS, DURABLE_RECORDS, DataPath
 from boardctl.service.desk import Desk
 from boardctl.service.feed import Feed, FeedPorts
@@ -63,9 +64,9 @@ from boardctl.service.inbox import RefereeInbox
 from boardctl.service.journal_file import current_path
 from boardctl.service.loop import HOUSEKEEPING_S, IDLE_S, RefereeLoop
 from boardctl.service.notify import Notifier
-from boardctl.service.outputs import Display, FeedSink, Outbox
+from boardctl.service.outputs import FeedSink, Outbox
 from boardctl.service.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing, SimHand
-from boardctl.service.showing import BoardFace
+from boardctl.service.showing import BoardFace, Display
 from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError, EventLogError, HardwareError
 from firmware.formats.events import NS, Pause

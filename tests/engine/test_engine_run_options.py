@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from boardctl.settings import EngineSection, load_config
 from firmware.errors import ConfigError
-from hw.config import EngineSection, load_config
 
 
 def write(tmp_path: Path, text: str) -> Path:
