@@ -183,22 +183,18 @@ def run_service(args: argparse.Namespace) -> int:
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
                       on_line=hall.on_line if hall is not None else None)
-    player = _engine_player(args, config, rules)
+    player = _engine_player(args, config, rules, service.door)
     if player is not None:
-        player.attach(service)
-        player.amend_setup(setup)
-    try:
-        _serve(service, hall)
-    finally:
-        if player is not None:
-            player.close()
+        service.door.seat(player)  # closed with the service
+    _serve(service, hall)
     logger.info("stopped")
     return 0
 
 
-def _engine_player(args: argparse.Namespace, config: Any, rules: Any) -> Any:
-    """``--engine`` (or the config's ``[engine]``): the engine's player, its PDN tags read
-    from the engine's own ``id`` (started once here), or None."""
+def _engine_player(args: argparse.Namespace, config: Any, rules: Any, seat: Any) -> Any:
+    """``--engine`` (or the config's ``[engine]``): the engine's player at ``seat`` (the
+    service's player door), its PDN tags read from the engine's own ``id`` (started once
+    here), or None."""
     import math
 
     from boardctl.engine.client import parse_engine
@@ -221,7 +217,7 @@ def _engine_player(args: argparse.Namespace, config: Any, rules: Any) -> Any:
     spec = parse_engine(text, rules.name, str(level))
     side = check_side(args.engine_side or section.side)
     tags = engine_tags(spec, probe(spec), side, str(level))
-    return EnginePlayer(spec, side, level=str(level), move_time=move_time, tags=tags)
+    return EnginePlayer(spec, side, seat, level=str(level), move_time=move_time, tags=tags)
 
 
 def _one_name(args: argparse.Namespace) -> None:

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from boardctl.service.door import PlayerDoor
 from boardctl.service.games import CurrentGame
 from boardctl.service.hardware import Hardware
 from boardctl.service.threadname import name_thread
@@ -27,10 +28,12 @@ class BoardFace:
     """The LEDs and faces of the game in play. ``on_alarm`` is the journal writer's one call
     into it (its thread); everything else runs on the referee's thread."""
 
-    def __init__(self, hardware: Hardware, game: CurrentGame, *, faces_ns: int,
-                 wake: Callable[[], None]) -> None:
+    def __init__(self, hardware: Hardware, game: CurrentGame, door: PlayerDoor, *,
+                 faces_ns: int, wake: Callable[[], None]) -> None:
         self.hw = hardware
         self.game = game
+        #: A player not at the board: its LED picture under the referee's, a move on the faces.
+        self.door = door
         self.faces_ns = faces_ns
         self.wake = wake
         #: The display thread under run() (None: the parts are written on the referee's).
@@ -45,12 +48,6 @@ class BoardFace:
         self._next_faces = 0
         #: The clock last handed to the display, and its generation then (publish_clock).
         self._clock_shown: tuple[Any, int] | None = None
-        #: More LED pictures under the referee's (an engine's move, a hint), each called with
-        #: the monotonic time; the referee's marks win a square both light.
-        self.overlays: list[Callable[[int], dict[str, str]]] = []
-        #: A move the faces show with the times (an engine's waiting to be carried out:
-        #: ``firmware.clock.face.MoveOnFaces``), or None; asked at every turn.
-        self.face_move: Callable[[], Any] | None = None
 
     def on_alarm(self, message: str | None) -> None:
         """The journal writer's thread: an alarm raised or cleared (the referee shows it)."""
@@ -76,17 +73,14 @@ class BoardFace:
         """The LED picture when it changed (or the game did), the faces at their rate."""
         session = self.game.the_session
         picture = session.leds()
-        if self.overlays:
-            merged: dict[str, str] = {}
-            for overlay in self.overlays:
-                merged.update(overlay(now))
-            picture = {**merged, **picture}
+        if self.door.calls is not None:  # the player's picture (an engine's move, a hint)
+            picture = {**self.door.leds(now), **picture}  # the referee's marks win
         if self.note is not None and session.clock is not None and session.clock.started:
             self.note = None  # a round's pairing shows until the game's clock starts
         changed = picture != self._leds or self._leds_of is not session
         if changed:
             self._leds_of = session
-        move = self.face_move() if self.face_move is not None else None
+        move = self.door.face_move()
         if self.display is not None:  # threaded: the display thread writes them
             self.display.note = self.note
             self.display.move = move
