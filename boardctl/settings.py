@@ -18,12 +18,13 @@ to the file.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from hw.config import HARDWARE_KEYS, BoardConfig, default_config, parse_config
-from hw.configreader import TableReader, read_document
+from hw.configreader import TableReader, kind_of, read_document
 
 SYSTEM_PATH = Path("/etc/boardctl/config.toml")
 #: Where the journals are (systemd's StateDirectory).
@@ -55,12 +56,15 @@ class BrokerSection:
 class EngineSection:
     """The computer as a player (boardctl/engine/player.py, docs/ENGINE.md). ``engine``
     empty: nobody; ``builtin`` or ``hub:COMMAND``. ``side``: the engine's colour; ``level``
-    1-10 or a name (the built-in engine); ``move_time``: seconds a move (0: from its clock)."""
+    1-10 or a name (the built-in engine); ``move_time``: seconds a move (0: from its clock);
+    ``allowed``: the Hub COMMANDs a new game may start (``new`` with ``engine``), besides the
+    one given at the start."""
 
     engine: str = ""
     side: str = "black"
     level: str = "10"
     move_time: float = 0.0
+    allowed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +136,8 @@ def _broker(r: TableReader, data: Any) -> BrokerSection:
 
 
 def _engine(r: TableReader, data: Any) -> EngineSection:
-    """``[engine]``: ``builtin`` or ``hub:COMMAND``, a side, a level, a move time."""
+    """``[engine]``: ``builtin`` or ``hub:COMMAND``, a side, a level, a move time, the Hub
+    commands a new game may start."""
     k = r.table(data, "engine", EngineSection)
     engine = r.string(k, "engine", "engine", "").strip()
     if engine and engine != "builtin" and not (engine.startswith("hub:") and engine[4:].strip()):
@@ -144,4 +149,29 @@ def _engine(r: TableReader, data: Any) -> EngineSection:
     if isinstance(level, bool) or not isinstance(level, int | str) or not str(level).strip():
         raise r.fail("engine.level", f"{level!r} is not a level (1-10 or a name)")
     return EngineSection(engine=engine, side=side, level=str(level).strip(),
-                         move_time=r.number(k, "engine", "move_time", 0.0, 0.0, 3600.0))
+                         move_time=r.number(k, "engine", "move_time", 0.0, 0.0, 3600.0),
+                         allowed=_allowed(r, k.get("allowed", [])))
+
+
+def _allowed(r: TableReader, value: Any) -> tuple[str, ...]:
+    """``[engine] allowed``: Hub COMMANDs (``"dame hub"``), each split as a shell would."""
+    if not isinstance(value, list):
+        raise r.fail("engine.allowed", f"expected a list of commands, got {kind_of(value)}")
+    commands = []
+    for i, command in enumerate(value):
+        where = f"engine.allowed[{i}]"
+        if not isinstance(command, str) or not command.strip():
+            raise r.fail(where, f"expected a command, got {kind_of(command)}")
+        if len(command) > 4096 or any(ch < " " for ch in command):
+            raise r.fail(where, "expected one line of text (no control characters, at most "
+                         "4096)")
+        text = command.strip()
+        if text.startswith(("hub:", "builtin")):
+            raise r.fail(where, f"{text[:80]!r}: give the Hub command alone (\"dame hub\" for "
+                         "hub:dame hub; builtin is always allowed)")
+        try:
+            shlex.split(text)
+        except ValueError as exc:
+            raise r.fail(where, f"{text[:80]!r}: {exc}") from None
+        commands.append(text)
+    return tuple(commands)

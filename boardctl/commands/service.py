@@ -182,23 +182,23 @@ def run_service(args: argparse.Namespace) -> int:
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      on_line=hall.on_line if hall is not None else None)
-    player = _engine_player(args, config, rules, service.door)
-    if player is not None:
-        service.door.seat(player)  # closed with the service
+                      on_line=hall.on_line if hall is not None else None,
+                      lineup=_engine_lineup(args, config, rules))
     _serve(service, hall)
     logger.info("stopped")
     return 0
 
 
-def _engine_player(args: argparse.Namespace, config: Any, rules: Any, seat: Any) -> Any:
-    """``--engine`` (or the config's ``[engine]``): the engine's player at ``seat`` (the
-    service's player door), its PDN tags read from the engine's own ``id`` (started once
-    here), or None."""
+def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
+    """The computer's lineup (boardctl.engine.lineup): ``--engine`` (or the config's
+    ``[engine]``) for the first game, or nobody; each ``new`` may choose again, a Hub engine
+    only from the config's ``[engine] allowed`` (the one given here is allowed too). Checked
+    here, before anything starts."""
     import math
 
     from boardctl.engine.client import parse_engine
-    from boardctl.engine.player import EnginePlayer, check_side, engine_tags, probe
+    from boardctl.engine.lineup import EngineChoice, EngineLineup
+    from boardctl.engine.player import check_side
     from firmware.engine.levels import find_level
 
     section = config.engine
@@ -207,17 +207,17 @@ def _engine_player(args: argparse.Namespace, config: Any, rules: Any, seat: Any)
         for flag in ("engine_side", "engine_level", "engine_move_time"):
             if getattr(args, flag) is not None:
                 raise BoardError(f"--{flag.replace('_', '-')} needs --engine")
-        return None
     level = args.engine_level or section.level
     find_level(level)  # a one-line error before anything starts
     move_time = args.engine_move_time if args.engine_move_time is not None else (
         section.move_time or None)
     if move_time is not None and not (math.isfinite(move_time) and 0.01 <= move_time <= 3600):
         raise BoardError(f"--engine-move-time must be between 0.01 and 3600 s, not {move_time}")
-    spec = parse_engine(text, rules.name, str(level))
+    if text:
+        parse_engine(text, rules.name, str(level))  # an unknown engine: one line, now
     side = check_side(args.engine_side or section.side)
-    tags = engine_tags(spec, probe(spec), side, str(level))
-    return EnginePlayer(spec, side, seat, level=str(level), move_time=move_time, tags=tags)
+    return EngineLineup(EngineChoice(text or None, side, str(level), move_time),
+                        allowed=section.allowed)
 
 
 def _one_name(args: argparse.Namespace) -> None:

@@ -29,11 +29,12 @@ arguments' checks, a request line read, its response), :mod:`~boardctl.service.c
 every caller imports them from.
 """
 
-from boardctl.service.control.client import SOCKET_NAME, default_socket, request
+from boardctl.service.control.client import NULL, SOCKET_NAME, default_socket, request
 from boardctl.service.control.schema import (
     COMMANDS,
     MAX_ID,
     MAX_REQUEST,
+    NULLABLE,
     SIDES,
     SIM_ACTS,
     ControlError,
@@ -53,6 +54,6 @@ from boardctl.service.control.server import (
 )
 
 __all__ = ["COMMANDS", "EMFILE_PAUSE_S", "MAX_CONNECTIONS", "MAX_ID", "MAX_OUTBUF",
-           "MAX_REQUEST", "PER_TURN", "SIDES", "SIM_ACTS", "SOCKET_NAME", "STALL_S",
-           "ControlError", "ControlServer", "Handler", "Request", "default_socket", "encode",
-           "parse_request", "request", "respond"]
+           "MAX_REQUEST", "NULL", "NULLABLE", "PER_TURN", "SIDES", "SIM_ACTS", "SOCKET_NAME",
+           "STALL_S", "ControlError", "ControlServer", "Handler", "Request", "default_socket",
+           "encode", "parse_request", "request", "respond"]

@@ -16,6 +16,18 @@ from boardctl.service.control.schema import ControlError, encode
 SOCKET_NAME = "control.sock"
 
 
+class _Null:
+    """The type of :data:`NULL`."""
+
+    def __repr__(self) -> str:
+        return "NULL"
+
+
+#: An argument of :func:`request` sent as JSON null (``None`` ones are left out): ``new``'s
+#: ``engine=NULL`` is no engine.
+NULL: Any = _Null()
+
+
 def default_socket(state_dir: Path | None = None) -> Path:
     """Where the socket is: ``STATE_DIR/control.sock`` when a state directory is given, else
     ``$BOARDCTL_SOCKET``, else the systemd runtime directory's, else
@@ -32,11 +44,13 @@ def default_socket(state_dir: Path | None = None) -> Path:
 
 
 def request(path: Path, cmd: str, timeout: float = 5.0, **args: Any) -> dict[str, Any]:
-    """Send one request to the service at ``path`` and return its response.
+    """Send one request to the service at ``path`` and return its response (an argument
+    ``None`` is left out; :data:`NULL` is sent as JSON null).
 
     Raises ControlError with a clear reason when the service is not running, refuses the
     request (``ok: false``) or does not answer in ``timeout`` seconds."""
-    payload = {"cmd": cmd, **{k: v for k, v in args.items() if v is not None}}
+    payload = {"cmd": cmd, **{k: None if v is NULL else v for k, v in args.items()
+                              if v is not None}}
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:

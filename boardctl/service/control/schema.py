@@ -62,6 +62,12 @@ def _tags(v: Any) -> dict[str, str] | None:
     return {key: str(value) for key, value in v.items()}
 
 
+def _level(v: Any) -> str | None:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v) if 0 <= v <= 1000 else None
+    return _text(v)
+
+
 #: Each command: its arguments, as (checker, required, what the checker wants).
 _Arg = tuple[Callable[[Any], Any], bool, str]
 COMMANDS: dict[str, dict[str, _Arg]] = {
@@ -76,6 +82,11 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
         "fen": (_text, False, "a FEN"),
         "tags": (_tags, False, "an object of PDN tags (names to text)"),
         "force": (lambda v: v if isinstance(v, bool) else None, False, "true or false"),
+        # The computer chosen for this game and the next (boardctl.engine.lineup): a key left
+        # out keeps the current choice; "engine": null is none.
+        "engine": (_text, False, "builtin, hub:COMMAND, or null for no engine"),
+        "engine_side": (_side, False, "white or black"),
+        "engine_level": (_level, False, "a level: 1-10 or a name (beginner ... full)"),
     },
     "start": {},
     "pause": {},
@@ -113,6 +124,9 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
     },
 }
 
+
+#: Arguments whose JSON null is a value, not an argument left out (``new``'s ``engine``: none).
+NULLABLE: dict[str, frozenset[str]] = {"new": frozenset({"engine"})}
 
 #: Longest ``id`` string a request may carry (echoed in its response).
 MAX_ID = 64
@@ -171,6 +185,9 @@ def _checked(obj: Mapping[str, Any], rid: str | int | None) -> Request:
         raise ControlError(f"{cmd}: unexpected argument {sorted(extra)[0]!r}")
     args: dict[str, Any] = {}
     for name, (check, required, what) in spec.items():
+        if name in obj and obj[name] is None and name in NULLABLE.get(cmd, ()):
+            args[name] = None  # a JSON null that says something: no engine
+            continue
         if name not in obj or obj[name] is None:
             if required:
                 raise ControlError(f"{cmd}: missing '{name}' ({what})")
