@@ -80,13 +80,13 @@ def render(layout: Any, occupied: set[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from boardctl.settings import load_config
     from firmware.errors import BoardError
     from hw.assemble import open_matrix
-    from hw.config import load_config
     from hw.debounce import Debouncer
     from hw.diagnose import find_faults
 
-    config = load_config(args.config)
+    config = load_config(args.config).hardware
     out = sys.stdout
     m = config.matrix
     print(f"board {config.size}x{config.size}, {m.wiring} wiring: rows (rank 1 up) GPIO "

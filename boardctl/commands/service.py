@@ -169,39 +169,36 @@ def run_service(args: argparse.Namespace) -> int:
         return service.port_connected() if service is not None else None
 
     if args.sim:
-        hardware = sim_hardware(rules.size, config, feed_url=args.feed, on_connect=on_connect)
+        hardware = sim_hardware(rules.size, config.hardware, feed_url=args.feed,
+                                on_connect=on_connect)
     else:
         from hw.gpio import EXIT_NO_GPIO, NoGpioBackend
 
         try:
-            hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
+            hardware = pi_hardware(config.hardware, feed_url=args.feed, on_connect=on_connect)
         except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
             print(f"boardctl: error: {exc}", file=sys.stderr)
             return EXIT_NO_GPIO
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      on_line=hall.on_line if hall is not None else None)
-    player = _engine_player(args, config, rules)
-    if player is not None:
-        player.attach(service)
-        player.amend_setup(setup)
-    try:
-        _serve(service, hall)
-    finally:
-        if player is not None:
-            player.close()
+                      on_line=hall.on_line if hall is not None else None,
+                      lineup=_engine_lineup(args, config, rules))
+    _serve(service, hall)
     logger.info("stopped")
     return 0
 
 
-def _engine_player(args: argparse.Namespace, config: Any, rules: Any) -> Any:
-    """``--engine`` (or the config's ``[engine]``): the engine's player, its PDN tags read
-    from the engine's own ``id`` (started once here), or None."""
+def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
+    """The computer's lineup (boardctl.engine.lineup): ``--engine`` (or the config's
+    ``[engine]``) for the first game, or nobody; each ``new`` may choose again, a Hub engine
+    only from the config's ``[engine] allowed`` (the one given here is allowed too). Checked
+    here, before anything starts."""
     import math
 
     from boardctl.engine.client import parse_engine
-    from boardctl.engine.player import EnginePlayer, check_side, engine_tags, probe
+    from boardctl.engine.lineup import EngineChoice, EngineLineup
+    from boardctl.engine.player import check_side
     from firmware.engine.levels import find_level
 
     section = config.engine
@@ -210,17 +207,17 @@ def _engine_player(args: argparse.Namespace, config: Any, rules: Any) -> Any:
         for flag in ("engine_side", "engine_level", "engine_move_time"):
             if getattr(args, flag) is not None:
                 raise BoardError(f"--{flag.replace('_', '-')} needs --engine")
-        return None
     level = args.engine_level or section.level
     find_level(level)  # a one-line error before anything starts
     move_time = args.engine_move_time if args.engine_move_time is not None else (
         section.move_time or None)
     if move_time is not None and not (math.isfinite(move_time) and 0.01 <= move_time <= 3600):
         raise BoardError(f"--engine-move-time must be between 0.01 and 3600 s, not {move_time}")
-    spec = parse_engine(text, rules.name, str(level))
+    if text:
+        parse_engine(text, rules.name, str(level))  # an unknown engine: one line, now
     side = check_side(args.engine_side or section.side)
-    tags = engine_tags(spec, probe(spec), side, str(level))
-    return EnginePlayer(spec, side, level=str(level), move_time=move_time, tags=tags)
+    return EngineLineup(EngineChoice(text or None, side, str(level), move_time),
+                        allowed=section.allowed)
 
 
 def _one_name(args: argparse.Namespace) -> None:
@@ -236,9 +233,9 @@ def _one_name(args: argparse.Namespace) -> None:
 def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
     """The board's configuration and the new game's rule set, checked against each other
     (with the other options that can be checked before anything starts)."""
+    from boardctl.settings import default_settings, load_config
     from firmware.clock.timecontrol import TimeControl
     from firmware.rules.sets import find_rules
-    from hw.config import default_config, load_config
 
     if args.time_control:
         TimeControl.parse(args.time_control)  # a clear error before anything starts
@@ -249,25 +246,24 @@ def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
         config = load_config(args.config)
     elif args.sim:  # a board of the new game's size, or of the game it resumes
         resumed = None if args.rules else _resumed_rules(args)
-        config = default_config(find_rules(args.rules or resumed or "international").size)
+        config = default_settings(find_rules(args.rules or resumed or "international").size)
     else:
         config = load_config(None)
-    rules = find_rules(args.rules or ("international" if config.size == 10 else "russian"))
-    if config.size != rules.size:
-        raise BoardError(
-            f"{config.source}: a {config.size}x{config.size} board cannot play {rules.name}"
-        )
+    size = config.hardware.size
+    rules = find_rules(args.rules or ("international" if size == 10 else "russian"))
+    if size != rules.size:
+        raise BoardError(f"{config.source}: a {size}x{size} board cannot play {rules.name}")
     return config, rules
 
 
 def _resumed_rules(args: argparse.Namespace) -> str | None:
     """The rule set of the game in play in the state directory ``run --sim`` will use."""
     from boardctl.service.journal_file import resumed_rules
+    from boardctl.settings import default_settings
     from firmware.errors import RulesError
     from firmware.rules.sets import find_rules
-    from hw.config import default_config
 
-    name = resumed_rules(_state_dir(args, default_config(10)))
+    name = resumed_rules(_state_dir(args, default_settings(10)))
     try:
         return find_rules(name).name if name else None
     except RulesError:  # an unknown name: the start says why

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from service_helpers import RealClock, S, game_log, replayed, sim_service
 
-from boardctl.service.outputs import Display
+from boardctl.service.showing import Display
 from firmware.pdn import read_games
 from firmware.rules.sets import Side
 from firmware.session.handling import NOISY, handle_game
