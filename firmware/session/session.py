@@ -207,10 +207,8 @@ class BoardSession:
     def wake_at(self) -> int | None:
         """When :meth:`tick` next has something to decide (a board coming to rest, a flag
         falling), in monotonic ns; None when nothing is pending. For the service's loop."""
-        times = []
-        ref = self.referee
-        if not ref.judged and ref.changed_at is not None:
-            times.append(ref.changed_at + ref.settle_ns)
+        rest = self.referee.rests_at()
+        times = [] if rest is None else [rest]
         if self.clock is not None and self.outcome is None:
             flag_at = self.clock.next_flag_at()
             if flag_at is not None:
