@@ -115,12 +115,13 @@ class GameClock:
 
     @property
     def started(self) -> bool:
-        return self.books.started
+        return self.books.turn is not None
 
     @property
     def running(self) -> Side | None:
         """The side whose clock runs now; None before the start, paused or adjourned."""
-        return self.books.running
+        books = self.books
+        return books.turn if books.runs else None
 
     @property
     def turn(self) -> Side | None:

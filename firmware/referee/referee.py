@@ -29,6 +29,7 @@ a board mismatch until taken off.
 
 from __future__ import annotations
 
+from firmware.referee import judge, release
 from firmware.referee.acceptance import accepted_by_reply, note_unreported, passes_turn
 from firmware.referee.analysis import Board, MoveTable
 from firmware.referee.decisions import (
@@ -39,11 +40,10 @@ from firmware.referee.decisions import (
     LedMark,
     MoveCommitted,
 )
-from firmware.referee.judge import tick
 from firmware.referee.pending import Pending
 from firmware.referee.play import Play, position_from
 from firmware.referee.reader import read
-from firmware.referee.release import finish, follow, opponent_starts, press
+from firmware.referee.release import follow, opponent_starts
 from firmware.referee.sensed import BOUNCE_NS, SETTLE_NS, TOUCH_NS, SensedBoard
 from firmware.referee.touches import Touches
 from firmware.referee.turns import advance, commit, new_turn
@@ -169,24 +169,17 @@ class Referee:
 
     # -- events at the board ---------------------------------------------------------------
 
-    def tick(self, at: int) -> list[Decision]:
-        """Judge a board that has rested for the settle time (call it often, and before every
-        event; an event at ``at`` first lets the rest before it count)."""
-        return tick(self, at)
-
-    def press(self, side: Side, at: int) -> list[Decision]:
-        """``side`` pressed its clock: commit its move if the board shows one (004 §32)."""
-        return press(self, side, at)
-
-    def finish(self, at: int) -> list[Decision]:
-        """The log ended: a board resting on a legal result is the last move made (with a
-        clock too: the last move is often left unpressed)."""
-        return finish(self, at)
+    #: Judge a board that has rested for the settle time (``judge.tick``); ``press``: a
+    #: clock pressed (``release.press``); ``finish``: the end of a log (``release.finish``).
+    #: The functions themselves, bound as methods: no call in between on the event's path.
+    tick = judge.tick
+    press = release.press
+    finish = release.finish
 
     def lift(self, square: str, at: int) -> list[Decision]:
         sensors, play = self.sensors, self.play
         sensors.check(square)
-        out = tick(self, at)
+        out = judge.tick(self, at)
         sq = sensors.dark(square)
         if sq is None:
             if sensors.lift_light(square):
@@ -208,7 +201,7 @@ class Referee:
     def place(self, square: str, at: int) -> list[Decision]:
         sensors = self.sensors
         sensors.check(square)
-        out = tick(self, at)
+        out = judge.tick(self, at)
         sq = sensors.dark(square)
         turn = self.play.position.turn
         if sq is None:
@@ -233,7 +226,7 @@ class Referee:
 
     def start(self, at: int) -> list[Decision]:
         """The arbiter starts the game: check the set-up (000 5.2)."""
-        out = tick(self, at)
+        out = judge.tick(self, at)
         self.started = True
         sensors = self.sensors
         sensors.judged = True
@@ -253,7 +246,7 @@ class Referee:
         """The opponent lets the board stand (000 5.4, 5.7): continue from the board as sensed,
         each piece keeping its crown (followed through lifts and places); a man left on its
         far row is crowned (000 3.6)."""
-        out = tick(self, at)
+        out = judge.tick(self, at)
         sensed = self.sensors.board()
         reading = read(self.play, self.sensors, sensed)
         if reading.kind == "result":
@@ -289,7 +282,7 @@ class Referee:
         play goes on from ``position``, the position before them, once the board shows it;
         until then the LEDs show how to restore it (a ``restore`` irregularity) and nothing
         the board shows is read as a move."""
-        out = tick(self, at)
+        out = judge.tick(self, at)
         self.over = False
         self.play.take_back(position, plies)
         new_turn(self)
