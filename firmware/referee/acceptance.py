@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from firmware.referee.analysis import Board, MoveTable, Reading
 from firmware.referee.decisions import Accepted, Decision, Irregularity
-from firmware.referee.kinds import FAULT_KINDS
+from firmware.referee.kinds import FAULT_KINDS, OUT_OF_TURN_KINDS, IrregularityKind
 from firmware.referee.parts import Parts
 from firmware.referee.pending import IrregularBase
 from firmware.referee.play import position_from
@@ -19,7 +19,7 @@ def keep_base(ref: Parts, irr: Irregularity, sensed: Board) -> None:
     corrects it and the opponent replies from it, his reply accepts it (000 5.7)."""
     if irr.kind in FAULT_KINDS and irr.side is ref.play.position.turn:
         fault = irr.side
-    elif irr.kind in ("two-moves", "wrong-side") and irr.side is not None:
+    elif irr.kind in OUT_OF_TURN_KINDS and irr.side is not None:
         fault = irr.side  # a move out of turn: the player to move may reply from it
     else:
         return
@@ -55,7 +55,7 @@ def report_unreported(ref: Parts, at: int, sensed: Board) -> list[Decision]:
     if sensed not in table.results:
         return []
     pending.unreported = None
-    irr = Irregularity(at, reading.irregular, side, reading.marks)
+    irr = reading.irregularity(at, side)
     pending.show(irr, (irr.kind, board, frozenset(ref.sensors.light)))
     pending.base = IrregularBase(board, pieces, side, table)
     return [irr]
@@ -93,7 +93,7 @@ def passes_turn(ref: Parts, reading: Reading, sensed: Board) -> bool:
     """Does accepting this board let the mover's irregular move stand (the turn passes)?
     Yes when the mover's pieces changed and the opponent's only lost pieces, or when a
     move was taken back (the player who took it back moves again)."""
-    if reading.irregular == "take-back":
+    if reading.irregular is IrregularityKind.TAKE_BACK:
         return True
     table = ref.play.table
     turn = ref.play.position.turn

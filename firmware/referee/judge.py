@@ -11,7 +11,7 @@ from firmware.referee.acceptance import (
 )
 from firmware.referee.analysis import Board, Reading
 from firmware.referee.decisions import WRONG, Cleared, Decision, Irregularity, LedMark
-from firmware.referee.kinds import MOVER_KINDS
+from firmware.referee.kinds import MOVER_KINDS, IrregularityKind
 from firmware.referee.parts import Parts
 from firmware.referee.reader import progress_refusal, read, two_plies
 from firmware.referee.turns import commit
@@ -41,7 +41,8 @@ def at_rest(ref: Parts, at: int) -> list[Decision]:
         pending.light_reported = light
         if light:  # a piece on a light square is out of play (003 5.3): never silent
             marks = tuple(LedMark(sq, WRONG) for sq in sorted(light))
-            out.append(Irregularity(at, "board-mismatch", ref.play.position.turn, marks))
+            mismatch = IrregularityKind.BOARD_MISMATCH
+            out.append(Irregularity(at, mismatch, ref.play.position.turn, marks))
         elif not out and pending.notice is None:
             out.append(Cleared(at))  # the light squares are empty again
     return out
@@ -74,7 +75,8 @@ def judge(ref: Parts, at: int, sensed: Board) -> list[Decision]:
             return []  # the mover's move is under way: judged at his press
         return report(ref, reading, at, sensed)
     notice = pending.notice
-    if reading.kind == "progress" and notice is not None and notice.kind != "touch-move":
+    if (reading.kind == "progress" and notice is not None
+            and notice.kind is not IrregularityKind.TOUCH_MOVE):
         # keep showing what is left to do
         marks = progress_refusal(play, sensed, at, play.position.turn).marks
         if marks:
@@ -85,9 +87,8 @@ def judge(ref: Parts, at: int, sensed: Board) -> list[Decision]:
 
 def report(ref: Parts, reading: Reading, at: int, sensed: Board) -> list[Decision]:
     """Report the irregularity ``reading`` names, once for a board at rest."""
-    key = (reading.irregular, sensed, frozenset(ref.sensors.light))
-    irr = Irregularity(at, reading.irregular, reading.side, reading.marks)
-    if not ref.pending.report(irr, key):
+    irr = reading.irregularity(at, reading.side)
+    if not ref.pending.report(irr, (irr.kind, sensed, frozenset(ref.sensors.light))):
         return []
     keep_base(ref, irr, sensed)
     return [irr]
@@ -99,7 +100,8 @@ def extra_removed(ref: Parts, at: int, sensed: Board) -> list[Decision]:
     that piece off. Show where it goes back; the mover is at fault."""
     table = ref.play.table
     marks = tuple(table.marks_towards(sensed, table.occupied))
-    reading = Reading("irregular", (), "extra-removal", ref.play.position.turn.other, marks)
+    side = ref.play.position.turn.other
+    reading = Reading("irregular", (), IrregularityKind.EXTRA_REMOVAL, side, marks)
     return report(ref, reading, at, sensed)
 
 
@@ -116,5 +118,5 @@ def setup_check(ref: Parts, at: int, sensed: Board) -> list[Decision]:
     marks += [LedMark(sq, WRONG) for sq in sorted(ref.sensors.light)]
     if not marks:
         return clear(ref, at)
-    reading = Reading("irregular", (), "setup", None, tuple(marks))
+    reading = Reading("irregular", (), IrregularityKind.SETUP, None, tuple(marks))
     return report(ref, reading, at, sensed)

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from firmware.referee.analysis import Board, MoveTable, Reading
 from firmware.referee.decisions import Irregularity
+from firmware.referee.kinds import IrregularityKind
 from firmware.referee.play import position_from
 from firmware.rules.position import Piece, Position
 from firmware.rules.sets import Side
 
 #: What a report is said once for: its kind, the board, the pieces on light squares.
-ReportKey = tuple[str, Board, frozenset[str]]
+ReportKey = tuple[IrregularityKind, Board, frozenset[str]]
 
 
 class IrregularBase:
@@ -83,7 +84,7 @@ class Pending:
         self.reported = None
         self.base = None
         self.quick_lift = None
-        if self.notice is not None and self.notice.kind != "touch-move":
+        if self.notice is not None and self.notice.kind is not IrregularityKind.TOUCH_MOVE:
             self.notice = None
             return True
         return False

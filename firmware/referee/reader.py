@@ -5,7 +5,8 @@ restored; two plies at once; and why a press on a move under way is refused."""
 from __future__ import annotations
 
 from firmware.referee.analysis import Board, Reading
-from firmware.referee.decisions import Irregularity, LedMark
+from firmware.referee.decisions import RESTORE, Irregularity, LedMark
+from firmware.referee.kinds import IrregularityKind
 from firmware.referee.play import Play
 from firmware.referee.sensed import SensedBoard
 from firmware.rules.position import Move
@@ -19,7 +20,7 @@ def read(play: Play, sensors: SensedBoard, sensed: Board) -> Reading:
     if play.restore:
         if sensed != play.table.occupied:
             towards = tuple(play.table.marks_towards(sensed, play.table.occupied))
-            return Reading("irregular", (), "restore", None, towards)
+            return Reading("irregular", (), IrregularityKind.RESTORE, None, towards)
         play.restore = False
         sensors.follow(play.position, sensed)
     if play.sync is not None:
@@ -28,7 +29,7 @@ def read(play: Play, sensors: SensedBoard, sensed: Board) -> Reading:
             play.sync = None
         elif sensed == table.occupied or table.in_progress(sensed, [move]):
             marks = table.marks_towards(sensed, play.table.occupied)
-            return Reading("progress", (), "", None, tuple(marks))
+            return Reading("progress", (), None, None, tuple(marks))
     reading = play.table.read(sensed)
     if reading.kind == "irregular":
         return play.table.classify(sensed, play.previous, play.ply)
@@ -63,14 +64,15 @@ def progress_refusal(play: Play, sensed: Board, at: int, side: Side) -> Irregula
     removed = table.occupied - sensed
     if not added:
         alg = table.geometry.algebraic
-        marks = [LedMark(alg(sq), "restore") for sq in sorted(removed)]
-        return Irregularity(at, "press-without-move", side, tuple(marks))
+        marks = [LedMark(alg(sq), RESTORE) for sq in sorted(removed)]
+        return Irregularity(at, IrregularityKind.PRESS_WITHOUT_MOVE, side, tuple(marks))
     if len(added) != 1:
-        return Irregularity(at, "press-without-move", side, ())
+        return Irregularity(at, IrregularityKind.PRESS_WITHOUT_MOVE, side, ())
     (e,) = added
     for m in table.moves:
         if m.start in removed and e in table.path(m):
             target = table.result_of(m)
-            kind = "incomplete-removal" if e == m.end else "wrong-capture"
+            kind = (IrregularityKind.INCOMPLETE_REMOVAL if e == m.end
+                    else IrregularityKind.WRONG_CAPTURE)
             return Irregularity(at, kind, side, tuple(table.marks_towards(sensed, target)))
-    return Irregularity(at, "press-without-move", side, ())
+    return Irregularity(at, IrregularityKind.PRESS_WITHOUT_MOVE, side, ())

@@ -40,6 +40,7 @@ from firmware.referee.decisions import (
     LedMark,
     MoveCommitted,
 )
+from firmware.referee.kinds import IrregularityKind
 from firmware.referee.pending import Pending
 from firmware.referee.play import Play, position_from
 from firmware.referee.reader import read
@@ -236,9 +237,9 @@ class Referee:
         marks = table.marks_towards(board, table.occupied)
         marks += [LedMark(sq, WRONG) for sq in sorted(sensors.light)]
         if marks:
-            irr = Irregularity(at, "setup", None, tuple(marks))
+            irr = Irregularity(at, IrregularityKind.SETUP, None, tuple(marks))
             # said once: the board at rest before the start
-            if self.pending.report(irr, ("setup", board, frozenset(sensors.light))):
+            if self.pending.report(irr, (IrregularityKind.SETUP, board, frozenset(sensors.light))):
                 out.append(irr)
         return out
 
@@ -289,8 +290,8 @@ class Referee:
         board = self.sensors.board()
         reading = read(self.play, self.sensors, board)
         if reading.kind == "irregular":
-            irr = Irregularity(at, "restore", None, reading.marks)
-            self.pending.show(irr, ("restore", board, frozenset(self.sensors.light)))
+            irr = Irregularity(at, IrregularityKind.RESTORE, None, reading.marks)
+            self.pending.show(irr, (IrregularityKind.RESTORE, board, frozenset(self.sensors.light)))
             out.append(irr)
         return out
 

@@ -8,6 +8,7 @@ from firmware.referee.acceptance import accepted_by_reply, keep_base, report_unr
 from firmware.referee.analysis import Board
 from firmware.referee.decisions import Decision, Irregularity, PressRefused
 from firmware.referee.judge import tick
+from firmware.referee.kinds import OUT_OF_TURN_KINDS, IrregularityKind
 from firmware.referee.parts import Parts
 from firmware.referee.reader import progress_refusal, read, two_plies
 from firmware.referee.turns import commit
@@ -35,14 +36,14 @@ def press(ref: Parts, side: Side, at: int) -> list[Decision]:
     if same is not None:
         return out + same
     if reading.kind == "same":
-        irr = Irregularity(at, "press-without-move", side, ())
+        irr = Irregularity(at, IrregularityKind.PRESS_WITHOUT_MOVE, side, ())
     elif reading.kind == "progress":
         irr = progress_refusal(play, sensed, at, side)
-    elif reading.irregular in ("two-moves", "wrong-side"):
+    elif reading.irregular in OUT_OF_TURN_KINDS:
         # The player to move pressed with the opponent's piece moved: he moved it (5.4.5).
-        irr = Irregularity(at, "wrong-side", side, reading.marks)
+        irr = Irregularity(at, IrregularityKind.WRONG_SIDE, side, reading.marks)
     else:
-        irr = Irregularity(at, reading.irregular, reading.side, reading.marks)
+        irr = reading.irregularity(at, reading.side)
     if irr.marks:
         pending.notice = irr
     pending.reported = (irr.kind, sensed, frozenset(ref.sensors.light))
@@ -63,7 +64,7 @@ def _out_of_turn(ref: Parts, side: Side, at: int) -> list[Decision]:
         return commit(ref, plies[0], at, pressed=True) + commit(ref, plies[1], at, pressed=True)
     if sensed not in play.table.flipped().results:
         return []
-    kind = "two-moves" if play.ply > 0 else "wrong-side"
+    kind = IrregularityKind.TWO_MOVES if play.ply > 0 else IrregularityKind.WRONG_SIDE
     marks = tuple(play.table.marks_towards(sensed, play.table.occupied))
     irr = Irregularity(at, kind, side, marks)
     ref.pending.show(irr, (kind, sensed, frozenset(ref.sensors.light)))

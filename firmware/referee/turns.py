@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from firmware.referee.analysis import Board
 from firmware.referee.decisions import MUST_MOVE, Decision, Irregularity, LedMark, MoveCommitted
+from firmware.referee.kinds import IrregularityKind
 from firmware.referee.parts import Parts
 from firmware.rules.position import Move, Position
 
@@ -37,7 +38,7 @@ def commit(ref: Parts, moves: tuple[Move, ...], at: int, pressed: bool) -> list[
     advance(ref, after, before.occupied())
     if touch_first is not None:
         mark = LedMark(ref.geometry.algebraic(touch_first), MUST_MOVE)
-        irr = Irregularity(at, "touch-move", side, (mark,), held_ns=held)
+        irr = Irregularity(at, IrregularityKind.TOUCH_MOVE, side, (mark,), held_ns=held)
         ref.pending.notice = irr
         out.append(irr)
     return out

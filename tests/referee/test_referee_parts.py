@@ -8,6 +8,7 @@ import pytest
 
 from firmware.errors import SquareError
 from firmware.referee.decisions import Irregularity, LedMark
+from firmware.referee.kinds import IrregularityKind
 from firmware.referee.pending import IrregularBase, Pending
 from firmware.referee.play import Play, position_from
 from firmware.referee.sensed import BOUNCE_NS, SensedBoard
@@ -132,15 +133,15 @@ def test_each_landing_keeps_how_long_the_piece_stood_there() -> None:
 # -- Pending -------------------------------------------------------------------------------
 
 
-def irregularity(kind: str, at: int = 1) -> Irregularity:
+def irregularity(kind: IrregularityKind, at: int = 1) -> Irregularity:
     return Irregularity(at, kind, Side.WHITE, (LedMark("c3", "restore"),))
 
 
 def test_a_board_at_rest_is_reported_once() -> None:
     pending = Pending()
-    key = ("illegal-move", frozenset({1, 2}), frozenset[str]())
-    assert pending.report(irregularity("illegal-move"), key)
-    assert not pending.report(irregularity("illegal-move", 2), key)
+    key = (IrregularityKind.ILLEGAL_MOVE, frozenset({1, 2}), frozenset[str]())
+    assert pending.report(irregularity(IrregularityKind.ILLEGAL_MOVE), key)
+    assert not pending.report(irregularity(IrregularityKind.ILLEGAL_MOVE, 2), key)
     assert pending.notice is not None and pending.notice.at == 2  # shown anew all the same
     assert pending.clear() and pending.notice is None and pending.reported is None
     assert not pending.clear()
@@ -148,7 +149,8 @@ def test_a_board_at_rest_is_reported_once() -> None:
 
 def test_a_touch_move_stays_shown_through_the_turn() -> None:
     pending = Pending()
-    pending.show(irregularity("touch-move"), ("touch-move", frozenset(), frozenset()))
+    touch = IrregularityKind.TOUCH_MOVE
+    pending.show(irregularity(touch), (touch, frozenset(), frozenset()))
     pending.quick_lift = 12
     assert not pending.clear()
     assert pending.notice is not None and pending.quick_lift is None
