@@ -245,6 +245,8 @@ class BoardConfig:
     serial: SerialConfig = field(default_factory=SerialConfig)
     #: Shortest lift of one's own piece that is a touch, seconds (firmware.referee TOUCH_NS).
     touch_min: float = 0.25
+    #: How a new game starts: "press" or "move" (issue 36); "": by the hall (press in one).
+    start: str = ""
     buzzer: BuzzerConfig = field(default_factory=BuzzerConfig)
     broker: BrokerSection = field(default_factory=BrokerSection)
     engine: EngineSection = field(default_factory=EngineSection)
@@ -452,10 +454,11 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     buttons = _buttons(r, top.get("buttons", {}), base)
     serial = _serial(r, top.get("serial", {}))
     touch_min = r.number(top, "", "touch_min", 0.25, 0.02, 2.0)
+    start = r.choice(top, "", "start", "", ("press", "move"))
     buzzer = _buzzer(r, top.get("buzzer", {}))
     config = BoardConfig(size=size, state_dir=state_dir, gpio=gpio, matrix=matrix, leds=leds,
                          faces=faces, buttons=buttons, serial=serial, touch_min=touch_min,
-                         buzzer=buzzer, broker=_broker(r, top.get("broker", {})),
+                         start=start, buzzer=buzzer, broker=_broker(r, top.get("broker", {})),
                          engine=_engine(r, top.get("engine", {})), source=source)
     _check_pins(r, config)
     if config.leds.backend == "spi" and (why := spi_frame_refusal(config.size, config.leds)):
