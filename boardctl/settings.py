@@ -75,6 +75,8 @@ class Settings:
     hardware: BoardConfig = field(default_factory=BoardConfig)
     state_dir: str = STATE_DIR
     touch_min: float = TOUCH_MIN
+    #: How a new game starts: "press" or "move" (issue 36); "": by the hall (press in one).
+    start: str = ""
     broker: BrokerSection = field(default_factory=BrokerSection)
     engine: EngineSection = field(default_factory=EngineSection)
     source: str = "<defaults>"
@@ -100,6 +102,7 @@ def parse_settings(data: dict[str, Any], source: str = "<config>") -> Settings:
         raise r.fail("state_dir", f"{state_dir!r} is not an absolute path")
     return Settings(hardware=hardware, state_dir=state_dir,
                     touch_min=r.number(top, "", "touch_min", TOUCH_MIN, 0.02, 2.0),
+                    start=r.choice(top, "", "start", "", ("press", "move")),
                     broker=_broker(r, top.get("broker", {})),
                     engine=_engine(r, top.get("engine", {})), source=source)
 

@@ -52,6 +52,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="shortest lift of one's own piece that is a touch, seconds (default 0.25; "
         "contact bounce under 0.02 s never is)",
     )
+    p.add_argument(
+        "--start",
+        choices=("press", "move"),
+        default=None,
+        help="how the game starts: 'press' (a plain log's default: at its start event, or "
+        "at its first event without one), or 'move': at the first lift of a piece of the "
+        "side to move from the start position (a start event before it still starts it). "
+        "A journal says which",
+    )
     p.add_argument("events", metavar="EVENTS.jsonl", help="the event log or journal ('-': stdin)")
     p.set_defaults(func=run)
 
@@ -83,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         fmt=args.format,
         settle=args.settle,
         touch_ns=touch_ns,
+        start=args.start,
         warn=lambda text: print(f"boardctl: warning: {text}", file=sys.stderr),
     )
     sys.stdout.write(out)
@@ -115,6 +125,7 @@ class _Log:
     tags: dict[str, str] = field(default_factory=dict)
     started: bool | None = None  # None: a plain log (a journal says)
     settle: float | None = None
+    start: str | None = None  # how the game starts (a journal says; a plain log: press)
 
 
 def replay_lines(
@@ -128,12 +139,14 @@ def replay_lines(
     settle: float | None = None,
     warn: Any = None,
     touch_ns: int | None = None,
+    start: str | None = None,
 ) -> str:
     """Replay the lines of an event log or journal; the PDN text or the feed lines."""
     from firmware.clock.timecontrol import TimeControl
     from firmware.errors import EventLogError
     from firmware.formats.events import NS, Start
     from firmware.formats.feed import encode_line, header_record
+    from firmware.formats.journal import StartMode
     from firmware.rules.position import Position
     from firmware.rules.sets import find_rules
     from firmware.session.session import BoardSession
@@ -152,13 +165,14 @@ def replay_lines(
     _check_squares(log, rule_set, warn)
     started, clocked = log.started, None  # a journal: exactly as the service built its session
     if started is None:  # a plain log: play from the first event unless it has a start
-        started = not any(isinstance(e, Start) for e in log.events)
+        started = start != "move" and not any(isinstance(e, Start) for e in log.events)
         # The log tells how the game was played: presses commit moves; without them the
         # released hand is read from the board at rest (the clock, if any, follows the board).
         clocked = any(e.type == "press" for e in log.events)
     session = BoardSession(
         rule_set, time_control, fen, round((settle if settle is not None else 1.5) * NS),
         clocked=clocked, started=started, tags=log.tags, touch_ns=touch_ns,
+        start_mode=StartMode(start or log.start or StartMode.PRESS),
     )
     records = _play(session, log, fmt, warn)
     if fmt == "feed":
@@ -184,7 +198,8 @@ def _read_log(lines: list[bytes], source: str, warn: Any) -> _Log:
         if journal.torn and warn is not None:
             warn(f"{source}: a torn last record was dropped (power cut)")
         return _Log(events, where, header.rules, header.fen, header.time_control,
-                    dict(header.tags), bool(getattr(header, "started", False)), header.settle)
+                    dict(header.tags), bool(getattr(header, "started", False)), header.settle,
+                    header.start)
     linenos: list[int] = []
     events = read_events(lines, source, linenos=linenos)
     where = [f"{source}: line {n}" for n in linenos]
@@ -227,7 +242,7 @@ def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[dict[str, Any]]:
     SNAPSHOT_EVERY seconds of log time and at the end, as the service sends them on the
     serial line (CONTRACT.md "Broadcast feed")."""
     from firmware.errors import BoardError
-    from firmware.formats.events import NS
+    from firmware.formats.events import NS, Start
 
     records: list[dict[str, Any]] = []
     step = round(SNAPSHOT_EVERY * NS)
@@ -238,6 +253,8 @@ def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[dict[str, Any]]:
             records.append(session.snapshot("replay", next_snapshot))
             next_snapshot += step
         try:
+            if session.starts_game(event):  # the first move starts the game (issue 36)
+                records += session.handle(Start(event.at))
             records += session.handle(event)
         except BoardError as exc:  # an arbiter event the game could not take: say so, go on
             if warn is not None:

@@ -59,6 +59,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--touch-min", type=float, default=None,
                    help="shortest lift of one's own piece that is a touch, seconds (default: "
                    "the config's touch_min, 0.25)")
+    _add_start(p)
     p.add_argument("--snapshot-every", type=float, default=10.0,
                    help="seconds between full snapshots on the feed (default 10)")
     for tag in TAG_OPTIONS:
@@ -84,6 +85,14 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
                    "without it the board takes no control messages ([broker] hall_key_file)")
     p.set_defaults(func=run_service)
+
+
+def _add_start(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--start", choices=("press", "move"), default=None,
+                   help="how a game starts: 'move', by its first move (as on a chess "
+                   "computer; a press still starts it), or 'press', by a clock press only (the "
+                   "tournament clock); default: the config's start, else press in a hall and "
+                   "with --events, move otherwise")
 
 
 def _register_demo(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -163,6 +172,7 @@ def run_service(args: argparse.Namespace) -> int:
     name = (hall.board if hall is not None else args.board) or os.uname().nodename or "board"
     if hall is not None:
         setup.tags.setdefault("Board", hall.board)
+    setup.start = _start_mode(args, config, hall is not None or script is not None)
     service: Service | None = None
 
     def on_connect() -> list[str] | None:
@@ -310,6 +320,18 @@ def _setup(args: argparse.Namespace, config: Any, rules: Any, script: Any) -> An
     if script is not None and args.time_control is None:
         setup.clocked = script.has_presses  # as `boardctl replay` reads the same log
     return setup
+
+
+def _start_mode(args: argparse.Namespace, config: Any, arbiter: bool) -> Any:
+    """How a new game starts (issue 36): ``--start``, else the config's ``start``, else by
+    the press where an arbiter starts the round (a hall) or a log says when (``--events``),
+    by the first move otherwise (a board on its own, against the computer)."""
+    from firmware.formats.journal import StartMode
+
+    chosen = args.start or config.start
+    if chosen:
+        return StartMode(chosen)
+    return StartMode.PRESS if arbiter else StartMode.MOVE
 
 
 def _socket_path(args: argparse.Namespace, state_dir: Path) -> Path:

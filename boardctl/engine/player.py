@@ -43,6 +43,7 @@ from boardctl.service.games import GameSetup
 from firmware.clock.face import MoveOnFaces, segment_squares
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Press, Result, TakeBack
+from firmware.formats.journal import StartMode
 from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE
 from firmware.referee.kinds import IrregularityKind
 from firmware.rules.game import result_text
@@ -456,9 +457,14 @@ class EnginePlayer:
             self._take_back(session, at, 2)
 
     def _may_think(self, session: BoardSession, at: int) -> bool:
+        """While the clock runs; before the start too in a game its first move starts (issue
+        36): the engine's first move is shown, and the person carrying it out starts it."""
+        if at < self._retry_at:
+            return False
+        if not session.referee.started:
+            return session.start_mode is StartMode.MOVE and session.result is None
         clock = session.clock
-        running = clock is None or (clock.started and clock.running is not None)
-        return session.referee.started and running and at >= self._retry_at
+        return clock is None or (clock.started and clock.running is not None)
 
     def _think(self, session: BoardSession, at: int) -> None:
         clock = session.clock

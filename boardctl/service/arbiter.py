@@ -145,7 +145,7 @@ def _new(service: Arbitrated, args: Mapping[str, Any], at: int) -> dict[str, Any
     setup = GameSetup(rules=args.get("rules", header.rules),
                       time_control=args.get("time_control", header.time_control),
                       fen=args.get("fen"), tags=args.get("tags", {}), settle=header.settle,
-                      touch_min=header.touch_min)
+                      touch_min=header.touch_min, start=header.start)
     if "time_control" in args and args["time_control"].lower() in ("none", "-"):
         setup.time_control = None
     service.new_game(setup, players_of(args))

@@ -10,7 +10,7 @@ from typing import Any
 from boardctl.service.journal_file import new_game_id
 from firmware.errors import BoardError, EventLogError
 from firmware.formats.events import NS, event_from_record
-from firmware.formats.journal import GameHeader, Journal
+from firmware.formats.journal import GameHeader, Journal, StartMode
 from firmware.session.session import BoardSession
 
 
@@ -29,18 +29,20 @@ class GameSetup:
     clocked: bool | None = None
     #: The shortest touch in seconds (``--touch-min``, config ``touch_min``; None: default).
     touch_min: float | None = None
+    #: How the game starts: a press (the tournament clock), or the first move too (issue 36).
+    start: StartMode = StartMode.PRESS
 
     def header(self, board: str, game_id: str | None = None) -> GameHeader:
         return GameHeader(
             game_id or new_game_id(), self.rules, self.fen, self.time_control, dict(self.tags),
-            board, self.settle, self.started, self.clocked, self.touch_min,
+            board, self.settle, self.started, self.clocked, self.touch_min, self.start,
         )
 
 
 def session_for(header: GameHeader) -> BoardSession:
     """A fresh session for a journal's game (BoardError for a bad rule set, FEN or control)."""
     kwargs: dict[str, Any] = {"started": header.started, "tags": dict(header.tags),
-                              "clocked": header.clocked}
+                              "clocked": header.clocked, "start_mode": header.start}
     if header.settle is not None:
         kwargs["settle_ns"] = round(header.settle * NS)
     if header.touch_min is not None:

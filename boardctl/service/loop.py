@@ -131,9 +131,14 @@ class RefereeLoop:
 
     def _before_start(self, event: Event) -> Event:
         """A clock press before the game has started starts it (the player with Black
-        starts White's clock, seed 004 §32)."""
-        if isinstance(event, Press) and not self.game.the_session.referee.started:
+        starts White's clock, seed 004 §32). In a game that starts by its first move
+        (issue 36), that move's first lift starts it too: a ``start`` at its time, journaled
+        before it."""
+        session = self.game.the_session
+        if isinstance(event, Press) and not session.referee.started:
             return Start(event.at)
+        if session.starts_game(event):
+            self._try(Start(event.at))
         return event
 
     def _try(self, event: Event) -> None:

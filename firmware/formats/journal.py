@@ -4,7 +4,8 @@ A journal is one file per game, JSON Lines, append-only:
 
 1. a leading ``game`` record: ``{"type": "game", "journal": 2, "id": ..., "rules": ...,
    "fen": start FEN or null, "time_control": PDN TimeControl or null, "tags": {...},
-   "board": ..., "settle": seconds}``;
+   "board": ..., "settle": seconds, "start": "move"}`` (``start``: how the game starts,
+   :class:`StartMode`; absent: ``press``);
 2. then, in the order they happened, the raw events exactly in the ``firmware.formats.events``
    vocabulary: CONTRACT.md's ``start``, ``lift``, ``place``, ``press``, ``pause``, ``resume``
    (``t`` in seconds on the game's own time line) and the arbiter's ``accept``, ``clock-set``,
@@ -33,6 +34,7 @@ writing with ``fsync`` lives in ``boardctl.service.journal_file``.
 
 from __future__ import annotations
 
+import enum
 import json
 import zlib
 from collections.abc import Iterable, Mapping
@@ -60,6 +62,16 @@ EVENT_TYPES = SENSOR_EVENTS | ARBITER_EVENTS
 SKIPPABLE = frozenset({"decision", "note"})
 
 
+class StartMode(enum.StrEnum):
+    """How a game starts (issue 36): ``press``, by the arbiter's start or a clock press (the
+    tournament clock, 004 §32); ``move``, besides, by the first move, as on a chess computer:
+    the first lift of a piece of the side to move from the start position as set up (a game
+    without an arbiter: against the computer, a board not in a hall)."""
+
+    PRESS = "press"
+    MOVE = "move"
+
+
 @dataclass
 class GameHeader:
     """The journal's leading ``game`` record."""
@@ -80,6 +92,8 @@ class GameHeader:
     #: The shortest touch (seconds) the referee counts (``--touch-min``; None: the default),
     #: so that a rebuild or an export judges touches as the service did.
     touch_min: float | None = None
+    #: How the game starts (written when ``move``), so that a rebuild goes on as the service.
+    start: StartMode = StartMode.PRESS
 
     def record(self, version: int = PLAIN) -> dict[str, Any]:
         rec: dict[str, Any] = {
@@ -99,6 +113,8 @@ class GameHeader:
             rec["clocked"] = self.clocked
         if self.touch_min is not None:
             rec["touch_min"] = self.touch_min
+        if self.start is not StartMode.PRESS:
+            rec["start"] = self.start.value
         return rec
 
     @classmethod
@@ -139,8 +155,11 @@ class GameHeader:
                 check_touch_min(touch_min)
             except BoardError as exc:
                 raise EventLogError(f"{where}: {exc}") from None
+        start = rec.get("start", StartMode.PRESS.value)
+        if start not in tuple(StartMode):
+            raise EventLogError(f"{where}: 'start' must be 'press' or 'move'")
         return cls(rid, rules, fen, tc, dict(tags), str(board), settle, started, clocked,
-                   touch_min)
+                   touch_min, StartMode(start))
 
 
 @dataclass

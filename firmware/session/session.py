@@ -54,6 +54,7 @@ from firmware.formats.events import (
     Start,
     TakeBack,
 )
+from firmware.formats.journal import StartMode
 from firmware.formats.records import (
     AdjournedRecord,
     ClearedRecord,
@@ -93,7 +94,8 @@ class BoardSession:
     """Referee + clock + record of one game (DESIGN.md). ``started`` False: the game waits
     for a ``start`` event (set-up checked, 000 5.2); True: play from the first event (a log
     without a ``start``; with a time control White's clock then starts at the first event).
-    ``clocked``: moves are committed by presses (default: when there is a time control)."""
+    ``clocked``: moves are committed by presses (default: when there is a time control).
+    ``start_mode``: how a game waiting for its start starts (:meth:`starts_game`)."""
 
     def __init__(
         self,
@@ -107,6 +109,7 @@ class BoardSession:
         tags: dict[str, str] | None = None,
         late_ns: int | None = LATE_NS,
         touch_ns: int | None = None,
+        start_mode: StartMode = StartMode.PRESS,
     ) -> None:
         self.rules = find_rules(rules)
         self.start = Position.from_fen(self.rules, fen) if fen else Position.start(self.rules)
@@ -121,6 +124,7 @@ class BoardSession:
             clocked=self.clock is not None if clocked is None else clocked,
         )
         self._auto_clock = started
+        self.start_mode = start_mode
         #: The rules' record (draw counters, repetitions, the end of the game).
         self.record = Game(self.rules, self.start, fischer=self.fischer)
         #: The game as written down: PDN, snapshot and the move list come from it.
@@ -154,7 +158,7 @@ class BoardSession:
         (a sealed move that is not legal) raise BoardError and change nothing."""
         at = max(event.at, self.last_at)
         if isinstance(event, Adjourn):
-            return _json(self._adjourn(event, at))
+            return _json(_adjourn(self, event, at))
         out = self._tick(at)
         self.last_at = at
         if isinstance(event, Lift | Place | Press):
@@ -171,6 +175,22 @@ class BoardSession:
             out += self._open(at)
         self.timing.seen(event)
         return out
+
+    def starts_game(self, event: Event) -> bool:
+        """Does ``event`` start the game (issue 36)? In ``move`` mode, before the start, the
+        first lift of a piece of the side to move from the start position as set up does, at
+        its time, as the arbiter's ``start`` would: the service journals that ``start`` just
+        before the lift (``boardctl replay`` of a log does the same)."""
+        if (self.start_mode is not StartMode.MOVE or not isinstance(event, Lift)
+                or self.referee.started or self.outcome is not None):
+            return False
+        referee, position, geometry = self.referee, self.position, self.rules.geometry
+        if referee.board() != position.occupied() or referee.light:
+            return False
+        if not geometry.is_dark(event.square):
+            return False
+        piece = position.piece_at(geometry.number(event.square))
+        return piece is not None and piece.side is position.turn
 
     def tick(self, at: int) -> list[dict[str, Any]]:
         """Let time pass to ``at``: a board at rest (no clock: the move is made) and the flags
@@ -207,10 +227,8 @@ class BoardSession:
     def wake_at(self) -> int | None:
         """When :meth:`tick` next has something to decide (a board coming to rest, a flag
         falling), in monotonic ns; None when nothing is pending. For the service's loop."""
-        times = []
-        ref = self.referee
-        if not ref.judged and ref.changed_at is not None:
-            times.append(ref.changed_at + ref.settle_ns)
+        rest = self.referee.rests_at()
+        times = [] if rest is None else [rest]
         if self.clock is not None and self.outcome is None:
             flag_at = self.clock.next_flag_at()
             if flag_at is not None:
@@ -259,13 +277,6 @@ class BoardSession:
             return [rec, *self._end(outcome.result, outcome.reason, d.at)]
         return [rec]
 
-    def _irregularity(self, d: Decision) -> Records:
-        assert isinstance(d, Irregularity)
-        # touch-move: how long the piece was held (000 3.9-3.11)
-        held = round(d.held_ns / NS, 3) if d.held_ns is not None else None
-        return [IrregularityRecord(d.kind, d.side.value if d.side is not None else None,
-                                   d.squares, {m.square: m.meaning for m in d.marks}, held)]
-
     def _accepted(self, d: Decision) -> Records:
         assert isinstance(d, Accepted)
         if d.passes_turn and self.clock is not None and self.clock.started:
@@ -277,9 +288,6 @@ class BoardSession:
         if outcome is not None:
             return [rec, *self._end(outcome.result, outcome.reason, d.at)]
         return [rec]
-
-    def _cleared(self, d: Decision) -> Records:
-        return [ClearedRecord()]
 
     def _flag_fall(self, side: Side, at: int) -> Records:
         return self._end(result_text(self.rules, side.other), "time forfeit", at, flag_at=at)
@@ -297,20 +305,6 @@ class BoardSession:
         if self.clock is not None and self.clock.running is not None:
             self.clock.pause(max(at, self.last_at))
         return [self.outcome]
-
-    # -- adjournment (004 §34-35) ------------------------------------------------------------
-
-    def _adjourn(self, event: Adjourn, at: int) -> Records:
-        move = parse_move(self.position, event.sealed)  # IllegalMoveError: nothing changed
-        out = self._tick(at)
-        self.last_at = at
-        if self.outcome is not None:
-            return out
-        self.sealed = move
-        side = self.position.turn
-        if self.clock is not None and self.clock.started and self.clock.adjournment is None:
-            self.clock.adjourn(at)
-        return out + [AdjournedRecord(side.value, self.timing.values(at))]
 
     # -- what to show ------------------------------------------------------------------------
 
@@ -449,6 +443,21 @@ def _on_recovered(session: BoardSession, event: Event, at: int) -> Records:
     return out
 
 
+def _adjourn(session: BoardSession, event: Adjourn, at: int) -> Records:
+    """The side to move seals his move (004 §34-35): the clocks stop; the move stays secret."""
+    move = parse_move(session.position, event.sealed)  # IllegalMoveError: nothing changed
+    out = session._tick(at)
+    session.last_at = at
+    if session.outcome is not None:
+        return out
+    session.sealed = move
+    side = session.position.turn
+    clock = session.clock
+    if clock is not None and clock.started and clock.adjournment is None:
+        clock.adjourn(at)
+    return out + [AdjournedRecord(side.value, session.timing.values(at))]
+
+
 def _on_resume_adjourned(session: BoardSession, event: Event, at: int) -> Records:
     move = session.sealed
     if move is None:
@@ -464,6 +473,18 @@ def _on_resume_adjourned(session: BoardSession, event: Event, at: int) -> Record
                 MoveCommitted(d.at, d.move, d.side, d.before, d.after, pressed=False)
             )
     return out
+
+
+def _irregularity(session: BoardSession, d: Decision) -> Records:
+    assert isinstance(d, Irregularity)
+    # touch-move: how long the piece was held (000 3.9-3.11)
+    held = round(d.held_ns / NS, 3) if d.held_ns is not None else None
+    return [IrregularityRecord(d.kind, d.side.value if d.side is not None else None,
+                               d.squares, {m.square: m.meaning for m in d.marks}, held)]
+
+
+def _cleared(session: BoardSession, d: Decision) -> Records:
+    return [ClearedRecord()]
 
 
 def _json(records: Records) -> list[dict[str, Any]]:
@@ -490,7 +511,7 @@ _ON_EVENT: dict[type[Event], Callable[[BoardSession, Event, int], Records]] = {
 #: The records each referee decision gives.
 _ON_DECISION: dict[type[Decision], Callable[[BoardSession, Decision], Records]] = {
     MoveCommitted: BoardSession._move,
-    Irregularity: BoardSession._irregularity,
+    Irregularity: _irregularity,
     Accepted: BoardSession._accepted,
-    Cleared: BoardSession._cleared,
+    Cleared: _cleared,
 }

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from firmware.clock.timecontrol import TimeControl
 from firmware.formats.feed import snapshot_record
+from firmware.formats.journal import StartMode
 from firmware.formats.records import ResultRecord, Scoresheet
 from firmware.referee import Referee
 from firmware.rules.position import Move, Position
@@ -27,6 +28,7 @@ class Viewed(Protocol):
     outcome: ResultRecord | None
     sealed: Move | None
     timing: SessionClock
+    start_mode: StartMode
 
     @property
     def position(self) -> Position: ...
@@ -62,6 +64,7 @@ def status(session: Viewed, at: int) -> dict[str, Any]:
         "turn": session.position.turn.value,
         "ply": len(session.sheet.moves),
         "started": session.referee.started,
+        "start": session.start_mode.value,
         "clock": session.timing.values_json(at),
         "running": session.timing.running(),
         "adjourned": session.sealed is not None,
