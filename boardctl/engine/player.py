@@ -244,7 +244,7 @@ class PersonsRequests:
         at = max(self.service.frontier(), self.service.game.last_at)
         self.client.cancel()
         self.play.forget()
-        return self.service.path.handle(Result(at, result, reason))
+        return [r.to_json() for r in self.service.path.handle(Result(at, result, reason))]
 
 
 class Shown:
