@@ -41,6 +41,12 @@ from firmware.clock.face import MoveOnFaces, segment_squares
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Press, Result, TakeBack
 from firmware.formats.journal import note_record
+from firmware.formats.records import (
+    ClearedRecord,
+    EngineMoveRecord,
+    EngineRecord,
+    IrregularityRecord,
+)
 from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE
 from firmware.referee.kinds import IrregularityKind
 from firmware.rules.game import result_text
@@ -89,12 +95,12 @@ def move_picture(position: Position, move: Move, now: int, step_ns: int = STEP_N
     return picture
 
 
-def move_line(position: Position, move: Move, ply: int) -> dict[str, Any]:
+def move_line(position: Position, move: Move, ply: int) -> EngineMoveRecord:
     """The feed's ``engine-move`` record for ``move`` in ``position``."""
     alg = position.rules.geometry.algebraic
-    return {"type": "engine-move", "ply": ply, "side": position.turn.value,
-            "move": move_text(position, move), "route": [alg(sq) for sq in move.route],
-            "captured": [alg(sq) for sq in move.captured]}
+    return EngineMoveRecord(ply, position.turn.value, move_text(position, move),
+                            tuple(alg(sq) for sq in move.route),
+                            tuple(alg(sq) for sq in move.captured))
 
 
 def probe(spec: EngineSpec, timeout: float = 10.0) -> dict[str, str]:
@@ -301,16 +307,15 @@ class Shown:
         marks = table.marks_towards(sensed, table.result_of(move))
         self.wrong_leds = {m.square: m.meaning for m in marks}
         kind = IrregularityKind.NOT_ENGINE_MOVE
-        self.service.emit({"type": "irregularity", "kind": kind.value,
-                           "side": self.side.value, "squares": [m.square for m in marks],
-                           "leds": dict(self.wrong_leds)})
+        self.service.emit(IrregularityRecord(kind.value, self.side.value,
+                                             [m.square for m in marks], dict(self.wrong_leds)))
         self.service.outbox.record(note_record(kind.value, t=at / NS))
 
     def clear(self, sensed: frozenset[int]) -> None:
         """A ``not-engine-move`` is over unless the board still shows ``sensed``."""
         if self.wrong is not None and self.wrong != sensed:
             self.forget()
-            self.service.emit({"type": "cleared"})
+            self.service.emit(ClearedRecord())
 
     def forget(self) -> None:
         self.wrong, self.wrong_leds = None, {}
@@ -327,9 +332,7 @@ class Shown:
         if hint is not None:
             said["hint"] = move_text(session.position, hint)
         if move is not None:
-            line = move_line(session.position, move, len(session.moves) + 1)
-            del line["type"]
-            said["move"] = line
+            said["move"] = move_line(session.position, move, len(session.moves) + 1).members()
             if self.wrong is not None:
                 said["irregularity"] = {"kind": IrregularityKind.NOT_ENGINE_MOVE.value,
                                         "squares": sorted(self.wrong_leds)}
@@ -490,9 +493,7 @@ class EnginePlayer:
         self.shown.clear(frozenset())  # a not-engine-move of a former move of its is over
         play.move = (reply.move, asked.key)
         line = move_line(session.position, reply.move, len(session.moves) + 1)
-        self._service.outbox.record(note_record("engine-move", t=at / NS,
-                                                **{k: v for k, v in line.items()
-                                                   if k != "type"}))
+        self._service.outbox.record(note_record("engine-move", t=at / NS, **line.members()))
         self._service.emit(line)
 
     def _failed(self, error: str, at: int) -> None:
@@ -506,7 +507,7 @@ class EnginePlayer:
         said: dict[str, Any] = {"error": error}
         if handed_back:
             said["handed_back"] = True
-        self._service.emit({"type": "engine", **said})
+        self._service.emit(EngineRecord(error, handed_back))
         self._service.outbox.record(note_record("engine", t=at / NS, **said))
         logger.warning(f"engine: {error}" + (" (its side handed back to the player)"
                                              if handed_back else ""))

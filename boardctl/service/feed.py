@@ -11,14 +11,13 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from boardctl.service.games import CurrentGame
 from boardctl.service.hardware import Hardware
 from boardctl.service.outputs import FeedSink, Outbox
 from firmware.formats.feed import Written, frame
-from firmware.formats.reader import Refusal, read_record
 from firmware.formats.records import FeedRecord, HeaderRecord, SnapshotRecord
 from hw import parts
 
@@ -91,15 +90,8 @@ class Feed:
         self.lines_sent = 0
         self._lock = threading.Lock()
 
-    def emit(self, record: FeedRecord | Mapping[str, Any]) -> None:
-        """One record on the feed, sent once the turn's records are journaled. A record a part
-        hands as a mapping (its feed line's members) is read as any feed line is
-        (``firmware.formats.reader``); ValueError for one that does not read."""
-        if isinstance(record, Mapping):
-            read = read_record(record)
-            if isinstance(read, Refusal):
-                raise ValueError(f"not a feed record: {read}")
-            record = read
+    def emit(self, record: FeedRecord) -> None:
+        """One record on the feed, sent once the turn's records are journaled."""
         game = None if isinstance(record, HeaderRecord) else self.game.the_header.id
         with self._lock:
             seq = self.seq

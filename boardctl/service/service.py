@@ -282,9 +282,9 @@ class Service:
         """From any thread: the game and a snapshot on the next turn (a reader reconnected)."""
         self.loop.request_snapshot()
 
-    def emit(self, record: FeedRecord | Mapping[str, Any]) -> None:
-        """On the service's thread: one more record on the feed (numbered like the rest): a
-        typed record (``firmware.formats.records``), or its members as a mapping."""
+    def emit(self, record: FeedRecord) -> None:
+        """On the service's thread: one more record on the feed (numbered like the rest), a
+        typed record (``firmware.formats.records``)."""
         self.feed.emit(record)
 
     def call_soon(self, fn: Callable[[], None]) -> None:

@@ -178,6 +178,9 @@ class MqttSource:
         self.hall = hall
         self.board = board
         self.order = FeedOrder()
+        #: The link said it waits for a snapshot (at the start, after lost lines, after the
+        #: broker was lost): the next one says it is back, once.
+        self.waiting = True
 
     def run(self, deliver: Deliver, stop: threading.Event) -> None:
         import os
@@ -194,11 +197,13 @@ class MqttSource:
                 deliver("link", f"broker refused: {reason}")
                 return
             client.subscribe([(feed, 1), (status, 1)])
+            self.waiting = True
             deliver("link", "waiting for a snapshot")
 
         def on_disconnect(client: Any, userdata: Any, flags: Any, reason: Any,
                           props: Any = None) -> None:
             if not stop.is_set():
+                self.waiting = True
                 deliver("link", f"broker lost ({reason}); reconnecting")
 
         client.on_connect = on_connect
@@ -229,8 +234,10 @@ class MqttSource:
             return  # damaged or foreign: dropped, as the relay drops it
         take, lost = self.order.take(line)
         if lost:
+            self.waiting = True
             deliver("link", "lost lines: waiting for a snapshot")
         if take and not isinstance(line.record, Refusal):
-            if isinstance(line.record, SnapshotRecord):
+            if isinstance(line.record, SnapshotRecord) and self.waiting:
+                self.waiting = False
                 deliver("link", None)
             deliver("record", line.record)

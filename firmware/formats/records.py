@@ -340,7 +340,11 @@ class EngineMoveRecord:
     captured: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "engine-move", "ply": self.ply, "side": self.side, "move": self.move,
+        return {"type": "engine-move", **self.members()}
+
+    def members(self) -> dict[str, Any]:
+        """Its members but the type: as the ``status`` answer and the journal's note say it."""
+        return {"ply": self.ply, "side": self.side, "move": self.move,
                 "route": list(self.route), "captured": list(self.captured)}
 
 

@@ -24,6 +24,7 @@ from terminal_helpers import (
 from boardctl.service.gamelife import SHOWN, gap_alarm
 from boardctl.terminal.plain import PlainPrinter
 from boardctl.terminal.view import GAP_TEXT, BoardView
+from firmware.formats.feed import encode_line, frame
 from firmware.formats.records import ClockRecord, IrregularityRecord, MoveRecord
 from firmware.rules.notation import move_text
 from firmware.rules.position import Position
@@ -244,3 +245,34 @@ def test_plain_says_the_gap_line() -> None:
     printer.deliver("record", typed(gap_record(["31-26"])))
     assert out.getvalue().splitlines()[-1] == (
         "rebuilt 1 ply after ply 0 from the board (lost to a power cut): 31-26")
+
+
+def test_mqtt_watch_says_the_link_is_back_once_and_sums_up_at_the_snapshot(
+        wk_lines: list[str]) -> None:
+    """What a watcher over MQTT hears (issue 36 item 6): it joins late, so the first snapshot
+    sums the game up; the routine snapshots after it say nothing (not ``link: back`` each
+    time); lost lines are told, and the snapshot that makes good says the link is back and
+    sums the game up again."""
+    from boardctl.terminal.sources import MqttSource
+
+    out = io.StringIO()
+    printer = PlainPrinter(BoardView(board="b7"), out, clock=FakeClock())
+    source = MqttSource(None, "H", "b7")
+    printer.deliver("link", "waiting for a snapshot")
+    source._message(False, b"online", printer.deliver)
+    move = next(r for r in records(wk_lines) if isinstance(r, MoveRecord))
+    snapshot = records(wk_lines)[-1]
+    for seq, record in enumerate((move, snapshot, snapshot, snapshot), 50):  # joined late
+        source._message(True, frame(record, seq, "g").encode(), printer.deliver)
+    said = out.getvalue().splitlines()
+    assert said[:2] == ["link: waiting for a snapshot", "board online"]
+    assert said[2].startswith(f"1. {move.move} by white")
+    assert said[3] == "link: back" and said.count("link: back") == 1
+    assert said[4].startswith("board b7: international, time control 5400+30; 30 moves, ")
+    assert len(said) == 5  # the routine snapshots say nothing
+    ahead = encode_line({"type": "snapshot", "game": "g", "rules": "international",
+                         "moves": []}, 10_000)
+    source._message(True, ahead.encode(), printer.deliver)  # seq far on: lines were lost
+    said = out.getvalue().splitlines()
+    assert said[5:] == ["link: lost lines: waiting for a snapshot", "link: back",
+                        said[7]] and said[7].startswith("board b7: ")
