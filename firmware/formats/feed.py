@@ -128,11 +128,11 @@ def frame(record: FeedRecord, seq: int, game: str | None = None) -> str:
     """``record`` (typed) as one feed line numbered ``seq``, with its game's id after its own
     members (unless it carries one: a header, a snapshot): the bytes :func:`encode_line`
     writes for the same members, from one JSON encoding."""
-    text = _dumps(record.to_json())
-    body = f'{{"seq":{seq},{text[1:-1]}'
+    members = record.to_json()
     if game is not None and not _carries(record, "game"):
-        body = f'{body},"game":{_dumps(game)}'
-    return f'{body}{_CRC_KEY}{crc_of(body + "}")}"}}\n'
+        members["game"] = game
+    text = f'{{"seq":{seq},{_dumps(members)[1:]}'
+    return f'{text[:-1]}{_CRC_KEY}{crc_of(text)}"}}\n'
 
 
 def stamp_run(line: str, run: str) -> str:

@@ -179,6 +179,7 @@ _FRAMING = ("seq", "crc", "game", "run", "type")
 #: A move in PDN notation: squares by number or name, joined by ``-``, ``x`` or ``:``.
 _MOVE = re.compile(r"[a-j0-9]{1,3}(?:[-x:][a-j0-9]{1,3}){1,25}")
 _SIDES = ("white", "black")
+_NUMBERS = (int, float)
 
 
 class _Members:
@@ -313,8 +314,32 @@ class _Members:
 
 
 def _move(m: _Members) -> MoveRecord:
-    return MoveRecord(m.whole("ply", 1), m.side("side"), m.move(), m.fen("fen", optional=True),
-                      m.clock())
+    return _well_formed_move(m.obj) or MoveRecord(
+        m.whole("ply", 1), m.side("side"), m.move(), m.fen("fen", optional=True), m.clock())
+
+
+def _well_formed_move(obj: Mapping[str, Any]) -> MoveRecord | None:
+    """The move a well-formed move record is, checked in one pass (a snapshot lists hundreds:
+    the relay reads one from every board every few seconds); None for one that is not, which
+    :func:`_move` reads member by member to say why."""
+    ply, side, move, fen, clock = (obj.get("ply"), obj.get("side"), obj.get("move"),
+                                   obj.get("fen"), obj.get("clock"))
+    if not (type(ply) is int and 1 <= ply <= MAX_PLY and side in _SIDES
+            and type(move) is str and _MOVE.fullmatch(move) is not None
+            and (fen is None or (type(fen) is str and len(fen) <= MAX_FEN))):
+        return None
+    if clock is not None:
+        if type(clock) is not dict or len(clock) != 2:
+            return None
+        white: Any = clock.get("white")
+        black: Any = clock.get("black")
+        # a float outside the bounds, NaN and the infinities fail the comparison; bool is no
+        # number here (its type is not int)
+        if not (type(white) in _NUMBERS and type(black) in _NUMBERS
+                and -MAX_CLOCK <= white <= MAX_CLOCK and -MAX_CLOCK <= black <= MAX_CLOCK):
+            return None
+        clock = {"white": white, "black": black}
+    return MoveRecord(ply, side, move, fen, clock)
 
 
 def _moves(m: _Members) -> tuple[MoveRecord, ...] | None:
@@ -328,10 +353,13 @@ def _moves(m: _Members) -> tuple[MoveRecord, ...] | None:
         raise _Refused(RefusalKind.OUT_OF_BOUNDS, f"'moves' lists more than {MAX_PLY}")
     out = []
     for k, item in enumerate(value):
-        try:
-            out.append(_move(_Members(item, m.kind)))
-        except _Refused as exc:
-            raise _Refused(exc.kind, f"moves[{k}]: {exc}", f"{m.kind}'s moves") from None
+        move = _well_formed_move(item)
+        if move is None:
+            try:
+                move = _move(_Members(item, m.kind))
+            except _Refused as exc:
+                raise _Refused(exc.kind, f"moves[{k}]: {exc}", f"{m.kind}'s moves") from None
+        out.append(move)
     return tuple(out)
 
 
