@@ -446,7 +446,7 @@ def run_export(args: argparse.Namespace) -> int:
     header = journal.header
     records: list[FeedRecord] = [
         HeaderRecord(header.board, "export", header.rules, header.id),
-        GameRecord(header.rules, header.fen, header.time_control, dict(header.tags)),
+        GameRecord(header.rules, header.fen, header.time_control, dict(header.tags), header.id),
         *rebuilt.records, snapshot_of(rebuilt.session, header, rebuilt.at),
     ]
     for seq, rec in enumerate(records):

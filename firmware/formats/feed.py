@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from firmware.formats.records import CARRY_GAME, FeedRecord, HeaderRecord
+from firmware.formats.records import CARRY_GAME, FeedRecord, GameRecord, HeaderRecord
 from firmware.limits import MAX_FEED_LINE, TooDeep, loads
 
 #: Version of this line format, sent in the header.
@@ -146,8 +146,10 @@ def stamp_run(line: str, run: str) -> str:
 
 def _carries(record: FeedRecord, member: str) -> bool:
     """Whether ``record`` carries the ``game`` or ``run`` member itself."""
-    return isinstance(record, CARRY_GAME) if member == "game" else isinstance(record,
-                                                                               HeaderRecord)
+    if member == "run":
+        return isinstance(record, HeaderRecord)
+    return isinstance(record, CARRY_GAME) or (isinstance(record, GameRecord)
+                                              and record.game is not None)
 
 
 @dataclass(frozen=True, slots=True)

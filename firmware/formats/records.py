@@ -224,16 +224,21 @@ class HeaderRecord:
 @dataclass(frozen=True, slots=True)
 class GameRecord:
     """``{"type": "game", "rules", "fen", "time_control", "tags"}``: a new game begins (its
-    start FEN, None for the rule set's own; its PDN tags)."""
+    start FEN, None for the rule set's own; its PDN tags). The service's line gets its game's
+    id from the feed, last; ``boardctl export`` writes it first (``game`` here), as it always
+    has."""
 
     type: ClassVar[str] = "game"
     rules: str | None
     fen: str | None
     time_control: str | None
     tags: Mapping[str, str]
+    game: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "game", "rules": self.rules, "fen": self.fen,
+        head: dict[str, Any] = {"type": "game"} if self.game is None else {"type": "game",
+                                                                            "game": self.game}
+        return {**head, "rules": self.rules, "fen": self.fen,
                 "time_control": self.time_control, "tags": dict(self.tags)}
 
 
