@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from boardctl.relay.checks import MAX_MOVES, RecordChecks
+from boardctl.relay.checks import RecordChecks
 from boardctl.relay.games import (
     PDN_FORM,
     RelayGame,
@@ -45,7 +45,7 @@ from firmware.formats.records import (
 )
 from firmware.rules.game import RESULTS
 
-__all__ = ["GAMES_PER_SOURCE", "MAX_MOVES", "MAX_SOURCES", "RelayState", "restore_games"]
+__all__ = ["GAMES_PER_SOURCE", "MAX_SOURCES", "RelayState", "restore_games"]
 
 GameKey = str
 #: Games one source may open (a hostile publisher inventing game ids is stopped there).
