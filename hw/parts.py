@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from firmware.clock.face import FaceText
     from firmware.clock.gameclock import GameClock
+    from firmware.formats.records import FeedRecord
     from firmware.rules.sets import Side
     from hw.buttons import ButtonPress
     from hw.debounce import Debouncer, SquareEvent
@@ -99,7 +100,7 @@ class Feed(Protocol):
 class Beeper(Protocol):
     """The buzzer's patterns on feed records (``hw.buzzer.Beeper``)."""
 
-    def on_record(self, record: Mapping[str, Any]) -> str | None: ...
+    def on_record(self, record: FeedRecord) -> str | None: ...
 
     def close(self) -> None: ...
 

@@ -19,8 +19,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.limits import loads
-
 #: Seconds of log time between two snapshot lines in ``--format feed`` (the service's period).
 SNAPSHOT_EVERY = 10.0
 
@@ -99,19 +97,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _first_record(lines: list[bytes]) -> dict[str, Any] | None:
-    for raw in lines:
-        text = raw.decode("utf-8", "replace").strip("\x00 \t\r\n")
-        if not text:
-            continue
-        try:
-            rec = loads(text)
-        except ValueError:
-            return None
-        return rec if isinstance(rec, dict) else None
-    return None
-
-
 @dataclass
 class _Log:
     """An event log or journal as read: its events (in the order to play them), where each
@@ -145,8 +130,9 @@ def replay_lines(
     from firmware.clock.timecontrol import TimeControl
     from firmware.errors import EventLogError
     from firmware.formats.events import NS, Start
-    from firmware.formats.feed import encode_line, header_record
+    from firmware.formats.feed import frame
     from firmware.formats.journal import StartMode
+    from firmware.formats.records import HeaderRecord
     from firmware.rules.position import Position
     from firmware.rules.sets import find_rules
     from firmware.session.session import BoardSession
@@ -176,9 +162,8 @@ def replay_lines(
     )
     records = _play(session, log, fmt, warn)
     if fmt == "feed":
-        head = header_record("replay", "replay", rule_set.name)
-        lines_out = [encode_line(head, 0)]
-        lines_out += [encode_line(rec, seq) for seq, rec in enumerate(records, 1)]
+        lines_out = [frame(HeaderRecord("replay", "replay", rule_set.name), 0)]
+        lines_out += [frame(rec, seq) for seq, rec in enumerate(records, 1)]
         return "".join(lines_out)
     return session.pdn()
 
@@ -186,10 +171,9 @@ def replay_lines(
 def _read_log(lines: list[bytes], source: str, warn: Any) -> _Log:
     """A journal (its header first) or a plain event log, with the lines of its events."""
     from firmware.formats.events import event_from_record, read_events, same_instant_order
-    from firmware.formats.journal import read_journal
+    from firmware.formats.journal import opens_journal, read_journal
 
-    first = _first_record(lines)
-    if first is not None and first.get("type") == "game":
+    if opens_journal(lines):
         journal = read_journal(lines, source)
         header = journal.header
         where = [f"{source}: line {lineno}" for lineno in journal.lines]
@@ -237,14 +221,15 @@ def _check_squares(log: _Log, rule_set: Any, warn: Any) -> None:
             warn(f"{w}: lift on the empty light square {square!r} ignored (sensor noise)")
 
 
-def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[dict[str, Any]]:
+def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[Any]:
     """The log through the session; with ``fmt`` "feed", a full-state snapshot every
     SNAPSHOT_EVERY seconds of log time and at the end, as the service sends them on the
     serial line (CONTRACT.md "Broadcast feed")."""
     from firmware.errors import BoardError
     from firmware.formats.events import NS, Start
+    from firmware.formats.records import SnapshotRecord
 
-    records: list[dict[str, Any]] = []
+    records: list[Any] = []
     step = round(SNAPSHOT_EVERY * NS)
     next_snapshot = log.events[0].at + step if log.events else 0
     for event, w in zip(log.events, log.where, strict=True):
@@ -260,6 +245,7 @@ def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[dict[str, Any]]:
             if warn is not None:
                 warn(f"{w}: {event.type} ignored: {exc}")
     records += session.finish()
-    if fmt == "feed" and log.events and (not records or records[-1]["type"] != "snapshot"):
+    if fmt == "feed" and log.events and (not records or not isinstance(records[-1],
+                                                                        SnapshotRecord)):
         records.append(session.snapshot("replay", session.last_at))
     return records

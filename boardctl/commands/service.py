@@ -431,7 +431,8 @@ def run_export(args: argparse.Namespace) -> int:
     from boardctl.service.journal_file import current_path, load_journal
     from boardctl.service.service import rebuild, snapshot_of
     from firmware.errors import EventLogError
-    from firmware.formats.feed import encode_line, header_record
+    from firmware.formats.feed import frame
+    from firmware.formats.records import FeedRecord, GameRecord, HeaderRecord
 
     path = args.journal
     if path is None:
@@ -462,15 +463,13 @@ def run_export(args: argparse.Namespace) -> int:
         sys.stdout.write(rebuilt.session.pdn())
         return status
     header = journal.header
-    records: list[dict[str, Any]] = [
-        header_record(header.board, "export", header.rules, game=header.id),
-        {"type": "game", "game": header.id, "rules": header.rules, "fen": header.fen,
-         "time_control": header.time_control, "tags": dict(header.tags)},
+    records: list[FeedRecord] = [
+        HeaderRecord(header.board, "export", header.rules, header.id),
+        GameRecord(header.rules, header.fen, header.time_control, dict(header.tags), header.id),
+        *rebuilt.records, snapshot_of(rebuilt.session, header, rebuilt.at),
     ]
-    records += [{**r, "game": header.id} for r in rebuilt.records]
-    records.append(snapshot_of(rebuilt.session, header, rebuilt.at))
     for seq, rec in enumerate(records):
-        sys.stdout.write(encode_line(rec, seq))
+        sys.stdout.write(frame(rec, seq, header.id))
     return status
 
 

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--sensors", action="store_true", help="the reed matrix as the service "
                    "senses it (closed squares, stuck, shorted and flickering ones)")
     p.add_argument("--plain", action="store_true", help="one sentence a line instead of "
-                   "the screen (screen readers, logs)")
+                   "the screen, the game summed up first (screen readers, logs)")
     h = p.add_argument_group("a hall board over MQTT (docs/HALL.md)")
     h.add_argument("--broker", metavar="URL", help="mqtt://HOST:PORT or mqtts://HOST:PORT")
     h.add_argument("--hall", help="the hall's short name")

@@ -44,6 +44,12 @@ from firmware.clock.face import MoveOnFaces, segment_squares
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Press, Result, TakeBack
 from firmware.formats.journal import StartMode
+from firmware.formats.records import (
+    ClearedRecord,
+    EngineMoveRecord,
+    EngineRecord,
+    IrregularityRecord,
+)
 from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE
 from firmware.referee.kinds import IrregularityKind
 from firmware.rules.game import result_text
@@ -92,12 +98,12 @@ def move_picture(position: Position, move: Move, now: int, step_ns: int = STEP_N
     return picture
 
 
-def move_line(position: Position, move: Move, ply: int) -> dict[str, Any]:
+def move_line(position: Position, move: Move, ply: int) -> EngineMoveRecord:
     """The feed's ``engine-move`` record for ``move`` in ``position``."""
     alg = position.rules.geometry.algebraic
-    return {"type": "engine-move", "ply": ply, "side": position.turn.value,
-            "move": move_text(position, move), "route": [alg(sq) for sq in move.route],
-            "captured": [alg(sq) for sq in move.captured]}
+    return EngineMoveRecord(ply, position.turn.value, move_text(position, move),
+                            tuple(alg(sq) for sq in move.route),
+                            tuple(alg(sq) for sq in move.captured))
 
 
 def probe(spec: EngineSpec, timeout: float = 10.0) -> dict[str, str]:
@@ -246,7 +252,7 @@ class PersonsRequests:
         """The game ends now (a ``result`` event); the engine stops thinking."""
         self.client.cancel()
         self.play.forget()
-        return self.seat.commit(Result(self.seat.now(), result, reason))
+        return [r.to_json() for r in self.seat.commit(Result(self.seat.now(), result, reason))]
 
 
 class Shown:
@@ -303,16 +309,15 @@ class Shown:
         marks = table.marks_towards(sensed, table.result_of(move))
         self.wrong_leds = {m.square: m.meaning for m in marks}
         kind = IrregularityKind.NOT_ENGINE_MOVE
-        self.seat.emit({"type": "irregularity", "kind": kind.value,
-                        "side": self.side.value, "squares": [m.square for m in marks],
-                        "leds": dict(self.wrong_leds)})
+        self.seat.emit(IrregularityRecord(kind.value, self.side.value,
+                                          [m.square for m in marks], dict(self.wrong_leds)))
         self.seat.note(kind.value, at)
 
     def clear(self, sensed: frozenset[int]) -> None:
         """A ``not-engine-move`` is over unless the board still shows ``sensed``."""
         if self.wrong is not None and self.wrong != sensed:
             self.forget()
-            self.seat.emit({"type": "cleared"})
+            self.seat.emit(ClearedRecord())
 
     def forget(self) -> None:
         self.wrong, self.wrong_leds = None, {}
@@ -329,9 +334,7 @@ class Shown:
         if hint is not None:
             said["hint"] = move_text(session.position, hint)
         if move is not None:
-            line = move_line(session.position, move, len(session.moves) + 1)
-            del line["type"]
-            said["move"] = line
+            said["move"] = move_line(session.position, move, len(session.moves) + 1).members()
             if self.wrong is not None:
                 said["irregularity"] = {"kind": IrregularityKind.NOT_ENGINE_MOVE.value,
                                         "squares": sorted(self.wrong_leds)}
@@ -502,7 +505,7 @@ class EnginePlayer:
         self.shown.clear(frozenset())  # a not-engine-move of a former move of its is over
         play.move = (reply.move, asked.key)
         line = move_line(session.position, reply.move, len(session.moves) + 1)
-        self.seat.note("engine-move", at, **{k: v for k, v in line.items() if k != "type"})
+        self.seat.note("engine-move", at, **line.members())
         self.seat.emit(line)
 
     def _failed(self, error: str, at: int) -> None:
@@ -516,7 +519,7 @@ class EnginePlayer:
         said: dict[str, Any] = {"error": error}
         if handed_back:
             said["handed_back"] = True
-        self.seat.emit({"type": "engine", **said})
+        self.seat.emit(EngineRecord(error, handed_back))
         self.seat.note("engine", at, **said)
         logger.warning(f"engine: {error}" + (" (its side handed back to the player)"
                                              if handed_back else ""))

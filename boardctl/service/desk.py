@@ -72,7 +72,8 @@ class Desk:
         return frontier(self.game, self.merge)
 
     def handle(self, event: Event) -> list[dict[str, Any]]:
-        return self.path.handle(event)
+        """The event along the data path; its records as an answer carries them (JSON)."""
+        return [record.to_json() for record in self.path.handle(event)]
 
     def new_game(self, setup: GameSetup, players: Mapping[str, Any]) -> None:
         """A new game, played by the player its lineup chooses from ``players`` (the ``new``

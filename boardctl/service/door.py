@@ -44,6 +44,7 @@ from boardctl.service.outputs import Outbox
 from firmware.clock.face import MoveOnFaces
 from firmware.formats.events import NS, Event
 from firmware.formats.journal import note_record
+from firmware.formats.records import FeedRecord, Record
 from firmware.rules.sets import Side
 from firmware.session.session import BoardSession
 
@@ -124,15 +125,16 @@ class Seat(Protocol):
         :meth:`Player.on_turn`)."""
         ...
 
-    def commit(self, event: Event) -> list[dict[str, Any]]:
+    def commit(self, event: Event) -> list[Record]:
         """An event of its own (a press of its clock, a take-back, a result) along the one
         data path: journaled and on the feed as the board's are, replayed as they are. The
-        feed records it made; BoardError: refused, nothing changed."""
+        feed records it made (typed, ``firmware.formats.records``); BoardError: refused,
+        nothing changed."""
         ...
 
-    def emit(self, record: Mapping[str, Any]) -> None:
-        """A record on the feed (``engine-move``, ``remote-move``, an evaluation), numbered
-        like the rest."""
+    def emit(self, record: FeedRecord) -> None:
+        """A typed record on the feed (``engine-move``, ``remote-move``, an evaluation: a
+        ``firmware.formats.records`` class), numbered like the rest."""
         ...
 
     def note(self, kind: str, at: int, **fields: Any) -> None:
@@ -241,10 +243,10 @@ class PlayerDoor:
     def wake(self) -> None:
         self._wake()
 
-    def commit(self, event: Event) -> list[dict[str, Any]]:
+    def commit(self, event: Event) -> list[Record]:
         return self.path.handle(event)
 
-    def emit(self, record: Mapping[str, Any]) -> None:
+    def emit(self, record: FeedRecord) -> None:
         self.path.feed.emit(record)
 
     def note(self, kind: str, at: int, **fields: Any) -> None:

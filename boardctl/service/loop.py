@@ -20,6 +20,7 @@ from boardctl.service.sensing import EventMerge
 from boardctl.service.showing import BoardFace
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Event, Pause, Press, Resume, Start
+from firmware.formats.records import AlarmRecord
 
 logger = logging.getLogger("boardctl.service.service")
 
@@ -92,7 +93,7 @@ class RefereeLoop:
         face.show(at, now)
         if face.alarm != self._alarm_sent:
             self._alarm_sent = face.alarm
-            self.path.feed.emit({"type": "alarm", "alarm": face.alarm})
+            self.path.feed.emit(AlarmRecord(face.alarm))
         if self._reconnected.is_set():
             self._reconnected.clear()
             self.path.announce(with_header=False)

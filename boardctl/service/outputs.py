@@ -39,7 +39,6 @@ from typing import Any, Protocol
 
 from boardctl.service.journal_file import CURRENT, JournalWriter, Spill, create_journal, spill_path
 from boardctl.service.threadname import name_thread
-from firmware.formats.feed import encode_line
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +63,7 @@ class Batch:
         self.durable = False
         #: Feed records and their sequence numbers, encoded as lines on the writer's thread
         #: (JSON and CRC are output work: the referee's thread only numbers them).
-        self.lines: list[tuple[Mapping[str, Any], int]] = []
+        self.lines: list[tuple[Any, int]] = []
         #: Go on with another journal: (writer, what is on disk already, header), or
         #: (None, b"", header): create a new game's journal (on the writer's thread).
         self.writer: tuple[JournalWriter | None, bytes, Any] | None = None
@@ -79,7 +78,7 @@ class JournalWriting:
     reopen the journal, write and group-fsync, send the lines after, watch the state
     directory, raise and clear alarms."""
 
-    def __init__(self, state_dir: Path, send: Callable[[str], None], *,
+    def __init__(self, state_dir: Path, send: Callable[[Any, int], None], *,
                  fsync: Callable[[int], None] = os.fsync,
                  on_alarm: Callable[[str | None], None] = lambda message: None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -115,7 +114,7 @@ class JournalWriting:
     def handle(self, batches: list[Batch]) -> None:
         """The batches waiting (none: the watch and the retries only), in one write and at
         most one fsync, then their feed lines."""
-        lines: list[tuple[Mapping[str, Any], int]] = []
+        lines: list[tuple[Any, int]] = []
         for batch in batches:
             if batch.writer is not None:
                 self._write()
@@ -141,7 +140,7 @@ class JournalWriting:
         self._watch()
         for record, seq in lines:
             try:
-                self.send(encode_line(record, seq))
+                self.send(record, seq)  # framed as its line there (boardctl.service.feed)
             except Exception as exc:  # a sink's bug must not stop the journal
                 logger.warning(f"feed line {seq}: {type(exc).__name__}: {exc}")
 
@@ -297,7 +296,7 @@ class Outbox:
     (the turn's batch, tickets, the queue and the thread), the writing in :attr:`journal`
     (a :class:`JournalWriting`)."""
 
-    def __init__(self, state_dir: Path, send: Callable[[str], None], *,
+    def __init__(self, state_dir: Path, send: Callable[[Any, int], None], *,
                  fsync: Callable[[int], None] = os.fsync,
                  on_alarm: Callable[[str | None], None] = lambda message: None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -317,7 +316,7 @@ class Outbox:
         self.batch.records.append(rec)
         self.batch.durable |= durable
 
-    def line(self, record: Mapping[str, Any], seq: int) -> None:
+    def line(self, record: Any, seq: int) -> None:
         """Feed record number ``seq``, a line on the feed once the turn's records are in the
         journal (the record is the outbox's from now on: nobody changes it)."""
         self.batch.lines.append((record, seq))

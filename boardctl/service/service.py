@@ -74,6 +74,7 @@ from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError, EventLogError, HardwareError
 from firmware.formats.events import NS, Pause
 from firmware.formats.journal import GameHeader, note_record
+from firmware.formats.records import FeedRecord
 from firmware.session.session import BoardSession
 
 logger = logging.getLogger(__name__)
@@ -286,8 +287,9 @@ class Service:
         """From any thread: the game and a snapshot on the next turn (a reader reconnected)."""
         self.loop.request_snapshot()
 
-    def emit(self, record: Mapping[str, Any]) -> None:
-        """On the service's thread: one more record on the feed (numbered like the rest)."""
+    def emit(self, record: FeedRecord) -> None:
+        """On the service's thread: one more record on the feed (numbered like the rest), a
+        typed record (``firmware.formats.records``)."""
         self.feed.emit(record)
 
     def call_soon(self, fn: Callable[[], None]) -> None:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from firmware.errors import BoardError, EventLogError
+from firmware.formats.records import RECORD_TYPES, FeedRecord, UnknownRecord
 from firmware.limits import finite_number, loads
 
 #: Versions of the journal format, in the ``game`` record: 1 plain, 2 sealed lines.
@@ -196,8 +197,24 @@ class Journal:
 
 
 def dumps(record: Mapping[str, Any]) -> str:
-    """One journal line (with its newline): compact JSON, ASCII, finite numbers."""
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=True, allow_nan=False) + "\n"
+    """One journal line (with its newline): compact JSON, ASCII, finite numbers. A typed feed
+    record inside (a ``decision``'s) is written as its feed line's members, here, on the
+    thread that writes the journal."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=True, allow_nan=False,
+                      default=_members) + "\n"
+
+
+def _members(obj: object) -> dict[str, Any]:
+    if _typed(obj):
+        return obj.to_json()
+    raise TypeError(f"a journal record cannot hold a {type(obj).__name__}")
+
+
+_TYPED = (*RECORD_TYPES.values(), UnknownRecord)
+
+
+def _typed(obj: object) -> TypeGuard[FeedRecord]:
+    return isinstance(obj, _TYPED)
 
 
 def _crc(prev: str, text: str) -> str:
@@ -229,12 +246,14 @@ def check_seal(text: str, rec: Mapping[str, Any], n: int, prev: str, where: str)
     return c
 
 
-def decision_record(feed_record: Mapping[str, Any], t: float | None = None) -> dict[str, Any]:
-    """Wrap a feed record (what the board concluded at ``t`` seconds) as a skippable record."""
+def decision_record(feed_record: FeedRecord | Mapping[str, Any],
+                    t: float | None = None) -> dict[str, Any]:
+    """Wrap a feed record (what the board concluded at ``t`` seconds) as a skippable record
+    (a typed one is written as its members when the line is: :func:`dumps`)."""
     rec: dict[str, Any] = {"type": "decision"}
     if t is not None:
         rec["t"] = t
-    rec["record"] = dict(feed_record)
+    rec["record"] = dict(feed_record) if isinstance(feed_record, Mapping) else feed_record
     return rec
 
 
@@ -260,6 +279,22 @@ def check_event(rec: Mapping[str, Any], where: str) -> None:
 def _seconds(t: Any) -> TypeGuard[int | float]:
     """A time in a journal: a number of seconds from 0 to 1e9 (about 30 years)."""
     return finite_number(t) and 0 <= t <= 1e9
+
+
+def opens_journal(lines: Iterable[str | bytes]) -> bool:
+    """True when the first record of ``lines`` is a journal's leading ``game`` record (a plain
+    event log starts with an event)."""
+    for raw in lines:
+        text = (raw.decode("utf-8", "replace") if isinstance(raw, bytes | bytearray)
+                else raw).strip("\x00 \t\r\n")
+        if not text:
+            continue
+        try:
+            rec = loads(text)
+        except ValueError:
+            return False
+        return isinstance(rec, dict) and rec.get("type") == "game"
+    return False
 
 
 def read_journal(lines: Iterable[str | bytes], source: str = "journal", *,

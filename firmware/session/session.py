@@ -1,8 +1,9 @@
 """One board game: the referee, the clock and the game record, composed once.
 
 The service (``boardctl run``) and ``boardctl replay`` both feed a :class:`BoardSession` the
-same events (``firmware.formats.events``) and get the same feed records back (CONTRACT.md shapes,
-without the integrity fields that ``firmware.formats.feed`` adds):
+same events (``firmware.formats.events``) and get the same typed feed records back
+(``firmware.formats.records``; the lines below are their CONTRACT.md shapes, without the
+framing that ``firmware.formats.feed`` adds, on the thread that writes them):
 
 - ``{"type": "move", "ply", "side", "move", "fen", "clock"}`` (``clock`` with a time control);
 - ``{"type": "irregularity", "kind", "side", "squares", "leds"}``;
@@ -63,9 +64,10 @@ from firmware.formats.records import (
     PositionRecord,
     Record,
     ResultRecord,
-    Scoresheet,
+    SnapshotRecord,
     TakeBackRecord,
 )
+from firmware.formats.scoresheet import Scoresheet
 from firmware.referee import (
     SETTLE_NS,
     Accepted,
@@ -153,18 +155,18 @@ class BoardSession:
 
     # -- events ------------------------------------------------------------------------------
 
-    def handle(self, event: Event) -> list[dict[str, Any]]:
+    def handle(self, event: Event) -> Records:
         """Feed one event; the feed records it produced. Arbiter events with bad arguments
         (a sealed move that is not legal) raise BoardError and change nothing."""
         at = max(event.at, self.last_at)
         if isinstance(event, Adjourn):
-            return _json(_adjourn(self, event, at))
+            return _adjourn(self, event, at)
         out = self._tick(at)
         self.last_at = at
         if isinstance(event, Lift | Place | Press):
             out += self._at_the_board(event, at)
         on_event = _ON_EVENT.get(type(event))
-        return _json(out + on_event(self, event, at) if on_event is not None else out)
+        return out + on_event(self, event, at) if on_event is not None else out
 
     def _at_the_board(self, event: Lift | Place | Press, at: int) -> Records:
         """A hand at the board: the clock starts on a log without ``start``; the side to move
@@ -192,10 +194,10 @@ class BoardSession:
         piece = position.piece_at(geometry.number(event.square))
         return piece is not None and piece.side is position.turn
 
-    def tick(self, at: int) -> list[dict[str, Any]]:
+    def tick(self, at: int) -> Records:
         """Let time pass to ``at``: a board at rest (no clock: the move is made) and the flags
         (004 §32: the exact instant of the first flag)."""
-        return _json(self._tick(at))
+        return self._tick(at)
 
     def _tick(self, at: int) -> Records:
         at = max(at, self.last_at)
@@ -238,10 +240,10 @@ class BoardSession:
                 times.append(late[1])
         return min(times) if times else None
 
-    def finish(self, at: int | None = None) -> list[dict[str, Any]]:
+    def finish(self, at: int | None = None) -> Records:
         """The end of a log: a board left resting on a legal result is the last move."""
         at = self.last_at if at is None else max(at, self.last_at)
-        return _json(self._decide(self.referee.finish(at)))
+        return self._decide(self.referee.finish(at))
 
     def _start_clock(self, at: int) -> None:
         self._auto_clock = False
@@ -319,15 +321,14 @@ class BoardSession:
                               self.start.fen() if self.start_fen else None,
                               self.outcome.result if self.outcome is not None else "*")
 
-    def snapshot_start(self) -> tuple[str, list[dict[str, Any]]]:
+    def snapshot_start(self) -> tuple[str, tuple[MoveRecord, ...]]:
         """Where a snapshot starts: the start FEN, or the last accepted position (000 5.7),
         and the move records since, so that replaying them gives the current position."""
         return self.sheet.snapshot_start()
 
-    def snapshot(self, game: str, at: int | None = None) -> dict[str, Any]:
-        """A full-state ``snapshot`` feed record (``firmware.formats.feed.snapshot_record``).
-        After an accepted position (000 5.7) it starts there: ``start_fen`` + ``moves`` give
-        ``fen``."""
+    def snapshot(self, game: str, at: int | None = None) -> SnapshotRecord:
+        """A full-state ``snapshot`` feed record. After an accepted position (000 5.7) it
+        starts there: ``start_fen`` + ``moves`` give ``fen``."""
         return session_views.snapshot(self, game, self.last_at if at is None else at)
 
     def status(self, at: int | None = None) -> dict[str, Any]:
@@ -485,10 +486,6 @@ def _irregularity(session: BoardSession, d: Decision) -> Records:
 
 def _cleared(session: BoardSession, d: Decision) -> Records:
     return [ClearedRecord()]
-
-
-def _json(records: Records) -> list[dict[str, Any]]:
-    return [r.to_json() for r in records]
 
 
 #: What each event does, after the time up to it has passed (``Adjourn`` comes before that:

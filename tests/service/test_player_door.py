@@ -23,6 +23,7 @@ from boardctl.service.games import GameSetup, rebuild
 from boardctl.service.journal_file import current_path, load_journal
 from boardctl.service.service import Service
 from firmware.formats.events import Press, Result
+from firmware.formats.records import RemoteMoveRecord
 from firmware.rules.notation import move_text, parse_move
 from firmware.rules.position import Move
 from firmware.rules.sets import Side
@@ -53,12 +54,12 @@ class RemoteOpponent:
         while not self.inbox.empty():
             self.move = parse_move(session.position, self.inbox.get_nowait())
             alg = session.rules.geometry.algebraic
-            record = {"type": "remote-move", "ply": len(session.moves) + 1,
-                      "side": self.side.value, "move": move_text(session.position, self.move),
-                      "route": [alg(sq) for sq in self.move.route],
-                      "captured": [alg(sq) for sq in self.move.captured], "source": "test"}
+            record = RemoteMoveRecord(len(session.moves) + 1, self.side.value,
+                                      move_text(session.position, self.move),
+                                      tuple(alg(sq) for sq in self.move.route),
+                                      tuple(alg(sq) for sq in self.move.captured), "test")
             self.seat.emit(record)
-            self.seat.note("remote-move", at, move=record["move"])
+            self.seat.note("remote-move", at, move=record.move)
         move = self.move
         if move is None or session.position.turn is not self.side:
             return
@@ -84,7 +85,8 @@ class RemoteOpponent:
     def answer(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
         if cmd == "resign":
             result = "0-2" if self.side is Side.WHITE else "2-0"
-            return {"records": self.seat.commit(Result(self.seat.now(), result, "resignation"))}
+            records = self.seat.commit(Result(self.seat.now(), result, "resignation"))
+            return {"records": [r.to_json() for r in records]}
         return None  # no hint from it
 
     def amend_setup(self, setup: GameSetup) -> None:
