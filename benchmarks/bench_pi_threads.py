@@ -26,12 +26,17 @@ thread, the LED redraw, and the scan period's jitter while the LEDs are redrawn.
    (boardctl.service.outputs.Display) redraws the strip back to back, each picture drawn
    ``--redraw-repeat`` times (default: SLOWDOWN, so that a redraw holds the GIL as long as one
    does on a Pi Zero 2 W). Each row's select and read are timed: the span of a row (select to
-   read) shows whether a redraw ever ran in the middle of a row (it cannot: the scan makes no
+   read) shows whether a redraw ever ran in the middle of a row (the scan itself makes no
    call that lets the GIL go, and CPython gives a thread that takes the GIL a whole switch
-   interval, 5 ms, before another may ask for it back; a scan lasts a fraction of that), and
-   the scan starts show the period's jitter (a scan due while a redraw holds the GIL waits
-   for the switch interval at most). The rows' settle busy-wait is stretched (``--settle-us``)
-   so that a scan holds the GIL as long as a Pi Zero 2 W's does.
+   interval, 5 ms, before another may ask for it back), and the scan starts show the
+   period's jitter. Three runs: no redraws; redraws under the strip's
+   lock, which the sensing thread holds through each scan (now: a scan due during a redraw
+   waits for its end); redraws without it (before: the scan waited for the GIL, a switch
+   interval at most, and a scan outlasting its GIL slice, a garbage collection in it, could
+   be cut mid-row). The rows' settle busy-wait is stretched (``--settle-us``) so that a scan
+   holds the GIL as long as a Pi Zero 2 W's does. Where allowed (root), the benchmark's
+   threads run SCHED_FIFO in part 3, so that the other processes of a shared machine do not
+   stretch its timings, as they would not on an idle Pi's four cores (``--no-realtime``).
 
 Run: .venv/bin/python benchmarks/bench_pi_threads.py [--seconds 5]. On a Pi (ARM) the factors
 are 1 and the figures are measured.
@@ -108,14 +113,17 @@ def alert_thread(seconds: float, timeout_ns: int) -> tuple[float, float]:
 
 
 def context_switch_us(rounds: int = 5_000, runs: int = 7) -> float:
-    """:func:`one_switch_us`, the least of ``runs`` (other processes on this CPU only add)."""
-    return min(one_switch_us(rounds) for _ in range(runs))
+    """One context switch between two processes on the same CPU: a byte passed to and fro
+    through two pipes, less the same reads and writes without a switch, each the least of
+    ``runs`` (other processes on this CPU only add). What this kernel charges for the
+    switches of a wake-up, with no timer and no other CPU involved."""
+    trips, alone = zip(*(switch_round(rounds) for _ in range(runs)), strict=True)
+    return max(min(trips) - 2 * min(alone), 0.0) / 2 * 1e6
 
 
-def one_switch_us(rounds: int) -> float:
-    """One context switch between two processes on the same CPU (a byte passed to and fro
-    through two pipes, less the same reads and writes without a switch): what this kernel
-    charges for the switches of a wake-up, with no timer and no other CPU involved."""
+def switch_round(rounds: int) -> tuple[float, float]:
+    """(seconds per round trip through a partner process on this CPU, per write and read
+    of this process's own pipe)."""
     cpu = sorted(os.sched_getaffinity(0))[0]
     a, b = os.pipe(), os.pipe()
     pid = os.fork()
@@ -142,7 +150,7 @@ def one_switch_us(rounds: int) -> float:
         os.sched_setaffinity(0, mask)
         for fd in (*a, *b):
             os.close(fd)
-    return max(trip - 2 * alone, 0.0) / 2 * 1e6
+    return trip, alone
 
 
 def ctypes_call_us(n: int = 200_000) -> float:
@@ -208,15 +216,22 @@ def cpu_us(fn: Callable[[], object], n: int) -> float:
 
 
 class Repeated:
-    """The strip drawn ``times`` times per picture: a redraw as long as a slower Pi's."""
+    """The strip drawn ``times`` times per picture: a redraw as long as a slower Pi's. With
+    ``guarded``, the whole redraw holds a ``drawing`` lock, as one real redraw holds the
+    strip's (hw/leds.py); without, no lock: the sensing thread then scans whenever it gets
+    the GIL (as before the lock)."""
 
-    def __init__(self, strip: LedStrip, times: int) -> None:
+    def __init__(self, strip: LedStrip, times: int, guarded: bool) -> None:
         self.strip, self.times = strip, times
         self.drawn = threading.Event()
+        self.lock = threading.Lock()
+        if guarded:
+            self.drawing = self.lock
 
     def show(self, picture: dict[str, str]) -> None:
-        for _ in range(self.times):
-            self.strip.show(picture)
+        with self.lock:
+            for _ in range(self.times):
+                self.strip.show(picture)
         self.drawn.set()
 
     def close(self) -> None:
@@ -232,15 +247,30 @@ class ScanTiming:
     redraws: int
 
     def jitter(self) -> list[float]:
-        """How late each scan started against its slot, in ms (the first scan is the slot)."""
-        first = self.starts[0]
-        return [((s - first) % self.period_ns) / 1e6 if (s - first) % self.period_ns
-                < self.period_ns * 0.9 else 0.0 for s in self.starts]
+        """How late each scan started against its slot, in ms: the slots are the first scan's
+        time plus whole periods (a skipped slot is counted apart); a start a hair before its
+        slot (the two clocks' reading) counts as on time."""
+        first, period = self.starts[0], self.period_ns
+        late = [(s - first) % period for s in self.starts]
+        return [0.0 if x > period - 200_000 else x / 1e6 for x in late]
 
 
-def timed_scans(seconds: float, settle_us: float, redraw_repeat: int | None) -> ScanTiming:
+def realtime(thread: threading.Thread | None, priority: int) -> bool:
+    """The thread (None: this one) scheduled SCHED_FIFO where allowed: the other processes on
+    this shared machine then do not stretch its timings (an idle Pi's four cores would not)."""
+    try:
+        tid = 0 if thread is None else thread.native_id or 0
+        os.sched_setscheduler(tid, os.SCHED_FIFO, os.sched_param(priority))
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+def timed_scans(seconds: float, settle_us: float, redraw_repeat: int | None,
+                guarded: bool = True, fifo: bool = False) -> ScanTiming:
     """The sensing thread at the config's rate for ``seconds``, every row's select and read
-    timed; with ``redraw_repeat``, the display thread redrawing the real strip meanwhile."""
+    timed; with ``redraw_repeat``, the display thread redrawing the real strip meanwhile
+    (``guarded``: under the strip's lock, as now)."""
     config = default_config(10)
     config = dataclasses.replace(config, matrix=dataclasses.replace(
         config.matrix, settle_us=round(settle_us)))
@@ -265,12 +295,17 @@ def timed_scans(seconds: float, settle_us: float, redraw_repeat: int | None) -> 
     display = None
     if redraw_repeat:
         strip, _ = real_strip()
-        hw.leds = Repeated(strip, redraw_repeat)
+        hw.leds = Repeated(strip, redraw_repeat, guarded)
         display = Display(hw, faces_ns=100_000_000, clock=time.monotonic_ns)
         display.start()
     sensing = Sensing(hw, None, EventMerge([SENSORS, BUTTONS]), lambda: 0)
     redraws = 0
+    policy = os.sched_getscheduler(0)
     sensing.start()
+    if fifo:
+        realtime(sensing._thread, 10)
+        realtime(None, 5)
+        realtime(getattr(display, "_thread", None), 5)
     try:
         end = time.monotonic() + seconds
         shown = list(pictures(real_strip()[0]).values())
@@ -283,6 +318,8 @@ def timed_scans(seconds: float, settle_us: float, redraw_repeat: int | None) -> 
             hw.leds.drawn.wait(1.0)
             hw.leds.drawn.clear()
     finally:
+        if fifo:
+            os.sched_setscheduler(0, policy, os.sched_param(0))
         sensing.stop()
         if display is not None:
             display.stop()
@@ -320,6 +357,8 @@ def main() -> None:
                     help="draws per picture in part 3 (default: the Python slowdown)")
     ap.add_argument("--settle-us", type=float, default=None,
                     help="row settle busy-wait in part 3 (default: a Pi Zero 2 W's scan length)")
+    ap.add_argument("--no-realtime", action="store_true",
+                    help="part 3 at normal priority (default: SCHED_FIFO where allowed)")
     args = ap.parse_args()
     repeat = args.redraw_repeat or max(1, round(args.slowdown))
     print(f"python {platform.python_version()} on {platform.machine()}, switch interval "
@@ -352,6 +391,8 @@ def main() -> None:
     strip, bus = real_strip()
     print(f"2. LED redraw, {strip.map.count} pixels, neopixel_spi ({bus.frequency / 1e6:g} MHz,"
           " CPU per picture):")
+    for picture in pictures(strip).values():  # warm-up: caches, the specialising interpreter
+        cpu_us(functools.partial(strip.show, picture), 20)
     for name, picture in pictures(strip).items():
         here = cpu_us(functools.partial(strip.show, picture), 50)
         print(f"   {name:<20} {here:7.0f} us here, {here * args.slowdown / 1e3:5.1f} ms on a "
@@ -361,16 +402,22 @@ def main() -> None:
     layout_rows = default_config(10).matrix.rows
     if args.settle_us is None:  # a Pi Zero 2 W's 10x10 group scan: 0.19 ms (bench_scan.py)
         args.settle_us = 190.0 / len(layout_rows)
+    fifo = not args.no_realtime and realtime(None, 1)
+    if fifo:
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
     print(f"3. scans at {default_config(10).matrix.scan_hz:g} Hz, rows {args.settle_us:.0f} us "
-          f"each (a Pi Zero 2 W's scan length); redraws x{repeat} (a Pi Zero 2 W's length):")
-    for label, redraw in (("no redraws", None), ("redrawing", repeat)):
-        t = timed_scans(args.seconds, args.settle_us, redraw)
+          f"each (a Pi Zero 2 W's scan length); redraws x{repeat} (a Pi Zero 2 W's length); "
+          + ("threads SCHED_FIFO (this machine's other load kept out)" if fifo
+             else "threads at normal priority"))
+    for label, redraw, guarded in (("no redraws", None, True),
+                                   ("redrawing, the strip's lock (now)", repeat, True),
+                                   ("redrawing, no lock (before)", repeat, False)):
+        t = timed_scans(args.seconds, args.settle_us, redraw, guarded, fifo)
         spans = [s / 1e3 for s in t.spans]
         stretched = sum(1 for s in spans if s > args.settle_us + 500)
-        print(f"   {label:<11} {len(t.starts)} scans, {t.redraws} pictures posted: start late by "
+        print(f"   {label}: {len(t.starts)} scans, {t.redraws} pictures drawn; start late by "
               f"(ms) {describe(t.jitter())}; skipped slots {t.overruns}; row select->read (us) "
               f"{describe(spans)}; rows stretched over 0.5 ms: {stretched} of {len(spans)}")
-
 
 if __name__ == "__main__":
     main()

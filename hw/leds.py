@@ -25,11 +25,18 @@ The real backends import their libraries only inside :func:`open_real_strip`;
 :class:`PixelMap` says which pixel lies under which square: the strip starts at a corner,
 runs along ranks or files, optionally serpentine, possibly only under the dark squares, and
 the whole board may sit turned on the LED panel.
+
+A redraw is milliseconds of Python holding the GIL (on a Pi Zero 2 W about 10 ms: adafruit
+pixelbuf's colours, then neopixel_spi's byte per bit; benchmarks/bench_pi_threads.py), so it
+is drawn under :attr:`LedStrip.drawing`, which the service's sensing thread holds through each
+scan (boardctl.service.sensing): a redraw never lands in the middle of a scan's rows, and a
+scan due during a redraw starts when it ends.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -103,6 +110,9 @@ class LedStrip:
         self.pixels = pixels
         self.map = pixel_map
         self.colours: dict[str, Colour] = dict(DEFAULT_COLOURS if colours is None else colours)
+        #: Held while the pixels are drawn; whoever scans the matrix on another thread holds
+        #: it through the scan, so that the two never overlap (module docstring).
+        self.drawing = threading.Lock()
 
     @property
     def brightness(self) -> float:
@@ -129,20 +139,21 @@ class LedStrip:
                 raise HardwareError(
                     f"no colour for LED meaning {meaning!r} (known: {', '.join(self.colours)})"
                 ) from None
-        self.pixels.fill(OFF)
-        for index, colour in frame:
-            self.pixels[index] = colour
-        self.pixels.show()
+        self._draw(frame)
 
     def light(self, square: str, colour: Colour) -> None:
         """One square in one colour, all others off (hwtest's walk)."""
-        self.pixels.fill(OFF)
-        self.pixels[self.map.pixel[square]] = colour
-        self.pixels.show()
+        self._draw([(self.map.pixel[square], colour)])
 
     def off(self) -> None:
-        self.pixels.fill(OFF)
-        self.pixels.show()
+        self._draw([])
+
+    def _draw(self, frame: list[tuple[int, Colour]]) -> None:
+        with self.drawing:
+            self.pixels.fill(OFF)
+            for index, colour in frame:
+                self.pixels[index] = colour
+            self.pixels.show()
 
     def lit(self, colours: list[Colour] | None = None) -> dict[str, Colour]:
         """The squares lit in ``colours`` (a decoded frame; the pixels' buffer by default)."""

@@ -3,6 +3,9 @@ PixelBuf) records."""
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 
 from firmware.errors import HardwareError
@@ -134,3 +137,72 @@ def test_an_spi_frame_longer_than_one_transfer_is_refused() -> None:
     with pytest.raises(HardwareError, match=r"^cannot open the LED strip: 166 GRB pixels take "
                        r"4112 bytes a frame over SPI"):
         open_real_strip(10, LedConfig(backend="spi", layout=LedLayout(first_pixel=66)))
+
+
+class _WatchedPixels(RecordingPixels):  # type: ignore[misc]
+    """The recording strip, noting at each write whether ``guard`` is held."""
+
+    guard: Any = None
+
+    def fill(self, color: Any) -> None:
+        self.seen.append(self.guard.locked())
+        super().fill(color)
+
+    def show(self) -> None:
+        self.seen.append(self.guard.locked())
+        super().show()
+
+
+def test_the_strip_is_drawn_under_its_lock() -> None:
+    """A redraw holds the GIL for milliseconds of Python (about 10 ms on a Pi Zero 2 W:
+    benchmarks/bench_pi_threads.py); it is drawn under ``drawing``, which the sensing thread
+    holds through each scan (next test): every write of show, light and off is under it."""
+    pm = PixelMap(10, LedLayout())
+    pixels = _WatchedPixels(pm.count)
+    pixels.seen = []
+    strip = LedStrip(pixels, pm)
+    pixels.guard = strip.drawing
+    strip.show({"e5": "last-move"})
+    strip.light("a1", (1, 2, 3))
+    strip.off()
+    assert pixels.seen == [True] * 6 and not strip.drawing.locked()
+    with pytest.raises(HardwareError):  # a refused picture takes nothing and keeps nothing
+        strip.show({"b1": "last-move"})
+    assert not strip.drawing.locked() and len(pixels.seen) == 6
+
+
+def test_the_sensing_thread_scans_under_the_strip_s_lock() -> None:
+    """The service's sensing thread (its real loop) holds the strip's lock through each
+    scan: every lgpio call of the group scan (the simulated chip) finds it held, so no LED
+    redraw can run in the middle of a scan's rows."""
+    from boardctl.service.hardware import sim_hardware
+    from boardctl.service.sensing import BUTTONS, SENSORS, EventMerge, Sensing
+    from hw.config import default_config
+
+    hw = sim_hardware(10, default_config(10))
+    matrix: Any = hw.scanner.matrix
+    assert hw.leds is not None and matrix.direct
+    drawing = hw.leds.drawing
+    held: list[bool] = []
+    scanned = threading.Event()
+    write, read = matrix._write, matrix._read
+
+    def watched_write(*args: int) -> int:
+        held.append(drawing.locked())
+        return int(write(*args))
+
+    def watched_read(*args: int) -> Any:
+        held.append(drawing.locked())
+        if len(held) >= 5 * 21:  # five scans of 21 calls
+            scanned.set()
+        return read(*args)
+
+    matrix._write, matrix._read = watched_write, watched_read
+    sensing = Sensing(hw, None, EventMerge([SENSORS, BUTTONS]), lambda: 0)
+    sensing.start()
+    try:
+        assert scanned.wait(30), "the sensing thread did not scan"
+    finally:
+        sensing.stop()
+        matrix.close()
+    assert sensing.error is None and len(held) >= 105 and all(held)
