@@ -15,9 +15,11 @@ thread, the LED redraw, and the scan period's jitter while the LEDs are redrawn.
    ``ppoll`` and two context switches, measured here, plus TIMER_US for the timer) made
    KERNEL_SLOWDOWN times slower. On a Pi (``--kernel-factor 1``) the figure is measured.
 2. The LED redraw: :class:`hw.leds.LedStrip` on the real ``neopixel_spi.NeoPixel_SPI`` (the
-   strip's driver: adafruit_pixelbuf's colour handling, then one byte per bit in Python) over
+   strip's driver: adafruit_pixelbuf's colour handling, then one SPI byte per colour bit) over
    a stand-in SPI bus at the outermost edge, for an empty picture, a move's few squares and
-   every dark square; CPU microseconds, scaled by SLOWDOWN (benchmarks/bench_scan.py). The SPI
+   every dark square, with the library's loop over the bits (before) and the frame from
+   hw.leds.table_bits (now); CPU microseconds, scaled by SLOWDOWN (benchmarks/bench_scan.py).
+   The SPI
    transfer itself (2,528 bytes at 6.4 MHz for 100 pixels: 3.2 ms) is an ioctl, outside the
    GIL.
 3. The scan's period while the LEDs are redrawn: the service's own sensing thread
@@ -29,14 +31,15 @@ thread, the LED redraw, and the scan period's jitter while the LEDs are redrawn.
    read) shows whether a redraw ever ran in the middle of a row (the scan itself makes no
    call that lets the GIL go, and CPython gives a thread that takes the GIL a whole switch
    interval, 5 ms, before another may ask for it back), and the scan starts show the
-   period's jitter. Three runs: no redraws; redraws under the strip's
-   lock, which the sensing thread holds through each scan (now: a scan due during a redraw
-   waits for its end); redraws without it (before: the scan waited for the GIL, a switch
-   interval at most, and a scan outlasting its GIL slice, a garbage collection in it, could
-   be cut mid-row). The rows' settle busy-wait is stretched (``--settle-us``) so that a scan
-   holds the GIL as long as a Pi Zero 2 W's does. Where allowed (root), the benchmark's
-   threads run SCHED_FIFO in part 3, so that the other processes of a shared machine do not
-   stretch its timings, as they would not on an idle Pi's four cores (``--no-realtime``).
+   period's jitter. Three runs: no redraws; redraws as now (under the strip's lock, which the
+   sensing thread holds through each scan: a scan due during a redraw waits for its end; the
+   frame from the table); redraws as before (no lock: the scan waited for the GIL, a switch
+   interval at most, and a scan outlasting its GIL slice, a garbage collection in it or a
+   preemption, could be cut mid-row; the library's loop). The rows' settle busy-wait is
+   stretched (``--settle-us``) so that a scan holds the GIL as long as a Pi Zero 2 W's does.
+   Where allowed (root), the benchmark's threads run SCHED_FIFO in part 3, so that the other
+   processes of a shared machine do not stretch its timings, as they would not on an idle
+   Pi's four cores (``--no-realtime``).
 
 Run: .venv/bin/python benchmarks/bench_pi_threads.py [--seconds 5]. On a Pi (ARM) the factors
 are 1 and the figures are measured.
@@ -63,7 +66,7 @@ from boardctl.service.hardware import sim_hardware
 from boardctl.service.outputs import Display
 from boardctl.service.sensing import BUTTONS, SENSORS, EventMerge, Sensing
 from hw.config import default_config
-from hw.leds import LedStrip, PixelMap
+from hw.leds import LedStrip, PixelMap, table_bits
 
 #: Kernel code on a Pi Zero 2 W (Cortex-A53, 1 GHz, in order) against a bare x86 core: about
 #: a third of the clock and a third of the work per clock.
@@ -186,7 +189,9 @@ class StandInSPI:
         self.written = len(buf)
 
 
-def real_strip() -> tuple[LedStrip, StandInSPI]:
+def real_strip(table: bool = True) -> tuple[LedStrip, StandInSPI]:
+    """The strip as the service opens it (``table``: its frame from hw.leds.table_bits, the
+    library's loop otherwise), on the stand-in bus."""
     import neopixel_spi
 
     config = default_config(10).leds
@@ -194,6 +199,8 @@ def real_strip() -> tuple[LedStrip, StandInSPI]:
     bus = StandInSPI()
     pixels = neopixel_spi.NeoPixel_SPI(bus, pixel_map.count, brightness=config.brightness,
                                        auto_write=False, pixel_order=config.pixel_order)
+    if table and not table_bits(pixels):
+        raise SystemExit("hw.leds.table_bits refused this neopixel_spi")
     return LedStrip(pixels, pixel_map, config.colours), bus
 
 
@@ -267,10 +274,11 @@ def realtime(thread: threading.Thread | None, priority: int) -> bool:
 
 
 def timed_scans(seconds: float, settle_us: float, redraw_repeat: int | None,
-                guarded: bool = True, fifo: bool = False) -> ScanTiming:
+                now: bool = True, fifo: bool = False) -> ScanTiming:
     """The sensing thread at the config's rate for ``seconds``, every row's select and read
     timed; with ``redraw_repeat``, the display thread redrawing the real strip meanwhile
-    (``guarded``: under the strip's lock, as now)."""
+    (``now``: under the strip's lock, its frame from the table; else as before: no lock, the
+    library's loop)."""
     config = default_config(10)
     config = dataclasses.replace(config, matrix=dataclasses.replace(
         config.matrix, settle_us=round(settle_us)))
@@ -294,8 +302,8 @@ def timed_scans(seconds: float, settle_us: float, redraw_repeat: int | None,
     hw.sim.set_pieces(["a1", "c3", "e5", "g7"])
     display = None
     if redraw_repeat:
-        strip, _ = real_strip()
-        hw.leds = Repeated(strip, redraw_repeat, guarded)
+        strip, _ = real_strip(table=now)
+        hw.leds = Repeated(strip, redraw_repeat, guarded=now)
         display = Display(hw, faces_ns=100_000_000, clock=time.monotonic_ns)
         display.start()
     sensing = Sensing(hw, None, EventMerge([SENSORS, BUTTONS]), lambda: 0)
@@ -388,15 +396,19 @@ def main() -> None:
           "its four cores, outside the GIL, for as long as a button alert exists (the whole "
           "time the service runs)")
 
-    strip, bus = real_strip()
-    print(f"2. LED redraw, {strip.map.count} pixels, neopixel_spi ({bus.frequency / 1e6:g} MHz,"
-          " CPU per picture):")
-    for picture in pictures(strip).values():  # warm-up: caches, the specialising interpreter
-        cpu_us(functools.partial(strip.show, picture), 20)
-    for name, picture in pictures(strip).items():
-        here = cpu_us(functools.partial(strip.show, picture), 50)
-        print(f"   {name:<20} {here:7.0f} us here, {here * args.slowdown / 1e3:5.1f} ms on a "
-              f"Pi Zero 2 W (GIL held); then {bus.written:,} bytes over SPI: "
+    print("2. LED redraw, 100 pixels, neopixel_spi at 6.4 MHz, CPU per picture; its frame by "
+          "the library's loop (before) / from hw.leds.table_bits (now):")
+    strips = {table: real_strip(table) for table in (False, True)}
+    for strip, _ in strips.values():  # warm-up: caches, the specialising interpreter
+        for picture in pictures(strip).values():
+            cpu_us(functools.partial(strip.show, picture), 20)
+    for name in pictures(strips[True][0]):
+        here = [cpu_us(functools.partial(strip.show, pictures(strip)[name]), 50)
+                for strip, _ in strips.values()]
+        bus = strips[True][1]
+        print(f"   {name:<20} {here[0]:4.0f} / {here[1]:4.0f} us here, "
+              f"{here[0] * args.slowdown / 1e3:4.1f} / {here[1] * args.slowdown / 1e3:4.1f} ms "
+              f"on a Pi Zero 2 W (GIL held); then {bus.written:,} bytes over SPI: "
               f"{bus.written * 8 / bus.frequency * 1e3:.1f} ms in the kernel, GIL free")
 
     layout_rows = default_config(10).matrix.rows
@@ -409,10 +421,10 @@ def main() -> None:
           f"each (a Pi Zero 2 W's scan length); redraws x{repeat} (a Pi Zero 2 W's length); "
           + ("threads SCHED_FIFO (this machine's other load kept out)" if fifo
              else "threads at normal priority"))
-    for label, redraw, guarded in (("no redraws", None, True),
-                                   ("redrawing, the strip's lock (now)", repeat, True),
-                                   ("redrawing, no lock (before)", repeat, False)):
-        t = timed_scans(args.seconds, args.settle_us, redraw, guarded, fifo)
+    for label, redraw, now in (("no redraws", None, True),
+                               ("redrawing, now (the strip's lock, the table)", repeat, True),
+                               ("redrawing, before (no lock, the library's loop)", repeat, False)):
+        t = timed_scans(args.seconds, args.settle_us, redraw, now, fifo)
         spans = [s / 1e3 for s in t.spans]
         stretched = sum(1 for s in spans if s > args.settle_us + 500)
         print(f"   {label}: {len(t.starts)} scans, {t.redraws} pictures drawn; start late by "
