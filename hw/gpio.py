@@ -221,7 +221,7 @@ def chip_refusal(path: Path, after: str = "") -> str | None:
         except OSError:
             mode = ""
         user = _name(pwd.getpwuid, os.geteuid())
-        how = ("no device list (DeviceAllow) may leave it out" if exc.errno == errno.EPERM
+        how = ("the unit's device list (DeviceAllow) must take it in" if exc.errno == errno.EPERM
                else f"it must belong to group gpio (udev gives it at boot: 99-boardctl.rules) "
                f"and user {user} be in gpio")
         return (f"{path} is there, but user {user} may not open it ({mode}"
