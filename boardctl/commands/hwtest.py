@@ -210,8 +210,11 @@ def _led_walk(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> 
             count += 1
             if not args.sim and not args.once:
                 time.sleep(args.led_step)
-        print(f"leds: walked {count} squares on {strip.map.count} pixels ({leds.backend})",
-              file=out)
+        # Nothing answers on a WS2812's data line: a strip that is not connected (or not
+        # powered) takes the walk as silently as one that lights. Only the builder can tell.
+        print(f"leds: walked {count} squares on {strip.map.count} pixels ({leds.backend}): "
+              "did each light in turn, from a1? (an unconnected strip cannot be detected: "
+              "look)", file=out)
     finally:
         strip.close()
 

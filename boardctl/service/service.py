@@ -123,7 +123,10 @@ class Service:
         self.control: ControlServer | None = None
         self._lock_fd = -1
         self.game = CurrentGame()
-        self.merge = EventMerge([SENSORS, BUTTONS] + ([SCRIPT] if script is not None else []))
+        # No clock buttons (degraded): no buttons' watermark to wait for, or nothing is released.
+        sources = [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
+            + ([SCRIPT] if script is not None else [])
+        self.merge = EventMerge(sources)
         self.sensing = Sensing(hardware, script, self.merge, lambda: self.game.origin, clock)
         self.hand = SimHand(hardware, self.sensing, clock)
         self.ports = FeedPorts(hardware.feed, on_line, list(sinks or []))
