@@ -31,6 +31,7 @@ DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
     "must-move": (255, 160, 0),
     "wrong": (255, 0, 255),
     "last-move": (0, 64, 255),
+    "land": (0, 255, 255),
 }
 
 #: GPIOs of the 40-pin header that a device may use (BCM 2..27; 0 and 1 hold the HAT EEPROM).
