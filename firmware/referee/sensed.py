@@ -7,6 +7,7 @@ from __future__ import annotations
 from firmware.errors import SquareError
 from firmware.referee.analysis import Board, MoveTable, Reading
 from firmware.referee.decisions import MUST_MOVE, Decision, Irregularity, LedMark, MoveCommitted
+from firmware.rules.geometry import a_board
 from firmware.rules.position import Move, Piece, Position
 from firmware.rules.sets import RuleSet, Side
 
@@ -134,7 +135,7 @@ class SensedBoard:
         """A sensor name off the board is an error, never a silent no-op."""
         if square not in self._cells:
             size = self.geometry.size
-            raise SquareError(f"square {square!r} is not on a {size}x{size} board")
+            raise SquareError(f"square {square!r} is not on {a_board(size)}")
 
     def _from_hand(self) -> Piece:
         if self.hand:
