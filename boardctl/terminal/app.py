@@ -207,7 +207,8 @@ class BoardApp(App[int]):
         yield NoticesWidget(self.view, id="notices")
         yield AlertsWidget(self.view, id="alerts")
         if self.prompt is not None:
-            yield Input(placeholder="a move (32-28), a square, press, help, quit", id="prompt")
+            yield Input(placeholder="a move (c3-d4, 32-28), a square, press, help, quit",
+                        id="prompt")
 
     def on_mount(self) -> None:
         self._fit()
