@@ -86,14 +86,13 @@ class Engine:
         moves = position.legal_moves()
         if not moves:
             raise EngineError("the side to move has no legal move")
-        white, black, kings = position.bitboards
-        off = self.full - (white | black).bit_count()
         if limits.soft is not None and self.level.book:
             book = book_for(self.rules)
             move = book.pick(position, self.rng) if book is not None else None
             if move is not None:
                 return self._book_move(game, move, clock, stop, on_info)
-        limits = for_position(limits, self.level.seconds, off, bool(kings))
+        limits = for_position(limits, self.level.seconds, self.pieces_off(position),
+                              bool(position.bitboards[2]))
         tree = Tree(self.tt, self.rng, self.jitter(position), self.level.max_depth,
                     game, limits, clock, stop, on_info)
         result = tree.run()
@@ -118,8 +117,13 @@ class Engine:
         lv = self.level
         if lv.opening_pieces_off is None:
             return lv.jitter
-        white, black, kings = position.bitboards
-        off = self.full - (white | black).bit_count()
-        return lv.jitter if not kings and off <= lv.opening_pieces_off else 0
+        kings = position.bitboards[2]
+        return lv.jitter if not kings and self.pieces_off(position) <= lv.opening_pieces_off \
+            else 0
+
+    def pieces_off(self, position: Position) -> int:
+        """How many pieces have left the board since the start."""
+        white, black, _ = position.bitboards
+        return self.full - (white | black).bit_count()
 
 
