@@ -130,7 +130,7 @@ def test_play_s_messages_use_the_width_of_the_terminal(tmp_path: Path) -> None:
     try:
         tmux.until(lambda s: "White to move" in s, timeout=60)
         tmux.keys("help", "Enter")
-        screen = tmux.until(lambda s: "a move (c3-d4" in s)
+        screen = tmux.until(lambda s: "lift or place one piece" in s)
         assert any(line.strip() == HELP for line in screen.splitlines()), screen
         tmux.keys("24-29", "Enter")  # no piece there: the answer names the position's FEN
         fen = Position.start("international").fen()
