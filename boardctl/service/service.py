@@ -50,7 +50,7 @@ from typing import Any
 from boardctl.service.control.schema import respond
 from boardctl.service.control.server import ControlServer
 from boardctl.service.datapath import CLOCK_EVENTS, DURABLE_EVENTS, DURABLE_RECORDS, DataPath
-from boardctl.service.desk import Desk
+from boardctl.service.desk import ControlDesk
 from boardctl.service.door import Lineup, PlayerDoor
 from boardctl.service.feed import Feed, FeedPorts
 from boardctl.service.gamelife import GameLife
@@ -145,8 +145,8 @@ class Service:
                              state_dir=self.state_dir, board=board, clock=clock, script=script,
                              fsync=fsync)
         self.inbox = RefereeInbox(self.merge.wake, self.outbox)
-        self.desk = Desk(self.game, self.merge, self.path, self.life, self.door, self.face,
-                         self.hand, self.inbox, hardware, board=board)
+        self.desk = ControlDesk(self.game, self.merge, self.path, self.life, self.door,
+                                self.face, self.hand, self.inbox, hardware, board=board)
         #: More for ``status`` (the broker link's state), called on the referee's thread.
         self.status_extras = self.desk.status_extras
         self.loop = RefereeLoop(self.game, self.merge, self.inbox, self.path, self.door,
