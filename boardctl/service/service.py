@@ -123,10 +123,7 @@ class Service:
         self.control: ControlServer | None = None
         self._lock_fd = -1
         self.game = CurrentGame()
-        # No clock buttons (degraded): no buttons' watermark to wait for, or nothing is released.
-        sources = [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
-            + ([SCRIPT] if script is not None else [])
-        self.merge = EventMerge(sources)
+        self.merge = EventMerge(merge_sources(hardware, script))
         self.sensing = Sensing(hardware, script, self.merge, lambda: self.game.origin, clock)
         self.hand = SimHand(hardware, self.sensing, clock)
         self.ports = FeedPorts(hardware.feed, on_line, list(sinks or []))
@@ -363,3 +360,11 @@ def check_sensing(sensing: Sensing) -> None:
         if isinstance(error, BoardError):
             raise error
         raise HardwareError(f"sensing stopped: {type(error).__name__}: {error}") from error
+
+
+def merge_sources(hardware: Hardware, script: EventScript | None) -> list[str]:
+    """The event sources the referee waits on: the sensors, the clock buttons (none when the
+    board runs without them, degraded: no watermark to wait for, or nothing is released) and
+    an event log's script."""
+    return [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
+        + ([SCRIPT] if script is not None else [])
