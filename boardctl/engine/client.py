@@ -4,7 +4,12 @@
 the answer comes as an ``EngineReply`` through the ``on_reply`` callback (called on the
 client's thread) or, without one, on ``replies`` (a queue). A reply carries the move (a
 firmware Move, checked legal in the position asked about) or a one-line error, and the
-``done_at`` clock reading when the engine's ``done`` line was read.
+``done_at`` clock reading when the engine's ``done`` line was read. Its ``info`` lines are read
+as they come (``firmware.engine.hub.read_info``): with ``on_info`` each is handed on at once
+(an :class:`EngineInfo`, on the client's thread: an analysis shows them), and the reply carries
+the last of each line (``lines``: the best first, then the alternatives a ``multipv`` request
+asked for). An ``info`` line that does not read is told once a request (its first), never
+taken.
 
 The engine process is started at a lower priority (``nice``), handshaken (``hub`` ... ``wait``,
 ``init`` ... ``ready``) within ``handshake_timeout`` seconds, and restarted at the next request
@@ -28,13 +33,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boardctl.engine.process import MAX_LINES, EngineProcess, read
-from firmware.engine.hub import HubError, format_line, parse_move, pos_line
+from firmware.engine.hub import HubError, HubInfo, format_line, parse_move, pos_line, read_info
 from firmware.errors import BoardError
 from firmware.rules.game import Game
 from firmware.rules.position import Move, Position
 
 #: A depth-limited search (no clock) gets this long.
 DEPTH_DEADLINE = 120.0
+#: The most lines (``multipv``) of one request kept.
+MAX_INFO_LINES = 8
 
 
 class EngineSpecError(BoardError):
@@ -72,7 +79,9 @@ def parse_engine(text: str, rules: str, level: str = "10") -> EngineSpec:
 class ThinkRequest:
     """Think in ``game``'s position (its history gives the repetitions) with a time limit:
     ``move_time`` seconds, or the engine's clock (``remaining`` seconds, ``increment``,
-    ``moves_to_go`` to the next control), or a ``depth``."""
+    ``moves_to_go`` to the next control), or a ``depth``, or ``infinite`` (``level infinite``,
+    stopped after that many seconds). ``analyse``: ``go analyze`` (the position studied, not
+    played); ``lines``: the lines scored (``multipv``, sent to an engine that declares it)."""
 
     game: Game
     remaining: float | None = None
@@ -80,8 +89,13 @@ class ThinkRequest:
     moves_to_go: int | None = None
     move_time: float | None = None
     depth: int | None = None
+    infinite: float | None = None
+    analyse: bool = False
+    lines: int = 1
 
     def level_line(self) -> str:
+        if self.infinite is not None:
+            return "level infinite"
         if self.move_time is not None:
             return format_line("level", move_time=float(self.move_time))
         if self.remaining is not None:
@@ -92,6 +106,8 @@ class ThinkRequest:
         raise EngineSpecError("a think request needs a move time, the clock or a depth")
 
     def seconds(self) -> float:
+        if self.infinite is not None:
+            return float(self.infinite)
         if self.move_time is not None:
             return float(self.move_time)
         if self.remaining is not None:
@@ -101,13 +117,30 @@ class ThinkRequest:
 
 @dataclass(frozen=True, slots=True)
 class EngineReply:
-    """The answer to request ``request``: ``move`` or ``error`` (one line)."""
+    """The answer to request ``request``: ``move`` or ``error`` (one line); ``info`` the last
+    ``info`` line's arguments as sent, ``lines`` the last of each line read (the best first)."""
 
     request: int
     move: Move | None
     error: str | None
     done_at: float
     info: dict[str, str] = field(default_factory=dict)
+    lines: tuple[HubInfo, ...] = ()
+
+    @property
+    def score(self) -> int | None:
+        """The best line's score (hundredths of a man, its side), when the engine said it."""
+        return self.lines[0].score if self.lines else None
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """An ``info`` line of request ``request`` as read (``info``), or why it was not
+    (``error``, one line)."""
+
+    request: int
+    info: HubInfo | None
+    error: str | None = None
 
 
 @dataclass
@@ -122,6 +155,10 @@ class _Think:
     lines: int = 0
     info: dict[str, str] = field(default_factory=dict)
     engine_error: str | None = None
+    #: The last ``info`` read of each line (``multipv`` number -> info), and whether one that
+    #: does not read was told.
+    read: dict[int, HubInfo] = field(default_factory=dict)
+    garbled: bool = False
 
 
 class EngineClient:
@@ -130,9 +167,13 @@ class EngineClient:
     def __init__(self, spec: EngineSpec, *, on_reply: Callable[[EngineReply], None] | None
                  = None, clock: Callable[[], float] = time.monotonic,
                  handshake_timeout: float = 10.0, grace: float = 2.0, nice: int = 10,
-                 params: dict[str, str] | None = None) -> None:
+                 params: dict[str, str] | None = None,
+                 on_info: Callable[[EngineInfo], None] | None = None) -> None:
         self.spec = spec
         self.on_reply = on_reply
+        self.on_info = on_info
+        #: The ``multipv`` the engine process was last set to.
+        self._lines_set = 1
         self.replies: queue.Queue[EngineReply] = queue.Queue()
         self.clock = clock
         self.handshake_timeout = handshake_timeout
@@ -232,7 +273,8 @@ class EngineClient:
             return
         if error is not None:
             self.last_error = error
-        reply = EngineReply(think.number, move, error, self.clock(), dict(think.info))
+        reply = EngineReply(think.number, move, error, self.clock(), dict(think.info),
+                            tuple(think.read[k] for k in sorted(think.read)))
         if self.on_reply is not None:
             try:
                 self.on_reply(reply)
@@ -267,7 +309,10 @@ class EngineClient:
         if self._new_game:
             lines.append("new-game")
             self._new_game = False
-        lines += [think.pos, req.level_line(), "go think"]
+        if req.lines != self._lines_set and "multipv" in self._process.declared:
+            lines.append(format_line("set-param", name="multipv", value=req.lines))
+            self._lines_set = req.lines
+        lines += [think.pos, req.level_line(), "go analyze" if req.analyse else "go think"]
         if not self._process.send(*lines):
             self._process.kill()
             self._reply(think, None, f"engine {self.spec.name}: its input is closed (it died)")
@@ -324,10 +369,36 @@ class EngineClient:
             return
         elif line.command == "info":
             cur.info = dict(line.args)
+            self._on_info(cur, line.args)
         elif line.command == "error":
             cur.engine_error = (line.get("message") or "")[:200]
         elif line.command == "done":
             self._on_done(cur, line.get("move") or "")
+
+    def _on_info(self, cur: _Think, args: dict[str, str]) -> None:
+        """An ``info`` line read into its :class:`HubInfo` (kept per line, handed on); the
+        first that does not read told, in one line."""
+        try:
+            info = read_info(cur.position, args)
+        except HubError as exc:
+            if not cur.garbled and not cur.cancelled and self.on_info is not None:
+                self._hand_info(EngineInfo(cur.number, None, f"engine {self.spec.name} sent "
+                                           f"an info line that does not read: {exc}"[:300]))
+            cur.garbled = True
+            return
+        if info.score is None:
+            return  # not a line of the search (any subset may be sent: protocol.txt)
+        if info.line in cur.read or len(cur.read) < MAX_INFO_LINES:
+            cur.read[info.line] = info
+        if not cur.cancelled and self.on_info is not None:
+            self._hand_info(EngineInfo(cur.number, info))
+
+    def _hand_info(self, info: EngineInfo) -> None:
+        assert self.on_info is not None
+        try:
+            self.on_info(info)
+        except Exception:  # noqa: BLE001 - the caller's bug must not kill the client
+            pass
 
     def _on_done(self, cur: _Think, text: str) -> None:
         try:
@@ -356,6 +427,7 @@ class EngineClient:
             return None
         error = proc.spawn()
         if error is None:
+            self._lines_set = 1
             error = proc.handshake(self.handshake_timeout, self.params, self._defer)
             self.engine_id = proc.engine_id
         if error is not None:

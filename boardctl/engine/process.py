@@ -37,6 +37,8 @@ class EngineProcess:
         self.nice = nice
         self.generation = 0
         self.engine_id: dict[str, str] = {}
+        #: The parameters the engine declared at its handshake (``param name=...``).
+        self.declared: frozenset[str] = frozenset()
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -92,6 +94,7 @@ class EngineProcess:
         seconds each; requests arriving meanwhile go to ``defer``. An error line or None."""
         if not self.send("hub"):
             return f"engine {self.name} closed its input at once"
+        self.declared = frozenset()
         error = self._await("wait", timeout, defer)
         if error is None:
             sets = [format_line("set-param", name=k, value=v) for k, v in params.items()]
@@ -125,6 +128,8 @@ class EngineProcess:
             line = read(item[2])
             if line is not None and line.command == "id":
                 self.engine_id = {k: v[:80] for k, v in line.args.items()}
+            if line is not None and line.command == "param" and len(self.declared) < 64:
+                self.declared |= {line.args.get("name", "")[:40]}
             if line is not None and line.command == word:
                 return None
 
