@@ -5,7 +5,8 @@ The main thread reads the GUI's lines; a search runs on a worker thread with a s
 thinks. ``go analyze`` studies the position (no book, no random bonus) within the ``level``
 given (``level infinite``: until ``stop``); the ``multipv`` parameter (1-5) scores that many
 moves exactly, each iteration's alternatives written before its best (``info multipv=2 ...``,
-then ``info multipv=1 ...``), so a GUI that reads the last ``info`` line reads the best. A line that cannot be read, or a command that cannot be obeyed now, gets one
+then ``info multipv=1 ...``), so a GUI that reads the last ``info`` line reads the best. A
+line that cannot be read, or a command that cannot be obeyed now, gets one
 ``error message="..."`` line; a command the protocol does not know is ignored (protocol.txt).
 End of input is ``quit``.
 """
