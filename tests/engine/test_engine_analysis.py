@@ -1,0 +1,225 @@
+"""Analysis on the board (``boardctl run --analyse``, issue 42 item 4): the service with the
+analysis lineup on an injected clock, a person's hand through the control socket's ``sim``
+command, the built-in engine in its own process. Moves are tried and taken back by restoring
+the board; every position gets its ``analysis`` lines on the feed, ``status`` and the faces
+carry the latest; a press shows the best move on the LEDs; the PDN and the journal hold the
+line the board ends with; a won ending is announced as such."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from service_helpers import VirtualClock, wk_game
+
+from boardctl.engine.analysis import AnalysisLineup
+from boardctl.service.games import GameSetup, rebuild
+from boardctl.service.hardware import sim_hardware
+from boardctl.service.journal_file import current_path, load_journal
+from boardctl.service.service import Service
+from firmware.formats.reader import FeedLine, Refusal, read_line
+from firmware.formats.records import AnalysisRecord
+from firmware.pdn import read_games
+from firmware.rules.notation import move_text, parse_move
+from firmware.rules.position import Move, Position
+from firmware.rules.sets import Side
+from hw.config import DEFAULT_COLOURS
+
+#: Real seconds the engine may take to say something (never a timing assertion: the game's
+#: time is the injected clock's).
+REPLY_S = 30.0
+S = 1_000_000_000
+
+
+class Analysis:
+    """A service analysing, and a person at its simulated board."""
+
+    def __init__(self, state: Path, engine: str = "builtin", fen: str | None = None) -> None:
+        self.clock = VirtualClock()
+        self.raw: list[str] = []
+        hw = sim_hardware(10, clock=self.clock)
+        setup = GameSetup("international", "300+5", fen)  # the analysis drops the clock
+        self.service = Service(state, setup, hw, board="a", clock=self.clock,
+                               on_line=self.raw.append, lineup=AnalysisLineup(engine))
+        self.service.boot()
+
+    @property
+    def session(self) -> Any:
+        return self.service.game.the_session
+
+    @property
+    def lines(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.raw]
+
+    def ask(self, **req: Any) -> dict[str, Any]:
+        answer = self.service.command(req)
+        assert answer["ok"], (req, answer)
+        return answer
+
+    def steps(self, n: int = 8, every: int | None = None) -> None:
+        period = every or self.service.hw.scanner.period_ns
+        for _ in range(n):
+            self.clock.now += period
+            self.service.step(self.clock.now)
+
+    def act(self, kind: str, where: str) -> None:
+        key = "side" if kind == "press" else "square"
+        self.ask(cmd="sim", type=kind, **{key: where})
+        self.clock.now += 3_000_000
+
+    def rest(self) -> None:
+        """The hands off: the board comes to rest (a move is committed 1.5 s later)."""
+        self.steps()
+        self.steps(20, every=S // 10)
+
+    def play(self, move: Move) -> None:
+        alg = self.session.rules.geometry.algebraic
+        self.act("lift", alg(move.start))
+        self.act("place", alg(move.end))
+        for sq in move.captured:
+            self.act("lift", alg(sq))
+        self.rest()
+
+    def undo(self, *moves: Move) -> None:
+        """Restore the board as it stood before ``moves`` (the last first): each piece back
+        on its start square, the pieces it took put back."""
+        alg = self.session.rules.geometry.algebraic
+        for move in reversed(moves):
+            self.act("lift", alg(move.end))
+            self.act("place", alg(move.start))
+            for sq in move.captured:
+                self.act("place", alg(sq))
+        self.rest()
+
+    def analysis(self, ply: int, after: int = 0, depth: int = 1) -> dict[str, Any]:
+        """Step the service until an ``analysis`` line of ``ply`` at least ``depth`` deep comes
+        after feed line ``after``; the engine thinks in real time meanwhile."""
+        deadline = time.monotonic() + REPLY_S
+        while True:
+            for rec in self.lines[after:]:
+                if rec["type"] == "analysis" and rec["ply"] == ply and rec["depth"] >= depth:
+                    return rec
+            assert time.monotonic() < deadline, f"no analysis of ply {ply}: {self.lines[after:]}"
+            self.steps(1)
+            time.sleep(0.005)
+
+    def leds(self) -> dict[str, str]:
+        strip = self.service.hw.leds
+        assert strip is not None
+        meaning = {colour: name for name, colour in DEFAULT_COLOURS.items()}
+        return {sq: meaning[colour] for sq, colour in strip.lit().items()}  # type: ignore
+
+    def faces(self) -> dict[Side, str]:
+        faces = self.service.hw.faces
+        assert faces is not None
+        self.steps(int(self.service.face.faces_ns // self.service.hw.scanner.period_ns) + 2)
+        return {side: faces.i2c.chips[faces.addresses[side]].text() for side in Side}
+
+
+def pdn_moves(game: Any) -> list[str]:
+    played = game.replay()
+    position, out = played.start, []
+    for move in played.moves:
+        out.append(move_text(position, move))
+        position = position.play(move)
+    return out
+
+
+def check_line(rec: dict[str, Any], position: Position) -> None:
+    """An analysis line's score in its range and its line legal from ``position``."""
+    assert isinstance(rec["score"], int) and abs(rec["score"]) <= 10_000
+    at = position
+    for text in rec["best"]:
+        at = at.play(parse_move(at, text))
+    assert rec["best"], rec
+
+
+def test_an_analysis_session_with_take_backs_to_its_end(tmp_path: Path) -> None:
+    board = Analysis(tmp_path)
+    try:
+        session = board.session
+        assert session.clock is None and session.referee.started  # no clock, no start
+        start, moves = wk_game(1)
+        first = board.analysis(0, depth=2)  # the start position studied at once
+        check_line(first, start)
+        for ply, move in enumerate(moves[:3], start=1):
+            mark = len(board.raw)
+            board.play(move)
+            assert len(session.moves) == ply
+            check_line(board.analysis(ply, mark), session.position)
+        # taken back by restoring the board: the last ply, then two at once
+        mark = len(board.raw)
+        board.undo(moves[2])
+        assert [m["move"] for m in session.moves] == [
+            move_text(start, moves[0]), move_text(start.play(moves[0]), moves[1])]
+        said = board.lines[mark:]
+        assert {"type": "takeback", "ply": 2}.items() <= next(
+            r for r in said if r["type"] == "takeback").items()
+        check_line(board.analysis(2, mark), session.position)
+        other = sorted(session.position.legal_moves(), key=lambda m: m.route)[0]
+        board.play(other)
+        mark = len(board.raw)
+        board.undo(moves[1], other)
+        assert len(session.moves) == 1
+        line = board.analysis(1, mark, depth=3)
+        check_line(line, session.position)
+        # the best move on the LEDs at a press, hidden at the next; the faces
+        status = board.ask(cmd="status")["analysis"]
+        assert status["line"]["ply"] == 1 and status["engine"] == "builtin"
+        best = parse_move(session.position, status["line"]["best"][0])
+        alg = session.rules.geometry.algebraic
+        board.act("press", "white")
+        board.steps()
+        assert board.leds()[alg(best.start)] == "must-move"
+        assert board.leds()[alg(best.end)] == "last-move"
+        assert len(session.moves) == 1  # a press commits nothing here
+        faces = board.faces()
+        turn = session.position.turn
+        score = board.ask(cmd="status")["analysis"]["line"]["score"]
+        assert faces[turn] == f"{score / 100:5.2f}".replace("-0.00", " 0.00")
+        assert faces[turn.other].replace(".", "") == "".join(
+            f"{sq:>2}" for sq in (best.start, best.end))
+        board.act("press", "black")
+        board.steps()
+        assert alg(best.start) not in board.leds()
+        hint = board.ask(cmd="hint")
+        assert hint["hint"] == hint["alternatives"][0]["move"]
+        assert hint["score"] == hint["alternatives"][0]["score"]
+        scores = [alt["score"] for alt in hint["alternatives"]]
+        assert len(scores) >= 2 and scores == sorted(scores, reverse=True)  # multipv
+        [game] = read_games(board.ask(cmd="pdn")["pdn"], "analysis.pdn")
+        assert pdn_moves(game) == [m["move"] for m in session.moves]  # the line it ends with
+        assert game.tags.get("TimeControl", "-") in ("", "-")
+        # the analysis lines on the feed: one game's plies, each readable, a position's
+        # first line at depth 1 and deeper ones after it
+        analysed = [r for r in board.lines if r["type"] == "analysis"]
+        assert {r["ply"] for r in analysed} == {0, 1, 2, 3}
+        for raw in board.raw:
+            rec = read_line(raw)
+            assert isinstance(rec, FeedLine) and not isinstance(rec.record, Refusal), raw
+            if '"analysis"' in raw:
+                assert isinstance(rec.record, AnalysisRecord)
+    finally:
+        board.service.close()
+    again = rebuild(load_journal(current_path(tmp_path))).session  # the journal holds it
+    assert [m["move"] for m in again.moves] == [m["move"] for m in session.moves]
+
+
+def test_a_won_ending_is_announced_and_played_to_its_end(tmp_path: Path) -> None:
+    # White to move takes the last black pieces: 28x8 over 23 and 13 wins now
+    board = Analysis(tmp_path, fen="W:W28,38:B23,13")
+    try:
+        line = board.analysis(0)
+        assert line["win"] == 1 and line["score"] == 9999 and line["best"] == ["28x8"]
+        status = board.ask(cmd="status")["analysis"]["line"]
+        assert status["win"] == 1
+        assert board.faces()[Side.WHITE] == "UU 1"
+        session = board.session
+        board.play(parse_move(session.position, "28x8"))
+        assert session.result is not None and session.result["result"] == "2-0"
+        pdn = board.ask(cmd="pdn")["pdn"]
+        assert "28x8" in pdn and "2-0" in pdn
+    finally:
+        board.service.close()
