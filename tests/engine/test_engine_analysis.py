@@ -8,6 +8,8 @@ line the board ends with; a won ending is announced as such."""
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -221,5 +223,47 @@ def test_a_won_ending_is_announced_and_played_to_its_end(tmp_path: Path) -> None
         assert session.result is not None and session.result["result"] == "2-0"
         pdn = board.ask(cmd="pdn")["pdn"]
         assert "28x8" in pdn and "2-0" in pdn
+    finally:
+        board.service.close()
+
+
+SCAN_LIKE = Path(__file__).with_name("scan_like_engine.py")
+
+
+def hub(mode: str) -> str:
+    return f"hub:{shlex.quote(sys.executable)} {shlex.quote(str(SCAN_LIKE))} {mode}"
+
+
+def test_a_hub_engine_s_info_lines_are_read_as_scan_writes_them(tmp_path: Path) -> None:
+    board = Analysis(tmp_path, engine=hub("scan"))
+    try:
+        start = board.session.position
+        first = start.legal_moves()[0]
+        lines = [board.analysis(0, depth=d) for d in (1, 2, 3)]
+        assert lines[0]["score"] == 12 and lines[0]["best"] == [move_text(start, first)]
+        assert lines[1]["score"] == -25 and len(lines[1]["best"]) == 2  # men to hundredths
+        assert lines[2]["score"] == 9997 and lines[2]["win"] == 2  # Scan's win in 3 plies
+        status = board.ask(cmd="status")["analysis"]
+        assert status["line"] == {k: v for k, v in lines[2].items()
+                                  if k not in ("type", "seq", "game", "crc")}
+        assert status["id"]["name"] == "scanlike" and status["error"] is None
+        assert not [r for r in board.lines if r["type"] == "engine"]
+    finally:
+        board.service.close()
+
+
+def test_garbage_info_lines_are_told_in_one_line_and_left(tmp_path: Path) -> None:
+    board = Analysis(tmp_path, engine=hub("garbage"))
+    try:
+        line = board.analysis(0, depth=3)  # the lines that read are taken
+        assert line["score"] == 9997
+        errors = [r for r in board.lines if r["type"] == "engine"]
+        assert len(errors) == 1  # the first garbled line told, once a search
+        error = errors[0]["error"]
+        assert "info line that does not read" in error and "score 'abc'" in error
+        assert "\n" not in error and len(error) <= 300
+        assert board.ask(cmd="status")["analysis"]["error"] is None  # it answers again
+        scores = [r["score"] for r in board.lines if r["type"] == "analysis"]
+        assert set(scores) == {12, -25, 9997}  # nothing of the garbage taken
     finally:
         board.service.close()
