@@ -105,6 +105,15 @@ class ThinkRequest:
             return format_line("level", depth=self.depth)
         raise EngineSpecError("a think request needs a move time, the clock or a depth")
 
+    def commands(self, pos: str, new_game: bool, multipv: int | None) -> list[str]:
+        """The lines that start this search: ``new-game`` (the search unrelated to the last),
+        ``multipv`` when the engine declares it (``multipv``: what it is set to, None: not
+        declared) and is set to another, the position, the level, ``go``."""
+        lines = ["new-game"] if new_game else []
+        if multipv is not None and multipv != self.lines:
+            lines.append(format_line("set-param", name="multipv", value=self.lines))
+        return lines + [pos, self.level_line(), "go analyze" if self.analyse else "go think"]
+
     def seconds(self) -> float:
         if self.infinite is not None:
             return float(self.infinite)
@@ -161,6 +170,34 @@ class _Think:
     garbled: bool = False
 
 
+def _info_of(cur: _Think, args: dict[str, str], name: str) -> EngineInfo | None:
+    """An ``info`` line of request ``cur`` read into its :class:`HubInfo` (kept per line):
+    what to hand on, if anything (nothing for a cancelled request, a line without a score,
+    a second line that does not read: the first is told, in one line)."""
+    try:
+        info = read_info(cur.position, args)
+    except HubError as exc:
+        told = cur.garbled
+        cur.garbled = True
+        if told or cur.cancelled:
+            return None
+        return EngineInfo(cur.number, None,
+                          f"engine {name} sent an info line that does not read: {exc}"[:300])
+    if info.score is None:
+        return None  # not a line of the search (any subset may be sent: protocol.txt)
+    if info.line in cur.read or len(cur.read) < MAX_INFO_LINES:
+        cur.read[info.line] = info
+    return None if cur.cancelled else EngineInfo(cur.number, info)
+
+
+def _safely(call: Callable[[Any], None], item: object) -> None:
+    """The caller's callback: its bug must not kill the client."""
+    try:
+        call(item)
+    except Exception:  # noqa: BLE001
+        pass
+
+
 class EngineClient:
     """One engine, restarted as needed (module docstring)."""
 
@@ -172,8 +209,6 @@ class EngineClient:
         self.spec = spec
         self.on_reply = on_reply
         self.on_info = on_info
-        #: The ``multipv`` the engine process was last set to.
-        self._lines_set = 1
         self.replies: queue.Queue[EngineReply] = queue.Queue()
         self.clock = clock
         self.handshake_timeout = handshake_timeout
@@ -276,10 +311,7 @@ class EngineClient:
         reply = EngineReply(think.number, move, error, self.clock(), dict(think.info),
                             tuple(think.read[k] for k in sorted(think.read)))
         if self.on_reply is not None:
-            try:
-                self.on_reply(reply)
-            except Exception:  # noqa: BLE001 - the caller's bug must not kill the client
-                pass
+            _safely(self.on_reply, reply)
         else:
             self.replies.put(reply)
 
@@ -304,16 +336,11 @@ class EngineClient:
         if error is not None:
             self._reply(think, None, error)
             return
-        req = think.request
-        lines = []
-        if self._new_game:
-            lines.append("new-game")
-            self._new_game = False
-        if req.lines != self._lines_set and "multipv" in self._process.declared:
-            lines.append(format_line("set-param", name="multipv", value=req.lines))
-            self._lines_set = req.lines
-        lines += [think.pos, req.level_line(), "go analyze" if req.analyse else "go think"]
-        if not self._process.send(*lines):
+        req, proc = think.request, self._process
+        lines = req.commands(think.pos, self._new_game, proc.multipv)
+        self._new_game = False
+        proc.multipv = req.lines if proc.multipv is not None else None
+        if not proc.send(*lines):
             self._process.kill()
             self._reply(think, None, f"engine {self.spec.name}: its input is closed (it died)")
             return
@@ -369,36 +396,13 @@ class EngineClient:
             return
         elif line.command == "info":
             cur.info = dict(line.args)
-            self._on_info(cur, line.args)
+            info = _info_of(cur, line.args, self.spec.name)
+            if info is not None and self.on_info is not None:
+                _safely(self.on_info, info)
         elif line.command == "error":
             cur.engine_error = (line.get("message") or "")[:200]
         elif line.command == "done":
             self._on_done(cur, line.get("move") or "")
-
-    def _on_info(self, cur: _Think, args: dict[str, str]) -> None:
-        """An ``info`` line read into its :class:`HubInfo` (kept per line, handed on); the
-        first that does not read told, in one line."""
-        try:
-            info = read_info(cur.position, args)
-        except HubError as exc:
-            if not cur.garbled and not cur.cancelled and self.on_info is not None:
-                self._hand_info(EngineInfo(cur.number, None, f"engine {self.spec.name} sent "
-                                           f"an info line that does not read: {exc}"[:300]))
-            cur.garbled = True
-            return
-        if info.score is None:
-            return  # not a line of the search (any subset may be sent: protocol.txt)
-        if info.line in cur.read or len(cur.read) < MAX_INFO_LINES:
-            cur.read[info.line] = info
-        if not cur.cancelled and self.on_info is not None:
-            self._hand_info(EngineInfo(cur.number, info))
-
-    def _hand_info(self, info: EngineInfo) -> None:
-        assert self.on_info is not None
-        try:
-            self.on_info(info)
-        except Exception:  # noqa: BLE001 - the caller's bug must not kill the client
-            pass
 
     def _on_done(self, cur: _Think, text: str) -> None:
         try:
@@ -427,7 +431,6 @@ class EngineClient:
             return None
         error = proc.spawn()
         if error is None:
-            self._lines_set = 1
             error = proc.handshake(self.handshake_timeout, self.params, self._defer)
             self.engine_id = proc.engine_id
         if error is not None:

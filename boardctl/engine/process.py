@@ -37,8 +37,10 @@ class EngineProcess:
         self.nice = nice
         self.generation = 0
         self.engine_id: dict[str, str] = {}
-        #: The parameters the engine declared at its handshake (``param name=...``).
+        #: The parameters the engine declared at its handshake (``param name=...``), and
+        #: what its ``multipv`` is set to (None: it declares none).
         self.declared: frozenset[str] = frozenset()
+        self.multipv: int | None = None
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -101,6 +103,7 @@ class EngineProcess:
             if not self.send(*sets, "init"):
                 return f"engine {self.name} died during its start"
             error = self._await("ready", timeout, defer)
+        self.multipv = 1 if "multipv" in self.declared else None
         return error
 
     def _await(self, word: str, timeout: float,

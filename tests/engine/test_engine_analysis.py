@@ -267,3 +267,23 @@ def test_garbage_info_lines_are_told_in_one_line_and_left(tmp_path: Path) -> Non
         assert set(scores) == {12, -25, 9997}  # nothing of the garbage taken
     finally:
         board.service.close()
+
+
+def test_a_hint_s_alternatives_come_over_the_hub_from_the_builtin_engine() -> None:
+    from boardctl.engine.client import EngineClient, ThinkRequest, parse_engine
+    from firmware.rules.game import Game
+
+    client = EngineClient(parse_engine("builtin", "international"))
+    try:
+        client.think(ThinkRequest(Game("international"), move_time=0.5, analyse=True,
+                                  lines=3))  # as the engine's hint asks (set-param multipv=3)
+        reply = client.replies.get(timeout=REPLY_S)
+        assert reply.error is None and [info.line for info in reply.lines] == [1, 2, 3]
+        scores = [info.score for info in reply.lines]
+        assert reply.score == scores[0] and scores == sorted(scores, reverse=True)  # type: ignore[type-var]
+        assert reply.move is not None and reply.move.key == reply.lines[0].pv[0].key
+        client.think(ThinkRequest(Game("international"), move_time=0.2))  # one line again
+        again = client.replies.get(timeout=REPLY_S)
+        assert [info.line for info in again.lines] == [1]
+    finally:
+        client.close()
