@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from service_helpers import VirtualClock, wk_game
 
 from boardctl.engine.analysis import AnalysisLineup
@@ -287,3 +288,51 @@ def test_a_hint_s_alternatives_come_over_the_hub_from_the_builtin_engine() -> No
         assert [info.line for info in again.lines] == [1]
     finally:
         client.close()
+
+
+BOARDCTL = [sys.executable, "-m", "boardctl"]
+
+
+def test_run_analyse_as_a_process_with_the_feed_file(tmp_path: Path) -> None:
+    """``boardctl run --sim --analyse``: the feed file gets the start position's analysis, a
+    move by the simulated hand (no press: the board at rest commits it) gets its own."""
+    import subprocess
+
+    from processes import stop_by_pid
+    from service_helpers import wait_for
+
+    from boardctl.service.control import request
+
+    state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
+    proc = subprocess.Popen([*BOARDCTL, "run", "--sim", "--analyse", "--rules", "russian",
+                             "--state-dir", str(state), "--feed", str(feed)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    sock = state / "control.sock"
+    try:
+        first = wait_for(lambda: request(sock, "status")["analysis"]["line"], REPLY_S)
+        assert first["ply"] == 0 and first["best"]
+        assert request(sock, "status")["time_control"] is None
+        request(sock, "sim", type="lift", square="c3")
+        request(sock, "sim", type="place", square="d4")
+        line = wait_for(lambda: (a := request(sock, "status")["analysis"]["line"]) and
+                        a["ply"] == 1 and a, REPLY_S)
+        assert request(sock, "status")["moves"] == ["c3-d4"]
+        assert line["best"][0] in ("f6-g5", "f6-e5", "b6-a5", "b6-c5", "d6-c5", "d6-e5",
+                                   "h6-g5")
+        said = [json.loads(x) for x in feed.read_text().splitlines()]
+        assert {r["ply"] for r in said if r.get("type") == "analysis"} == {0, 1}
+    finally:
+        assert stop_by_pid(proc) == 0
+
+
+@pytest.mark.parametrize("extra", [["--time-control", "300+5"], ["--engine-side", "white"],
+                                   ["--engine", "stockfish"]])
+def test_what_an_analysis_cannot_have_is_refused_in_one_line(tmp_path: Path,
+                                                             extra: list[str]) -> None:
+    import subprocess
+
+    done = subprocess.run([*BOARDCTL, "run", "--sim", "--analyse", "--state-dir",
+                           str(tmp_path), *extra], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stderr.startswith("boardctl: error: ")
+    assert done.stderr.count("\n") == 1, done.stderr
