@@ -17,7 +17,10 @@ measured on a Pi). Each line: the lines asked for, then median and largest first
 median and least depth in 1 s, median and least depth in the slowed second. The engine runs at
 nice 10 as the service starts it (``--nice``): on a machine other jobs load, a nice-10 process
 waits behind them (seconds at a load average of 6 on 2 cores), which says nothing of a board,
-whose engine has its CPU to itself; ``--nice 0`` measures the engine then.
+whose engine has its CPU to itself; ``--nice 0`` measures the engine then, and ``--cpu``
+runs the same search in this process on its CPU time (the search's clock is
+``time.process_time``: the first score and the depth in a CPU second, whatever else runs; the
+process and pipes, a few milliseconds, left out).
 """
 
 from __future__ import annotations
@@ -90,6 +93,32 @@ def run(games: int, every: int, lines: int, slowdown: float, nice: int) -> str:
             f"{statistics.median(slowed):g}, least {min(slowed)}")
 
 
+def cpu_run(games: int, every: int, lines: int, slowdown: float) -> str:
+    """The same positions searched in this process, on its CPU time (``--cpu``)."""
+    from firmware.engine.common import Info, Limits
+    from firmware.engine.search import Engine
+
+    engine = Engine("international")
+    firsts, depths, slowed = [], [], []
+    for game in positions(games, every):
+        t0 = time.process_time()
+        got: list[tuple[float, int]] = []
+
+        def seen(info: Info, t0: float = t0, got: list[tuple[float, int]] = got) -> None:
+            got.append((time.process_time() - t0, info.depth))
+
+        engine.search(game, Limits(hard=SECOND), time.process_time, on_info=seen,
+                      lines=lines, analyse=True)
+        firsts.append(got[0][0] * 1000)
+        depths.append(max(d for t, d in got if t <= SECOND))
+        slowed.append(max((d for t, d in got if t <= SECOND / slowdown), default=0))
+    return (f"lines {lines}, CPU time in-process: {len(firsts)} positions; first score median "
+            f"{statistics.median(firsts):.1f} ms, largest {max(firsts):.1f} ms; depth in "
+            f"{SECOND:g} s median {statistics.median(depths):g}, least {min(depths)}; in "
+            f"{SECOND / slowdown * 1000:.0f} ms median {statistics.median(slowed):g}, least "
+            f"{min(slowed)}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=4)
@@ -97,10 +126,12 @@ def main() -> None:
     p.add_argument("--lines", default="1,3")
     p.add_argument("--slowdown", type=float, default=25.0)
     p.add_argument("--nice", type=int, default=10)
+    p.add_argument("--cpu", action="store_true", help="search in this process on CPU time")
     a = p.parse_args()
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     for lines in (int(x) for x in a.lines.split(",")):
-        print(run(a.games, a.every, lines, a.slowdown, a.nice), flush=True)
+        print(cpu_run(a.games, a.every, lines, a.slowdown) if a.cpu
+              else run(a.games, a.every, lines, a.slowdown, a.nice), flush=True)
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
 
 
