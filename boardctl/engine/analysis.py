@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -118,11 +119,20 @@ class AnalysisPlayer:
         #: The board last looked at for a take-back.
         self._looked: frozenset[int] | None = None
         self._inbox: queue.SimpleQueue[EngineInfo | EngineReply] = queue.SimpleQueue()
+        #: The latest line of each (request, line number) since the referee's last turn.
+        self._infos: dict[tuple[int, int], EngineInfo] = {}
+        self._lock = threading.Lock()
 
     # -- the client's thread -----------------------------------------------------------------
 
     def _on_info(self, info: EngineInfo) -> None:
-        self._inbox.put(info)
+        """An engine's line: kept as the latest of its request and line (an engine that
+        floods its output costs no memory here), the referee woken."""
+        if info.info is None:
+            self._inbox.put(info)  # an error, told once a search
+        else:
+            with self._lock:
+                self._infos[info.request, info.info.line] = info
         self.seat.wake()
 
     def _on_reply(self, reply: EngineReply) -> None:
@@ -170,7 +180,13 @@ class AnalysisPlayer:
         study.asked = self.client.think(request)
 
     def _take(self, study: Study, session: BoardSession, at: int) -> None:
-        """What the engine said of the position studied (what it said of another is left)."""
+        """What the engine said of the position studied (what it said of another is left):
+        its latest lines, then its errors and its reply."""
+        with self._lock:
+            infos, self._infos = self._infos, {}
+        for (request, _), said in sorted(infos.items()):
+            if said.info is not None and request == study.asked:
+                self._read(study, said.info, session)
         while True:
             try:
                 item = self._inbox.get_nowait()

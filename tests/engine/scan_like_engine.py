@@ -7,7 +7,8 @@ answers ``done``.
 
 Modes: ``scan`` (the lines as Scan writes them), ``garbage`` (before them, ``info`` lines that
 do not read: a score that is no number, one beyond a win, a negative depth, a PV move that
-is not legal, a PV of a thousand tokens of noise)."""
+is not legal, a PV of a thousand tokens of noise), ``flood`` (5,000 lines at once, deeper and
+deeper, the last of them depth 999 with the score 0.42)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,12 @@ def main() -> int:
             position = parse_position(rules, line.args["pos"])
         elif line.command == "go" and position is not None:
             searching = True
-            out += (GARBAGE if mode == "garbage" else []) + infos(position)
+            if mode == "flood":
+                first = move_text(position.legal_moves()[0])
+                out += [f'info depth={1 + d * 998 // 4999} score={0.42 if d == 4999 else 0.01} '
+                        f'pv="{first}"' for d in range(5000)]
+            else:
+                out += (GARBAGE if mode == "garbage" else []) + infos(position)
         elif line.command == "stop" and searching and position is not None:
             searching = False
             out.append("done move=" + move_text(position.legal_moves()[0]))

@@ -336,3 +336,15 @@ def test_what_an_analysis_cannot_have_is_refused_in_one_line(tmp_path: Path,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and done.stderr.startswith("boardctl: error: ")
     assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_an_engine_flooding_its_lines_is_read_to_its_last_and_the_feed_stays_calm(
+        tmp_path: Path) -> None:
+    board = Analysis(tmp_path, engine=hub("flood"))
+    try:
+        line = board.analysis(0, depth=999)  # its last line, however many came before it
+        assert line["score"] == 42
+        analysed = [r for r in board.lines if r["type"] == "analysis"]
+        assert len(analysed) < 100  # the latest of each turn, ten a second at most
+    finally:
+        board.service.close()
