@@ -96,6 +96,22 @@ class Study:
     retry_at: int = 0
 
 
+def taken_back(session: BoardSession) -> int | None:
+    """The plies a board that shows an earlier position of the game (the latest such), and no
+    move from the one in play, takes back; None: it shows none."""
+    referee = session.referee
+    sensed = referee.board()
+    history, moves = session.record.history, session.moves
+    if not moves or sensed == session.position.occupied() or referee.light:
+        return None
+    if referee.table.read(sensed).kind == "result":
+        return None  # a move from the position in play (a king going back is one)
+    for plies in range(1, min(len(moves), len(history) - 1) + 1):
+        if history[-1 - plies].occupied() == sensed:
+            return plies
+    return None
+
+
 class AnalysisPlayer:
     """The engine studying the board's game (module docstring), a player of the door. All on
     the referee's thread but :meth:`_on_info`, :meth:`_on_reply` (the client's) and
@@ -247,30 +263,20 @@ class AnalysisPlayer:
         study.sent, study.sent_at = line, at
         self.seat.emit(line)
 
-    def _take_back(self, session: BoardSession, at: int) -> bool:
-        """A board that shows an earlier position of the game, and no move from the one in
-        play, takes back the plies since it (the latest such position). Whether it did."""
-        referee = session.referee
-        sensed = referee.board()
+    def _take_back(self, session: BoardSession, at: int) -> None:
+        """The board restored to an earlier position takes the plies since it back (looked at
+        when the board changed)."""
+        sensed = session.referee.board()
         if sensed == self._looked:
-            return False
+            return
         self._looked = sensed
-        history, moves = session.record.history, session.moves
-        if not moves or sensed == session.position.occupied() or referee.light:
-            return False
-        if referee.table.read(sensed).kind == "result":
-            return False  # a move from the position in play (a king going back is one)
-        for plies in range(1, min(len(moves), len(history) - 1) + 1):
-            if history[-1 - plies].occupied() == sensed:
-                break
-        else:
-            return False
+        plies = taken_back(session)
+        if plies is None:
+            return
         try:
             self.seat.commit(TakeBack(at, plies, stop=False))
         except BoardError as exc:
             logger.warning(f"analysis: take-back refused: {exc}")
-            return False
-        return True
 
     # -- the door: what the service calls ---------------------------------------------------
 
