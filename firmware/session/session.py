@@ -64,6 +64,7 @@ from firmware.formats.records import (
     PositionRecord,
     Record,
     ResultRecord,
+    SetupRecord,
     SnapshotRecord,
     TakeBackRecord,
 )
@@ -138,6 +139,8 @@ class BoardSession:
         #: The clock's readings, stops and corrections on the feed; the late default.
         self.timing = SessionClock(self.clock, late_ns)
         self._opened = False
+        #: The set-up's guidance last said (fill, empty): nothing to change at first.
+        self._guide_said: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     @property
     def position(self) -> Position:
@@ -166,7 +169,20 @@ class BoardSession:
         if isinstance(event, Lift | Place | Press):
             out += self._at_the_board(event, at)
         on_event = _ON_EVENT.get(type(event))
-        return out + on_event(self, event, at) if on_event is not None else out
+        if on_event is not None:
+            out += on_event(self, event, at)
+        return out + self._guidance() if not self.referee.started else out
+
+    def _guidance(self) -> Records:
+        """Before the start, a ``setup`` line each time what the board must change to show the
+        start position changes (issue 42): the last, when it shows it, with both lists
+        empty. A board that shows it from the first gets none."""
+        guide = self.referee.setup_guide()
+        said = (guide.fill, guide.empty)
+        if said == self._guide_said or self.outcome is not None:
+            return []
+        self._guide_said = said
+        return [SetupRecord(fill=guide.fill, empty=guide.empty, pieces=guide.pieces)]
 
     def _at_the_board(self, event: Lift | Place | Press, at: int) -> Records:
         """A hand at the board: the clock starts on a log without ``start``; the side to move
