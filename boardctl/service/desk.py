@@ -81,6 +81,10 @@ class Desk:
         self.door.new_game(setup, players, self.life.new_game)
         self.path.announce()
 
+    def renew(self) -> None:
+        """A new game for the player seated (its ``Seat.new_game``): a forced ``new``."""
+        arbiter.ANSWERS["new"](self, {"force": True}, 0)
+
     def ready(self, players: Mapping[str, Any], rules: str | None) -> None:
         """On the thread a ``new`` request comes from, before the referee's: what is slow about
         choosing its player (boardctl.service.door.Lineup.ready)."""

@@ -465,7 +465,7 @@ class UnknownRecord:
 
 #: What a board session writes.
 Record = (MoveRecord | IrregularityRecord | ResultRecord | PositionRecord | ClearedRecord
-          | ClockRecord | AdjournedRecord | TakeBackRecord)
+          | ClockRecord | AdjournedRecord | TakeBackRecord | SetupRecord)
 #: Every record a feed line (or a board's MQTT status) carries.
 FeedRecord = (Record | HeaderRecord | GameRecord | SnapshotRecord | AlarmRecord | GapRecord
               | HardwareRecord | EngineMoveRecord | RemoteMoveRecord | GuessRecord | EngineRecord

@@ -45,8 +45,8 @@ from firmware.referee.pending import Pending
 from firmware.referee.play import Play, position_from
 from firmware.referee.reader import read
 from firmware.referee.release import follow, opponent_starts
-from firmware.referee.setup import SetupGuide, setup_guide
 from firmware.referee.sensed import BOUNCE_NS, SETTLE_NS, TOUCH_NS, SensedBoard
+from firmware.referee.setup import SetupGuide, setup_guide
 from firmware.referee.touches import Touches
 from firmware.referee.turns import advance, commit, new_turn
 from firmware.rules.position import Move, Piece, Position

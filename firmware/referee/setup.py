@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from firmware.referee.decisions import REMOVE, RESTORE
 from firmware.rules.position import Piece, Position
 
+
 def piece_letter(piece: Piece) -> str:
     """A piece in a guide's ``pieces``: its side's letter, a capital for a king (``w``, ``W``,
     ``b``, ``B``)."""
