@@ -91,12 +91,23 @@ def _line(game: PdnGame, rules: RuleSet, option: str, path: Path) -> Line:
     history = record.history
     texts = tuple(move_text(before, move) for before, move in zip(history, record.moves,
                                                                   strict=False))
-    valid = {result_text(rules, side) for side in (Side.WHITE, Side.BLACK, None)}
     fen = game.tags.get("FEN", "").strip() or None
     tags = {k: v for k, v in game.tags.items() if k in KEPT_TAGS and v}
     return Line(game.index, record.start, record.start.fen() if fen else None,
                 tuple(record.moves), texts, tuple(history[1:]), tags,
-                game.result if game.result in valid else None)
+                _result(game.result, rules))
+
+
+#: A result as either notation writes it: the winner (None: a draw).
+_WINNERS = {"2-0": Side.WHITE, "1-0": Side.WHITE, "0-2": Side.BLACK, "0-1": Side.BLACK,
+            "1-1": None, "1/2-1/2": None}
+
+
+def _result(text: str | None, rules: RuleSet) -> str | None:
+    """A game's result in the rule set's form (``1/2-1/2`` of an international game is
+    ``1-1``); None for ``*`` or none."""
+    text = (text or "").strip()
+    return result_text(rules, _WINNERS[text]) if text in _WINNERS else None
 
 
 def pick_line(lines: list[Line], number: int | None, path: Path) -> Line:
