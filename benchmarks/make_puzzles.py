@@ -35,6 +35,8 @@ OUT = Path(__file__).resolve().parents[1] / "boardctl" / "data" / "puzzles" / "c
 FILES = ("wk2003.pdn", "nk2003-amsterdam.pdn", "DUTCH96H.pdn")
 #: The longest solution (plies, the solver's last move included).
 MAX_PLIES = 7
+#: The shortest (a move, the reply, the winning move: a lone promotion is no puzzle).
+MIN_PLIES = 3
 #: Men won (a king counts three) for a combination.
 GAIN = 2
 DEPTH = 6
@@ -54,7 +56,7 @@ def solution_length(history: list[Position], moves: list[Move], i: int) -> int |
     with its own move (odd), or None."""
     side = history[i].turn
     base = material(history[i], side)
-    for n in range(1, MAX_PLIES + 1, 2):
+    for n in range(MIN_PLIES, MAX_PLIES + 1, 2):
         if i + n > len(moves):
             return None
         if material(history[i + n], side) - base >= GAIN:
