@@ -127,7 +127,9 @@ def make(games: Path, count: int) -> list[str]:
                 at = at.play(move)
             kept = {k: v for k, v in tags.items()
                     if k in ("Event", "Site", "Date", "Round", "White", "Black")}
-            kept["Source"] = f"{name}, before {'White' if position.turn is Side.WHITE else 'Black'}'s combination (checked by boardctl's engine)"
+            side = "White" if position.turn is Side.WHITE else "Black"
+            kept["Source"] = (f"{name}, before {side}'s combination (checked by boardctl's "
+                              "engine)")
             found.append(write_game(kept, texts, start_fen=position.fen(), result="*",
                                     game_type=20))
             print(f"puzzle {len(found)}: {name} {tags.get('White')} - {tags.get('Black')}: "

@@ -41,6 +41,7 @@ class Desk:
         self.inbox = inbox
         self.hw = hardware
         self.board = board
+        door.renew = self.renew  # a player's new game (the next puzzle) is set up here
         #: Plies a power cut lost (issue 30); the broker link's state (boardctl.hall.board).
         self.status_extras: list[Callable[[], dict[str, Any]]] = [life.gap_status]
 

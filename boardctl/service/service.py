@@ -147,7 +147,6 @@ class Service:
         self.inbox = RefereeInbox(self.merge.wake, self.outbox)
         self.desk = Desk(self.game, self.merge, self.path, self.life, self.door, self.face,
                          self.hand, self.inbox, hardware, board=board)
-        self.door.renew = self.desk.renew
         #: More for ``status`` (the broker link's state), called on the referee's thread.
         self.status_extras = self.desk.status_extras
         self.loop = RefereeLoop(self.game, self.merge, self.inbox, self.path, self.door,

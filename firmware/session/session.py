@@ -139,7 +139,6 @@ class BoardSession:
         #: The clock's readings, stops and corrections on the feed; the late default.
         self.timing = SessionClock(self.clock, late_ns)
         self._opened = False
-        #: The set-up's guidance last said (fill, empty): nothing to change at first.
         self._guide_said: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     @property
@@ -171,18 +170,7 @@ class BoardSession:
         on_event = _ON_EVENT.get(type(event))
         if on_event is not None:
             out += on_event(self, event, at)
-        return out + self._guidance() if not self.referee.started else out
-
-    def _guidance(self) -> Records:
-        """Before the start, a ``setup`` line each time what the board must change to show the
-        start position changes (issue 42): the last, when it shows it, with both lists
-        empty. A board that shows it from the first gets none."""
-        guide = self.referee.setup_guide()
-        said = (guide.fill, guide.empty)
-        if said == self._guide_said or self.outcome is not None:
-            return []
-        self._guide_said = said
-        return [SetupRecord(fill=guide.fill, empty=guide.empty, pieces=guide.pieces)]
+        return out + _guidance(self) if not self.referee.started else out
 
     def _at_the_board(self, event: Lift | Place | Press, at: int) -> Records:
         """A hand at the board: the clock starts on a log without ``start``; the side to move
@@ -398,6 +386,18 @@ def _on_clock_set(session: BoardSession, event: Event, at: int) -> Records:
 def _on_moves_set(session: BoardSession, event: Event, at: int) -> Records:
     assert isinstance(event, MovesSet)
     return [*session.timing.correct_moves(Side(event.side), event.moves, at)]
+
+
+def _guidance(session: BoardSession) -> Records:
+    """Before the start, a ``setup`` line each time what the board must change to show the
+    start position changes (issue 42): the last, when it shows it, with both lists empty. A
+    board that shows it from the first gets none."""
+    guide = session.referee.setup_guide()
+    said = (guide.fill, guide.empty)
+    if said == session._guide_said or session.outcome is not None:
+        return []
+    session._guide_said = said
+    return [SetupRecord(fill=guide.fill, empty=guide.empty, pieces=guide.pieces)]
 
 
 def _on_result(session: BoardSession, event: Event, at: int) -> Records:
