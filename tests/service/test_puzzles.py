@@ -114,7 +114,7 @@ def test_three_puzzles_set_up_by_the_leds_one_solved_two_missed(
     games = pdn.split("[Event ")[1:]
     assert len(games) == 3
     words = [" ".join(g.split()) for g in games]
-    assert words[0].endswith(f"{line_end(lines[0])} {{solved}} *")
+    assert words[0].endswith(f"{line_end(lines[0])} {{right at try 1; solved}} *")
     wrong = move_text(lines[1].start, wrong_move(lines[1], 0, 0))
     assert "; missed}" in words[1] and f"{{guessed {wrong}; right at try 2}}" in words[1]
     assert "shown}" in words[2] and words[2].endswith("missed} *")
