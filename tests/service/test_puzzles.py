@@ -124,3 +124,16 @@ def test_three_puzzles_set_up_by_the_leds_one_solved_two_missed(
 
 def line_end(line: Line) -> str:
     return line.texts[-1]
+
+
+def test_the_board_s_puzzles_name_their_source_and_play_through() -> None:
+    """Each shipped puzzle: a real game's position (its tags and Source name it), a solution
+    the rules play through, the solver's move first and last."""
+    lines = puzzle_lines(read_lines(PUZZLES, find_rules("international"), option="--puzzles"),
+                         PUZZLES)
+    assert len(lines) >= 3
+    for line in lines:
+        assert line.tags["Source"].split(",")[0] in ("wk2003.pdn", "nk2003-amsterdam.pdn",
+                                                      "DUTCH96H.pdn")
+        assert line.tags.get("White") and line.tags.get("Black")
+        assert len(line.moves) % 2 == 1 and line.side_at(len(line.moves) - 1) is line.start.turn
