@@ -17,6 +17,7 @@ from boardctl.service.games import rebuild
 from boardctl.service.journal_file import current_path, load_journal
 from firmware.formats.records import SetupRecord
 from firmware.referee.setup import setup_guide
+from firmware.rules.notation import move_text
 from firmware.rules.position import Position
 
 #: The start position with two changes: White's 33 on 28, Black's 19 a king on 23.
@@ -83,4 +84,46 @@ def test_a_board_showing_the_position_says_nothing(tmp_path: Path) -> None:
     assert service.command({"cmd": "new", "fen": FEN})["ok"]
     hand.steps(6)
     assert hand.records(SetupRecord) == [] and hand.lit() == {}
+    service.close()
+
+
+def test_an_adjourned_game_set_up_again_and_resumed(tmp_path: Path) -> None:
+    """004 §34-35: an adjourned game's board set up again (two pieces had gone), then the
+    sealed move played by ``resume-adjourned``, which the board must follow: ``setup`` lines
+    for both, each ending with empty lists, and the game goes on."""
+    from service_helpers import wk_game
+
+    lines: list[str] = []
+    service, clock = sim_service(tmp_path, None, lines=lines)
+    service.boot()
+    hand = Hand(service, clock, lines)
+    start, moves = wk_game(1)
+    hand.act("press", "black")  # the game starts
+    hand.steps()
+    hand.carry_out(moves[0], "white")
+    hand.carry_out(moves[1], "black")
+    session = service.game.the_session
+    position = session.position
+    sealed = moves[2]
+    assert service.command({"cmd": "adjourn", "sealed": move_text(position, sealed)})["ok"]
+    a = hand.alg
+    gone = sorted(position.occupied())[:2]  # the board disturbed between the sessions
+    for sq in gone:
+        hand.act("lift", a(sq))
+        hand.step()
+    hand.steps(2)
+    assert hand.records(SetupRecord)[-1].fill == tuple(a(sq) for sq in gone)
+    assert hand.lit() == {a(sq): "restore" for sq in gone}
+    for sq in gone:
+        hand.act("place", a(sq))
+    hand.steps(4)
+    assert hand.records(SetupRecord)[-1] == SetupRecord(fill=(), empty=(), pieces={})
+    assert service.command({"cmd": "resume-adjourned"})["ok"]
+    hand.steps(2)
+    after = position.play(sealed)
+    assert hand.records(SetupRecord)[-1].fill == (a(sealed.end),)  # the board follows it
+    hand.carry_out(sealed, None)
+    assert hand.records(SetupRecord)[-1] == SetupRecord(fill=(), empty=(), pieces={})
+    hand.carry_out(moves[3], "black")
+    assert [m["fen"] for m in session.moves][-2:] == [after.fen(), after.play(moves[3]).fen()]
     service.close()
