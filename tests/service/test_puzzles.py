@@ -137,3 +137,44 @@ def test_the_board_s_puzzles_name_their_source_and_play_through() -> None:
                                                       "DUTCH96H.pdn")
         assert line.tags.get("White") and line.tags.get("Black")
         assert len(line.moves) % 2 == 1 and line.side_at(len(line.moves) - 1) is line.start.turn
+
+
+def test_boardctl_run_puzzles_over_the_control_socket(tmp_path: Path) -> None:
+    """``boardctl run --sim --puzzles`` as a process with its threads, the hand on its control
+    socket: the first puzzle solved, said in ``status`` and in the PDN under the state
+    directory."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from test_sim_hand import ask, wait
+
+    from boardctl.service.control import request
+
+    line = puzzle_lines(read_lines(PUZZLES, find_rules("international"), option="--puzzles"),
+                        PUZZLES)[0]
+    state = tmp_path / "state"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "boardctl", "run", "--sim", "--rules", "international",
+         "--puzzles", str(PUZZLES), "--state-dir", str(state)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    sock = state / "control.sock"
+    try:
+        assert ask(sock, "status")["training"]["puzzle"] == 1
+        alg = line.start.rules.geometry.algebraic
+        for ply, move in enumerate(line.moves):
+            acts = [("lift", alg(move.start)), *(("lift", alg(sq)) for sq in move.captured),
+                    ("place", alg(move.end))]
+            for kind, square in acts:
+                request(sock, "sim", type=kind, square=square)
+            if ply % 2 == 0:
+                request(sock, "sim", type="press", side=line.start.turn.value)
+            assert wait(lambda n=ply: request(sock, "status")["ply"] > n), ply  # type: ignore[misc]
+        assert wait(lambda: request(sock, "status")["training"]["solved"] == 1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    pdn = only_pdn(state)
+    assert f'[FEN "{line.start.fen()}"]' in pdn and "solved}" in pdn
