@@ -70,6 +70,7 @@ class Guessing:
         #: The ply whose move was told on the feed (told once).
         self.told: int | None = None
         self.ended = False
+        self.caught_up = 0
 
     @property
     def over(self) -> bool:
@@ -89,9 +90,10 @@ class Guessing:
 
     def follow(self, session: BoardSession, at: int) -> None:
         """One referee's turn on the game in play ``session``, which must be the line's."""
-        if self.session is not session:
+        if self.session is not session:  # a new game of the line, or one resumed
             self.session, self.told = session, None
-            self.done = 0
+            self.done, self.plies = 0, {}
+            self.caught_up = len(session.moves)  # a resumed game's plies are not told again
         while len(session.moves) > self.done and not self.ended:
             if not self._judge(session, at):
                 return
@@ -109,7 +111,7 @@ class Guessing:
                 guesses = self.guesses(ply)
                 guesses.shown = len(guesses.wrong) >= TRIES
                 guesses.right = not guesses.shown
-                if guesses.right:
+                if guesses.right and ply >= self.caught_up:
                     self.seat.emit(GuessRecord(ply + 1, rec["move"], True))
             self.done += 1
             return True

@@ -121,3 +121,39 @@ def test_a_master_game_guessed_with_right_and_wrong_guesses(tmp_path: Path) -> N
     again = rebuild(load_journal(current_path(state))).session  # the journal's game: the line
     assert [m["move"] for m in again.moves] == [move_text(p, m) for p, m in
                                                 zip(positions, master[:PLIES], strict=False)]
+
+
+def test_a_training_resumed_after_a_restart_goes_on_where_the_game_stood(tmp_path: Path
+                                                                         ) -> None:
+    """The service stopped after two plies and started again on its state directory: the
+    journal's game is the line's, its plies are not told again, the next guess counts."""
+    state = tmp_path / "state"
+    rules = find_rules("international")
+    path = opening_file(tmp_path)
+    line = pick_line(read_lines(path, rules, option="--train"), 1, path)
+    start, master = wk_game(1)
+
+    def run(lines: list[str]) -> tuple[Hand, object]:
+        file = SessionFile(state / "training" / "train-test.pdn")
+        lineup = TrainingLineup(lambda seat: GuessPlayer(seat, line, Side.WHITE, file),
+                                rules.name)
+        service, clock = sim_service(state, None, tc=None, lines=lines, lineup=lineup)
+        service.boot()
+        return Hand(service, clock, lines), service
+
+    first: list[str] = []
+    hand, service = run(first)
+    hand.carry_out(master[0], "white")
+    hand.carry_out(master[1], None)
+    service.close()  # type: ignore[attr-defined]
+    again: list[str] = []
+    hand, service = run(again)
+    hand.steps()
+    assert hand.records(GuessRecord) == []  # the resumed plies are not told again
+    after = start.play(master[0]).play(master[1])
+    hand.carry_out(master[2], "white")
+    assert hand.records(GuessRecord) == [GuessRecord(3, move_text(after, master[2]), True)]
+    assert hand.status()["training"]["ply"] == 3
+    told = hand.records(RemoteMoveRecord)[-1]  # the line goes on: Black's reply shown
+    assert (told.ply, told.source) == (4, "train")
+    service.close()  # type: ignore[attr-defined]
