@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from service_helpers import sim_service
-from training_helpers import Hand, only_pdn
+from support.service_helpers import sim_service
+from support.training_helpers import Hand, only_pdn
 
 from boardctl.training.lineup import TrainingLineup
 from boardctl.training.players import PuzzlePlayer

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from service_helpers import sim_service
-from training_helpers import Hand
+from support.service_helpers import sim_service
+from support.training_helpers import Hand
 
 from boardctl.service.games import rebuild
 from boardctl.service.journal_file import current_path, load_journal
@@ -91,7 +91,7 @@ def test_an_adjourned_game_set_up_again_and_resumed(tmp_path: Path) -> None:
     """004 §34-35: an adjourned game's board set up again (two pieces had gone), then the
     sealed move played by ``resume-adjourned``, which the board must follow: ``setup`` lines
     for both, each ending with empty lists, and the game goes on."""
-    from service_helpers import wk_game
+    from support.service_helpers import wk_game
 
     lines: list[str] = []
     service, clock = sim_service(tmp_path, None, lines=lines)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from service_helpers import DATA, sim_service, wk_game
-from training_helpers import Hand, only_pdn
+from support.service_helpers import DATA, sim_service, wk_game
+from support.training_helpers import Hand, only_pdn
 
 from boardctl.service.games import rebuild
 from boardctl.service.journal_file import current_path, load_journal

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service_helpers import VirtualClock
-
 from boardctl.service.service import Service
 from firmware.formats.reader import FeedLine, read_line
 from firmware.formats.records import FeedRecord
 from firmware.rules.position import Move
 from hw.config import DEFAULT_COLOURS
+from support.service_helpers import VirtualClock
 
 MEANING = {colour: name for name, colour in DEFAULT_COLOURS.items()}
 
