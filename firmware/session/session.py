@@ -393,11 +393,14 @@ def _on_moves_set(session: BoardSession, event: Event, at: int) -> Records:
 
 
 def setting_up(session: BoardSession) -> bool:
-    """Whether the board is being set up to a position (issue 42): a game not started, an
-    adjourned one (its position, 004 §34), one resumed until the board follows its sealed
-    move (004 §35)."""
+    """Whether the board is being set up to a position (issue 42): a game of a FEN not
+    started (the rule set's start position has the ``setup`` irregularity), an adjourned
+    one (its position, 004 §34), one resumed until the board follows its sealed move (004
+    §35)."""
     referee = session.referee
-    return not referee.started or session.sealed is not None or referee.play.sync is not None
+    if not referee.started:  # a hand brushing the start position before a game is no set-up
+        return session.start_fen is not None
+    return session.sealed is not None or referee.play.sync is not None
 
 
 def _guidance(session: BoardSession) -> Records:
