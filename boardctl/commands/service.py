@@ -82,6 +82,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     g.add_argument("--engine-move-time", type=float, metavar="S",
                    help="seconds a move (default: from the engine's clock)")
     _add_analyse(g)
+    _add_training(p)
     h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
     h.add_argument("--broker", metavar="URL",
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
@@ -113,9 +114,28 @@ def _analysis_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
         if getattr(args, flag) is not None:
             raise BoardError(f"--analyse takes no --{flag.replace('_', '-')} (an analysis has "
                              "no clock and the engine plays no side)")
+    for flag in ("train", "puzzles"):
+        if getattr(args, flag, None) is not None:
+            raise BoardError(f"--analyse and --{flag} are two modes: choose one")
     engine = args.engine or config.engine.engine or "builtin"
     parse_engine(engine, rules.name)  # an unknown engine: one line, now
     return AnalysisLineup(engine)
+
+
+def _add_training(p: argparse.ArgumentParser) -> None:
+    t = p.add_argument_group("training on the board (docs/TRAINING.md)")
+    t.add_argument("--train", type=Path, metavar="FILE.pdn",
+                   help="guess the moves of a master game of this PDN file: the other side's "
+                   "moves are shown on the LEDs, a wrong guess is taken back, after three the "
+                   "master's move is shown")
+    t.add_argument("--train-game", type=int, metavar="N",
+                   help="the game of --train's file to guess (1-based; default the first)")
+    t.add_argument("--train-side", choices=("white", "black"),
+                   help="the side whose moves you guess (default white)")
+    t.add_argument("--puzzles", type=Path, metavar="FILE.pdn",
+                   help="solve the puzzles of this PDN file (its games with a FEN tag; the "
+                   "LEDs guide the setup; the next puzzle on a clock press; the board's own "
+                   "set: boardctl/data/puzzles/)")
 
 
 def _add_start(p: argparse.ArgumentParser) -> None:
@@ -224,6 +244,7 @@ def run_service(args: argparse.Namespace) -> int:
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
                       lineup=_analysis_lineup(args, config, rules)
+                      or _training_lineup(args, rules, state_dir)
                       or _engine_lineup(args, config, rules))
     _serve(service, hall)
     logger.info("stopped")
@@ -259,6 +280,39 @@ def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
     side = check_side(args.engine_side or section.side)
     return EngineLineup(EngineChoice(text or None, side, str(level), move_time),
                         allowed=section.allowed)
+
+
+def _training_lineup(args: argparse.Namespace, rules: Any, state_dir: Path) -> Any:
+    """``--train`` or ``--puzzles`` (boardctl.training): the file read and checked here, before
+    anything starts; the session's PDN goes to STATE_DIR/training/. None: no training."""
+    import time
+
+    from boardctl.training.lineup import TrainingLineup
+    from boardctl.training.players import GuessPlayer, PuzzlePlayer
+    from boardctl.training.score import SessionFile
+    from boardctl.training.source import pick_line, puzzle_lines, read_lines
+    from firmware.rules.sets import Side
+
+    if args.train is None:
+        for flag in ("train_game", "train_side"):
+            if getattr(args, flag) is not None:
+                raise BoardError(f"--{flag.replace('_', '-')} needs --train")
+    if args.train is None and args.puzzles is None:
+        return None
+    if args.train is not None and args.puzzles is not None:
+        raise BoardError("--train and --puzzles: one training at a time")
+    if args.engine:
+        raise BoardError("--engine and training: the training plays the other side itself")
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    if args.train is not None:
+        line = pick_line(read_lines(args.train, rules, option="--train"), args.train_game,
+                         args.train)
+        side = Side(args.train_side or "white")
+        file = SessionFile(state_dir / "training" / f"train-{stamp}.pdn")
+        return TrainingLineup(lambda seat: GuessPlayer(seat, line, side, file), rules.name)
+    puzzles = puzzle_lines(read_lines(args.puzzles, rules, option="--puzzles"), args.puzzles)
+    file = SessionFile(state_dir / "training" / f"puzzles-{stamp}.pdn")
+    return TrainingLineup(lambda seat: PuzzlePlayer(seat, puzzles, file), rules.name)
 
 
 def _one_name(args: argparse.Namespace) -> None:

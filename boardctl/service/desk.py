@@ -41,6 +41,7 @@ class ControlDesk:
         self.inbox = inbox
         self.hw = hardware
         self.board = board
+        door.renew = self.renew  # a player's new game (the next puzzle) is set up here
         #: Plies a power cut lost (issue 30); the broker link's state (boardctl.hall.board).
         self.status_extras: list[Callable[[], dict[str, Any]]] = [life.gap_status]
 
@@ -80,6 +81,10 @@ class ControlDesk:
         request's keys beyond the game's), then announced; refused: nothing changed."""
         self.door.new_game(setup, players, self.life.new_game)
         self.path.announce()
+
+    def renew(self) -> None:
+        """A new game for the player seated (its ``Seat.new_game``): a forced ``new``."""
+        arbiter.ANSWERS["new"](self, {"force": True}, 0)
 
     def ready(self, players: Mapping[str, Any], rules: str | None) -> None:
         """On the thread a ``new`` request comes from, before the referee's: what is slow about

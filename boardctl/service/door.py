@@ -42,6 +42,7 @@ from boardctl.service.datapath import DataPath
 from boardctl.service.games import CurrentGame, GameSetup
 from boardctl.service.outputs import Outbox
 from firmware.clock.face import MoveOnFaces
+from firmware.errors import BoardError
 from firmware.formats.events import NS, Event
 from firmware.formats.journal import note_record
 from firmware.formats.records import FeedRecord, Record
@@ -142,6 +143,13 @@ class Seat(Protocol):
         a replay skips it)."""
         ...
 
+    def next_game(self) -> None:
+        """A new game now, as a forced ``new`` sets it up (the board's settings, the player
+        seated kept, its :meth:`Player.amend_setup` giving it its own: the next puzzle), and
+        announced; BoardError: refused, nothing changed. Not from :meth:`Player.on_press`
+        (the turn's events are still being taken): from :meth:`Player.on_turn`."""
+        ...
+
 
 def _nothing(*args: Any) -> None:
     return None
@@ -230,6 +238,8 @@ class PlayerDoor:
         self.calls: PlayerCalls | None = None
         #: Replaced players closing on threads of their own (joined at the service's stop).
         self._closing: list[threading.Thread] = []
+        #: How a player's new game is set up (the service's desk: a forced ``new``).
+        self.renew: Callable[[], None] | None = None
 
     # -- the Seat: what a player may do --------------------------------------------------------
 
@@ -251,6 +261,11 @@ class PlayerDoor:
 
     def note(self, kind: str, at: int, **fields: Any) -> None:
         self.outbox.record(note_record(kind, t=at / NS, **fields))
+
+    def next_game(self) -> None:
+        if self.renew is None:
+            raise BoardError("this board sets up no new game for a player")
+        self.renew()
 
     # -- seating -------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from firmware.errors import BoardError
 from firmware.formats.events import NS, Pause, Recovered, Resume
 from firmware.formats.journal import note_record
 from firmware.rules.geometry import Geometry, a_board
+from firmware.rules.position import Position
 from firmware.rules.sets import find_rules
 from firmware.session.gap import BOUND, Gap, find_gap, plies_text
 from firmware.session.session import BoardSession
@@ -64,11 +65,22 @@ class GameLife:
         self.game.begin(header, session, self.clock(), 0)  # the new game's time line
         self.path.gap = None
         with self.sensing.lock:
-            self.hw.set_out(sensed_squares(session))  # the arbiter sets the pieces out
+            self._set_out(session)
             self.hw.expect(sensed_squares(session))
         self.sensing.merge.clear(self.game.origin)
         logger.info(f"new game {header.id}: {header.rules}"
                     + (f", {header.time_control}" if header.time_control else ""))
+
+    def _set_out(self, session: BoardSession) -> None:
+        """The simulated arbiter sets the new game's pieces out, unless the simulated hand is
+        to set it up by the LEDs (``$BOARDCTL_SIM_SETUP`` ``hand``: the pieces stay where they
+        stand, an empty board getting the rule set's start position, as a real board's
+        arbiter and players do). A real board: nothing (the LEDs guide the hands)."""
+        if os.environ.get(SIM_SETUP_ENV, "").strip() != "hand":
+            self.hw.set_out(sensed_squares(session))
+        elif not getattr(self.hw.sim, "pieces", True):
+            alg = session.rules.geometry.algebraic
+            self.hw.set_out({alg(sq) for sq in Position.start(session.rules).occupied()})
 
     def check_size(self, rules: str, what: str) -> None:
         """A game must fit the board it is played on (BoardError before anything changes)."""
@@ -180,6 +192,8 @@ START_SCANS = 200
 #: Test and recovery aid (docs/DESIGN.md): the squares the simulated pieces stand on when
 #: ``boardctl run --sim`` resumes a game, as a real board's pieces stand after a power cut.
 SIM_BOARD_ENV = "BOARDCTL_SIM_BOARD"
+#: Test aid: ``hand`` leaves a new game's setting out to the simulated hand, by the LEDs.
+SIM_SETUP_ENV = "BOARDCTL_SIM_SETUP"
 
 
 def read_settled(hw: Hardware) -> set[str] | None:

@@ -473,6 +473,11 @@ def _status(view: BoardView, rec: StatusRecord, now: float) -> list[str]:
 
 
 def _setup(view: BoardView, rec: SetupRecord, now: float) -> list[str]:
+    if rec.fill is not None:  # a position set up by the LEDs (issue 42)
+        if not rec.fill and not rec.empty:
+            return ["set up: the board shows the position"]
+        fill = ", ".join(f"{sq} {rec.pieces.get(sq, '')}".strip() for sq in rec.fill[:MAX_LEDS])
+        return [f"set up: fill {fill or '-'}; empty {', '.join(rec.empty[:MAX_LEDS]) or '-'}"]
     text = f"setup {rec.id[:40]}: {rec.status[:20]}"
     if rec.reason:
         text += f" ({rec.reason[:120]})"

@@ -427,6 +427,10 @@ def _remote_move(m: _Members) -> RemoteMoveRecord:
 
 
 def _setup(m: _Members) -> SetupRecord:
+    """Either shape (``SetupRecord``): the LEDs' guidance when it has ``fill``."""
+    if m.has("fill"):
+        return SetupRecord(fill=m.names("fill"), empty=m.names("empty"),
+                           pieces=m.texts_map("pieces", most=MAX_SQUARES) or {})
     return SetupRecord(m.ident("id"), m.text("status", most=MAX_ID),
                        m.text("reason", optional=True))
 

@@ -16,7 +16,7 @@ which readers skip; a line that cannot be read is a ``reader.Refusal``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -436,15 +436,31 @@ class EngineRecord:
 
 @dataclass(frozen=True, slots=True)
 class SetupRecord:
-    """``{"type": "setup", "id", "status", "reason"}``: what the board did with a round's
-    setup (docs/HALL.md): ``applied``, ``pending`` or ``refused``."""
+    """A ``setup`` line, of one of two shapes. A hall round's setup (docs/HALL.md): ``{"type":
+    "setup", "id", "status", "reason"}``, what the board did with it (``applied``,
+    ``pending``, ``refused``). A position being set up by the LEDs (issue 42): ``{"type":
+    "setup", "fill", "empty", "pieces"}``, the squares to fill and to empty until the board
+    shows the position (both empty: it does), ``pieces`` the piece each square to fill takes
+    (``w``, ``b``, a capital for a king: the FEN's, the sensors cannot tell). ``fill`` None:
+    the round's shape."""
 
     type: ClassVar[str] = "setup"
-    id: str
-    status: str
+    id: str = ""
+    status: str = ""
     reason: str | None = None
+    fill: tuple[str, ...] | None = None
+    empty: tuple[str, ...] = ()
+    pieces: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def guidance(self) -> bool:
+        """The set-up-by-the-LEDs shape (``fill`` and ``empty``)."""
+        return self.fill is not None
 
     def to_json(self) -> dict[str, Any]:
+        if self.fill is not None:
+            return {"type": "setup", "fill": list(self.fill), "empty": list(self.empty),
+                    "pieces": dict(self.pieces)}
         return {"type": "setup", "id": self.id, "status": self.status, "reason": self.reason}
 
 
@@ -476,7 +492,7 @@ class UnknownRecord:
 
 #: What a board session writes.
 Record = (MoveRecord | IrregularityRecord | ResultRecord | PositionRecord | ClearedRecord
-          | ClockRecord | AdjournedRecord | TakeBackRecord)
+          | ClockRecord | AdjournedRecord | TakeBackRecord | SetupRecord)
 #: Every record a feed line (or a board's MQTT status) carries.
 FeedRecord = (Record | HeaderRecord | GameRecord | SnapshotRecord | AlarmRecord | GapRecord
               | HardwareRecord | EngineMoveRecord | RemoteMoveRecord | GuessRecord | EngineRecord

@@ -46,6 +46,7 @@ from firmware.referee.play import Play, position_from
 from firmware.referee.reader import read
 from firmware.referee.release import follow, opponent_starts
 from firmware.referee.sensed import BOUNCE_NS, SETTLE_NS, TOUCH_NS, SensedBoard
+from firmware.referee.setup import SetupGuide, setup_guide
 from firmware.referee.touches import Touches
 from firmware.referee.turns import advance, commit, new_turn
 from firmware.rules.position import Move, Piece, Position
@@ -295,14 +296,23 @@ class Referee:
             out.append(irr)
         return out
 
+    def setup_guide(self) -> SetupGuide:
+        """Before the start: what the board must change to show the start position, from the
+        board as sensed now (``firmware.referee.setup``; issue 42)."""
+        return setup_guide(self.play.position, self.sensors.squares, self.sensors.light)
+
     def leds(self) -> dict[str, str]:
-        """The LED picture: algebraic square -> meaning."""
+        """The LED picture: algebraic square -> meaning. Before the start, the set-up's
+        guidance as the board stands now (squares to fill and to empty: it follows every
+        scan, where the ``setup`` irregularity waits for the board at rest)."""
         picture: dict[str, str] = {}
-        if self.play.sync is not None:
+        if not self.started:
+            picture.update(self.setup_guide().leds())
+        elif self.play.sync is not None:
             for mark in read(self.play, self.sensors, self.sensors.board()).marks:
                 picture[mark.square] = mark.meaning
         notice = self.pending.notice
-        if notice is not None:
+        if notice is not None and (self.started or notice.kind is not IrregularityKind.SETUP):
             for mark in notice.marks:
                 picture[mark.square] = mark.meaning
         for square in self.sensors.light:

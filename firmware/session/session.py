@@ -64,6 +64,7 @@ from firmware.formats.records import (
     PositionRecord,
     Record,
     ResultRecord,
+    SetupRecord,
     SnapshotRecord,
     TakeBackRecord,
 )
@@ -77,6 +78,7 @@ from firmware.referee import (
     MoveCommitted,
     Referee,
 )
+from firmware.referee.setup import SetupGuide
 from firmware.rules.game import Game, result_text
 from firmware.rules.notation import move_text, parse_move
 from firmware.rules.position import Move, Position
@@ -138,6 +140,7 @@ class BoardSession:
         #: The clock's readings, stops and corrections on the feed; the late default.
         self.timing = SessionClock(self.clock, late_ns)
         self._opened = False
+        self._guide_said: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     @property
     def position(self) -> Position:
@@ -166,7 +169,9 @@ class BoardSession:
         if isinstance(event, Lift | Place | Press):
             out += self._at_the_board(event, at)
         on_event = _ON_EVENT.get(type(event))
-        return out + on_event(self, event, at) if on_event is not None else out
+        if on_event is not None:
+            out += on_event(self, event, at)
+        return out + _guidance(self)
 
     def _at_the_board(self, event: Lift | Place | Press, at: int) -> Records:
         """A hand at the board: the clock starts on a log without ``start``; the side to move
@@ -311,7 +316,10 @@ class BoardSession:
     # -- what to show ------------------------------------------------------------------------
 
     def leds(self) -> dict[str, str]:
-        """The LED picture: algebraic square -> meaning (restore, remove, must-move, wrong)."""
+        """The LED picture: algebraic square -> meaning (restore, remove, must-move, wrong);
+        an adjourned game's, the way to its position (the board set up again, 004 §34)."""
+        if self.sealed is not None:
+            return {**self.referee.setup_guide().leds(), **self.referee.leds()}
         return self.referee.leds()
 
     def pdn(self) -> str:
@@ -382,6 +390,36 @@ def _on_clock_set(session: BoardSession, event: Event, at: int) -> Records:
 def _on_moves_set(session: BoardSession, event: Event, at: int) -> Records:
     assert isinstance(event, MovesSet)
     return [*session.timing.correct_moves(Side(event.side), event.moves, at)]
+
+
+def setting_up(session: BoardSession) -> bool:
+    """Whether the board is being set up to a position (issue 42): a game of a FEN not
+    started (the rule set's start position has the ``setup`` irregularity), an adjourned
+    one (its position, 004 §34), one resumed until the board follows its sealed move (004
+    §35)."""
+    referee = session.referee
+    if not referee.started:  # a hand brushing the start position before a game is no set-up
+        return session.start_fen is not None
+    return session.sealed is not None or referee.play.sync is not None
+
+
+def _guidance(session: BoardSession) -> Records:
+    """While the board is set up (:func:`setting_up`), a ``setup`` line each time what it
+    must change to show the position changes (issue 42): the last, when it shows it, with
+    both lists empty. A board that shows it from the first gets none."""
+    if session.outcome is not None:
+        return []
+    if setting_up(session):
+        guide = session.referee.setup_guide()
+    elif session._guide_said != ((), ()):
+        guide = SetupGuide()  # shown: the last line says so
+    else:
+        return []
+    said = (guide.fill, guide.empty)
+    if said == session._guide_said:
+        return []
+    session._guide_said = said
+    return [SetupRecord(fill=guide.fill, empty=guide.empty, pieces=guide.pieces)]
 
 
 def _on_result(session: BoardSession, event: Event, at: int) -> Records:

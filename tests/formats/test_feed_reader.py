@@ -85,6 +85,8 @@ EVERY = [
     EngineRecord("no answer in 10 s", True),
     EngineRecord("no answer in 10 s"),
     SetupRecord("H-r1-b1", "applied", "game g: A - B"),
+    SetupRecord(fill=("c3", "e5"), empty=("d4", "b2"), pieces={"c3": "w", "e5": "B"}),
+    SetupRecord(fill=(), empty=()),
     StatusRecord("online"),
     AnalysisRecord(0, 25, ("32-28", "18-23"), 9),
     AnalysisRecord(31, 9995, ("27x38",), 1, 3),  # a win announced: in 3 of its moves
@@ -228,6 +230,9 @@ def test_a_line_that_does_not_frame_is_refused_and_named(line, kind, words) -> N
       "route": ["c3"] * (MAX_SQUARES + 1)}, RefusalKind.OUT_OF_BOUNDS, "'route'"),
     ({"type": "header", "board": "b", "run": "r" * 300}, RefusalKind.OUT_OF_BOUNDS, "'run'"),
     ({"type": "setup", "id": "s", "status": "x" * 300}, RefusalKind.OUT_OF_BOUNDS, "'status'"),
+    ({"type": "setup", "fill": "c3", "empty": []}, RefusalKind.WRONG_KIND, "'fill'"),
+    ({"type": "setup", "fill": [], "empty": [], "pieces": ["w"]}, RefusalKind.WRONG_KIND,
+     "'pieces'"),
     ({"type": "result", "result": "2-0", "reason": "x", "at": -1}, RefusalKind.OUT_OF_BOUNDS,
      "'at'"),
     ({"type": "adjourned", "side": "white", "clock": {"white": -2e7, "black": 1}},

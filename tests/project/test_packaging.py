@@ -34,3 +34,14 @@ def test_readme_names_every_program_install_system_deps_installs() -> None:
     part = (ROOT / "README.md").read_text().split("`tests/install-system-deps.sh` installs", 1)[1]
     said = part.split("\n\n", 1)[0]
     assert [p for p in packages if f"`{p}`" not in said] == []
+
+
+def test_the_data_files_are_in_the_wheel() -> None:
+    """Every file under boardctl/data/ (the demo's games, the puzzle set of issue 42) matches
+    a package-data pattern (setuptools globs them as ``Path.glob`` does)."""
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["boardctl"]
+    shipped = {p for pattern in patterns for p in (ROOT / "boardctl").glob(pattern)}
+    data = {p for p in (ROOT / "boardctl" / "data").rglob("*") if p.is_file()}
+    assert ROOT / "boardctl" / "data" / "puzzles" / "combinations.pdn" in data
+    assert data <= shipped, sorted(str(p) for p in data - shipped)

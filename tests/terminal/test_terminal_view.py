@@ -276,3 +276,17 @@ def test_mqtt_watch_says_the_link_is_back_once_and_sums_up_at_the_snapshot(
     said = out.getvalue().splitlines()
     assert said[5:] == ["link: lost lines: waiting for a snapshot", "link: back",
                         said[7]] and said[7].startswith("board b7: ")
+
+
+def test_a_position_set_up_by_the_leds_is_told_in_words() -> None:
+    """Issue 42: the feed's set-up guidance (``setup`` with ``fill``) in words, then its end;
+    a hall round's ``setup`` keeps its own words."""
+    from firmware.formats.records import SetupRecord
+
+    view = BoardView()
+    assert view.apply(SetupRecord(fill=("c3", "e5"), empty=("d4",),
+                                  pieces={"c3": "w", "e5": "B"}), 0.0) == [
+        "set up: fill c3 w, e5 B; empty d4"]
+    assert view.apply(SetupRecord(fill=(), empty=()), 0.0) == [
+        "set up: the board shows the position"]
+    assert view.apply(SetupRecord("H-r1-b1", "applied"), 0.0) == ["setup H-r1-b1: applied"]
