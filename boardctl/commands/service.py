@@ -86,6 +86,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
     h.add_argument("--hall", help="the hall's (event's) short name in the broker's topics")
     add_login_options(h)
+    _add_board_extras(p)
     h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key: the "
                    "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
                    "without it the board takes no control messages ([broker] hall_key_file)")
@@ -194,14 +195,48 @@ def run_service(args: argparse.Namespace) -> int:
         except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
             print(f"boardctl: error: {exc}", file=sys.stderr)
             return EXIT_NO_GPIO
+    lineup = _engine_lineup(args, config, rules)
+    voice = _open_voice(args, config, rules, lineup)
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
                       on_line=hall.on_line if hall is not None else None,
-                      lineup=_engine_lineup(args, config, rules))
-    _serve(service, hall)
+                      lineup=lineup, sinks=[voice] if voice is not None else None)
+    try:
+        _plug_board_extras(service, voice, args, config, state_dir, hall is not None)
+        _serve(service, hall)
+    finally:
+        if voice is not None:
+            voice.close()
     logger.info("stopped")
     return 0
+
+
+def _add_board_extras(p: argparse.ArgumentParser) -> None:
+    """The options of the parts at the board for a person alone there (issue 40): the
+    spoken game (boardctl.voice)."""
+    from boardctl.voice.settings import add_arguments
+
+    add_arguments(p)
+
+
+def _open_voice(args: argparse.Namespace, config: Any, rules: Any, lineup: Any) -> Any:
+    """The spoken game (boardctl.voice): ``--voice`` over the config's ``[voice]``, started,
+    or None when it is off. The computer's side is said as the computer from the start."""
+    from boardctl.voice import open_voice
+    from boardctl.voice.settings import from_arguments
+
+    settings = from_arguments(args, config.voice)
+    choice = getattr(lineup, "choice", None)
+    roles = {choice.side: "computer"} if choice is not None and choice.engine else None
+    return open_voice(settings, rules=rules, roles=roles)
+
+
+def _plug_board_extras(service: Any, voice: Any, args: argparse.Namespace, config: Any,
+                       state_dir: Path, hall: bool) -> None:
+    """The voice's part of ``status``, and the menus on the faces (boardctl.menu)."""
+    if voice is not None:
+        service.status_extras.append(lambda: {"voice": voice.status()})
 
 
 def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
