@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 from hand_helpers import engines_move, persons_move, until
+from processes import stop_by_pid
 from voice_games import need, rms
 
 from boardctl.service.control import request
-from processes import stop_by_pid
 
 
 def start(state: Path, *extra: str, config: Path | None = None) -> subprocess.Popen[str]:
