@@ -203,7 +203,7 @@ def run_service(args: argparse.Namespace) -> int:
                       on_line=hall.on_line if hall is not None else None,
                       lineup=lineup, sinks=[voice] if voice is not None else None)
     try:
-        _plug_board_extras(service, voice, args, config, state_dir, hall is not None)
+        _plug_board_extras(service, voice, args, (setup, lineup), state_dir, hall is not None)
         _serve(service, hall)
     finally:
         if voice is not None:
@@ -232,11 +232,17 @@ def _open_voice(args: argparse.Namespace, config: Any, rules: Any, lineup: Any) 
     return open_voice(settings, rules=rules, roles=roles)
 
 
-def _plug_board_extras(service: Any, voice: Any, args: argparse.Namespace, config: Any,
-                       state_dir: Path, hall: bool) -> None:
-    """The voice's part of ``status``, and the menus on the faces (boardctl.menu)."""
+def _plug_board_extras(service: Any, voice: Any, args: argparse.Namespace,
+                       game: tuple[Any, Any], state_dir: Path, hall: bool) -> None:
+    """The voice's part of ``status``, and the menus on the buttons and faces
+    (boardctl.menu) with the new game's ``setup`` and the computer's ``lineup``."""
+    from boardctl.menu.plug import page_address, plug_menu
+
     if voice is not None:
         service.status_extras.append(lambda: {"voice": voice.status()})
+    setup, lineup = game
+    plug_menu(service, setup=setup, lineup=lineup, state_dir=state_dir, hall=hall,
+              address=page_address(args))
 
 
 def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:

@@ -113,7 +113,11 @@ def test_sim_acts_are_stamped_when_asked_and_refused_when_impossible(tmp_path: P
             answer = service.command(req)
             assert not answer["ok"] and error in answer["error"], (req, answer)
         bad: list[dict[str, object]] = [{"cmd": "sim", "type": "kick", "square": "c3"},
-                                        {"cmd": "sim", "type": "press", "side": "pause"},
+                                        {"cmd": "sim", "type": "press", "side": "red"},
+                                        {"cmd": "sim", "type": "press", "side": "pause",
+                                         "hold_ms": -1},
+                                        {"cmd": "sim", "type": "press", "side": "pause",
+                                         "hold_ms": True},
                                         {"cmd": "sim", "type": "press"},
                                         {"cmd": "sim", "type": "lift", "square": 33}]
         for one in bad:
