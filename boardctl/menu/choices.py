@@ -106,4 +106,5 @@ def write_choices(path: Path, choices: MenuChoices,
 
 def with_choice(choices: MenuChoices, key: str, value: str | None) -> MenuChoices:
     """``choices`` with one more choice made (``key`` a field of :class:`MenuChoices`)."""
-    return replace(choices, **{key: value})
+    changes: dict[str, Any] = {key: value}
+    return replace(choices, **changes)

@@ -70,14 +70,14 @@ def face_of(text: str) -> str:
     the font lacks becomes ``-``."""
     font = set("0123456789AbCdEFGHIJLnoPqrtUvy -")
     glyphs = 0
-    out = []
+    out: list[str] = []
     for ch in text:
         if ch == "." and out and out[-1] != ".":
             out.append(".")
             continue
         if glyphs == 4:
             break
-        out.append(ch if ch in font else "-")
+        out.append(next((c for c in (ch, ch.upper(), ch.lower()) if c in font), "-"))
         glyphs += 1
     return "".join(out)
 
@@ -105,7 +105,7 @@ def computer_values() -> list[Value]:
 
 def address_pages(address: str) -> list[Value]:
     """The address in pages of four characters (a point rides on the digit before it, a
-    colon is a ``-``): ``192.168.1.5:8080`` -> ``192.``, ``168.1``, ``.5-8``..."""
+    colon is a ``-``): ``192.168.1.50:8080`` -> ``192.1``, ``68.1.5``, ``0-80``, ``80``."""
     glyphs: list[str] = []
     for ch in address[:80]:
         if ch == "." and glyphs and not glyphs[-1].endswith("."):

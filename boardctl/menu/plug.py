@@ -42,10 +42,11 @@ def board_choices(setup: Any, lineup: Any) -> MenuChoices:
     """The board's own settings as the menus' choices: the new game's rule set and time
     control, the computer's side and level (its lineup's choice), when nothing is kept."""
     choice = getattr(lineup, "choice", None)
-    engine = choice is not None and choice.engine is not None
-    level = str(find_level(choice.level).number) if choice is not None else "10"
-    return MenuChoices(rules=setup.rules, time_control=setup.time_control,
-                       computer=choice.side.value if engine else "off", level=level)
+    if choice is None:
+        return MenuChoices(rules=setup.rules, time_control=setup.time_control)
+    computer = choice.side.value if choice.engine is not None else "off"
+    return MenuChoices(rules=setup.rules, time_control=setup.time_control, computer=computer,
+                       level=str(find_level(choice.level).number))
 
 
 def plug_menu(service: Any, *, setup: Any, lineup: Any, state_dir: Path, hall: bool,
