@@ -200,7 +200,6 @@ def run_service(args: argparse.Namespace) -> int:
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      on_line=hall.on_line if hall is not None else None,
                       lineup=lineup, sinks=[voice] if voice is not None else None)
     try:
         _plug_board_extras(service, voice, args, (setup, lineup), state_dir, hall is not None)

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hand_helpers import engines_move, persons_move, press, until
-from processes import stop_by_pid
+from support.hand_helpers import engines_move, persons_move, press, until
+from support.processes import stop_by_pid
 
 from boardctl.service.control import request
 

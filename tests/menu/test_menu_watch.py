@@ -10,8 +10,8 @@ import threading
 import time
 from pathlib import Path
 
-from hand_helpers import WAIT_S, press, until
-from processes import stop_by_pid
+from support.hand_helpers import WAIT_S, press, until
+from support.processes import stop_by_pid
 
 from boardctl.service.control import request
 

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hand_helpers import engines_move, persons_move, until
-from processes import stop_by_pid
+from support.hand_helpers import engines_move, persons_move, until
+from support.processes import stop_by_pid
 from voice_games import need, rms
 
 from boardctl.service.control import request

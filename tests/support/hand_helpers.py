@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from service_helpers import wait_for
-
 from boardctl.service.control import request
 from firmware.rules.position import Position
 from firmware.rules.sets import find_rules
+from support.service_helpers import wait_for
 
 #: Seconds a state a test waits for may take on a busy machine (a wait, not a timing).
 WAIT_S = 60.0
