@@ -63,7 +63,7 @@ def plug_menu(service: Any, *, setup: Any, lineup: Any, state_dir: Path, hall: b
 
     menu = Menu(choices, GameInPlay(service.game), service.face, size=service.hw.size,
                 path=path, start_new=start_new, address=address, hall=hall, engine=engine)
-    service.hand_buttons(menu)
+    service.loop.buttons = menu  # the referee's turn hands it the presses first
     service.status_extras.append(lambda: {"menu": menu.status()})
     return menu
 

@@ -65,7 +65,7 @@ from boardctl.service.games import (  # re-exported: the service's callers impor
 from boardctl.service.hardware import EventScript, Hardware
 from boardctl.service.inbox import RefereeInbox
 from boardctl.service.journal_file import current_path
-from boardctl.service.loop import HOUSEKEEPING_S, IDLE_S, Buttons, RefereeLoop
+from boardctl.service.loop import HOUSEKEEPING_S, IDLE_S, RefereeLoop
 from boardctl.service.notify import Notifier
 from boardctl.service.outputs import FeedSink, Outbox
 from boardctl.service.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing, SimHand
@@ -295,11 +295,6 @@ class Service:
     def call_soon(self, fn: Callable[[], None]) -> None:
         """From any thread: run ``fn`` on the service's own thread, on the next turn."""
         self.loop.call_soon(fn)
-
-    def hand_buttons(self, buttons: Buttons) -> None:
-        """A part that reads the clock's buttons before the clock does (the menus at the
-        board, boardctl.menu), on the referee's thread (boardctl.service.loop.Buttons)."""
-        self.loop.buttons = buttons
 
     def game_time(self, mono: int) -> int:
         return self.game.game_time(mono)
