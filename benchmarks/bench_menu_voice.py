@@ -100,6 +100,22 @@ class Board:
         os.close(self.slave)
 
 
+def settle(board: Board, timeout: float = 5.0) -> None:
+    """Until the sensing thread has confirmed every square changed (no debounce run pending)
+    and scanned twice more: the move stands on the board when the press comes."""
+    scanner, sensing = board.hw.scanner, board.service.sensing
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if scanner.debouncer.pending_since() is None:
+            scans = sensing.scans
+            while sensing.scans < scans + 2 and time.monotonic() < deadline:
+                time.sleep(0.002)
+            if scanner.debouncer.pending_since() is None:
+                time.sleep(0.02)  # the referee takes the confirmed squares
+                return
+        time.sleep(0.002)
+
+
 def press_to_feed(plies: int, extras: bool) -> list[float]:
     """Figure 1: seconds from each press to its move line on the pty."""
     from firmware.formats.records import MoveRecord
@@ -118,7 +134,7 @@ def press_to_feed(plies: int, extras: bool) -> list[float]:
             sim.place(geo.algebraic(move.end))
             for sq in move.captured:
                 sim.lift(geo.algebraic(sq))
-            time.sleep(0.15)  # the debouncer confirms the squares (espeak-ng may hold a core)
+            settle(board)  # the debouncer confirms the squares (espeak-ng may hold a core)
             side = board.service.session.position.turn.value
             board.drain()
             t0 = time.perf_counter()

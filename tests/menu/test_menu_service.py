@@ -152,16 +152,30 @@ def test_a_short_pause_press_stops_and_starts_the_clock_a_hold_never_starts_it(
         assert stop_by_pid(proc) == 0
 
 
-def test_a_damaged_choices_file_gives_the_defaults_and_one_line(tmp_path: Path) -> None:
+def test_a_damaged_choices_file_gives_the_defaults_and_one_line_and_the_leds_guide_the_start(
+        tmp_path: Path) -> None:
     state = tmp_path / "state"
     sock = state / "control.sock"
     state.mkdir()
     (state / "menu.json").write_bytes(b'{"rules": "chess", "level": 99\x00')
     proc = start(state, "--time-control", "fmjd-rapid")
     try:
-        menu = until(lambda: status(sock))["menu"]
-        assert menu["choices"] == {"rules": "international", "time_control": "fmjd-rapid",
-                                   "computer": "black", "level": "10"}
+        first = until(lambda: status(sock))
+        assert first["menu"]["choices"] == {"rules": "international", "time_control":
+                                            "fmjd-rapid", "computer": "black", "level": "10"}
+        # the menus' new game; a piece missing from the start position: the LEDs say where
+        press(sock, "pause", HOLD)
+        until(lambda: status(sock)["menu"]["open"])
+        step_to(sock, "new-game")
+        press(sock, "pause")
+        until(lambda: status(sock)["menu"]["choosing"] == "go")
+        press(sock, "pause")
+        until(lambda: status(sock)["game"] != first["game"])
+        request(sock, "sim", type="lift", square="b10")
+        request(sock, "sim", type="place", square="e5")
+        shown = until(lambda: (s := status(sock))["irregularity"] == "setup" and len(
+            s["leds"]) == 2 and s)
+        assert shown["leds"] == {"b10": "restore", "e5": "wrong"}
     finally:
         assert stop_by_pid(proc) == 0
         stderr = proc.stderr.read() if proc.stderr is not None else ""
