@@ -40,7 +40,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
             "Run the board: scan the sensors, referee the game, run the clock, light the LEDs, "
             "send the broadcast feed and journal everything in --state-dir. Started again on "
             "the same state directory after any stop (kill -9 and power cuts included), it "
-            "resumes the game where it stood, clocks paused. Stops on SIGTERM or SIGINT."
+            "resumes the game where it stood, clocks paused. Holding the clock's pause button "
+            "2 s opens the menus on its faces (docs/MENUS.md). Stops on SIGTERM or SIGINT."
         ),
     )
     p.add_argument("--sim", action="store_true", help="run on simulated hardware (no Pi needed)")
@@ -86,10 +87,10 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
     h.add_argument("--hall", help="the hall's (event's) short name in the broker's topics")
     add_login_options(h)
-    _add_board_extras(p)
     h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key: the "
                    "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
                    "without it the board takes no control messages ([broker] hall_key_file)")
+    _add_board_extras(p)
     p.set_defaults(func=run_service)
 
 
