@@ -228,7 +228,8 @@ def _open_voice(args: argparse.Namespace, config: Any, rules: Any, lineup: Any) 
 
     settings = from_arguments(args, config.voice)
     choice = getattr(lineup, "choice", None)
-    roles = {choice.side: "computer"} if choice is not None and choice.engine else None
+    roles = {str(getattr(choice.side, "value", choice.side)): "computer"} \
+        if choice is not None and choice.engine else None
     return open_voice(settings, rules=rules, roles=roles)
 
 
