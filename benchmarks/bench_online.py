@@ -1,4 +1,5 @@
-"""The lidraughts link's latency on loopback, against the stand-in (tests/support/lidraughts_standin.py).
+"""The lidraughts link's latency on loopback, against the stand-in
+(tests/support/lidraughts_standin.py).
 
     python benchmarks/bench_online.py [--games N]
 

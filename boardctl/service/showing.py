@@ -98,8 +98,9 @@ class BoardFace:
             except BoardError as exc:
                 logger.warning(f"LEDs: {exc}")
             self._leds = dict(picture)
-        if self.hw.faces is not None and (session.clock is not None or note is not None) \
-                and now >= self._next_faces:
+        told = session.clock is not None or note is not None or (
+            move is not None and move.other is not None)
+        if self.hw.faces is not None and told and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
                 update_faces(self.hw.faces, session.clock, at, self.alarm, note, move)
@@ -112,9 +113,10 @@ class BoardFace:
         game without a clock)."""
         session = self.game.the_session
         note = self.overlay if self.overlay is not None else self.note
-        if session.clock is None and note is None:
+        move = self.door.face_move()
+        if session.clock is None and note is None and (move is None or move.other is None):
             return {"white": "", "black": ""}
-        shown = faces_at(session.clock, at, self.alarm, note, self.door.face_move())
+        shown = faces_at(session.clock, at, self.alarm, note, move)
         return {side.value: face.text for side, face in shown.items()}
 
 
@@ -129,7 +131,7 @@ def faces_at(game_clock: Any, at: int, alarm: str | None,
     which keep counting; with a ``note`` (a round's pairing, the menus at the board: White's
     face then Black's) and no alarm, the note instead of the times; with a ``move`` (an
     engine's, ``firmware.clock.face.MoveOnFaces``) it with the times."""
-    from firmware.clock.face import FaceText, face_view, move_face_view
+    from firmware.clock.face import FaceText, clockless_view, face_view, move_face_view
     from firmware.rules.sets import Side
 
     sides = (Side.WHITE, Side.BLACK)
@@ -138,7 +140,8 @@ def faces_at(game_clock: Any, at: int, alarm: str | None,
     if note is not None and (alarm is None or game_clock is None):
         return {Side.WHITE: FaceText(note[0]), Side.BLACK: FaceText(note[1])}
     if move is not None:
-        return {side: move_face_view(game_clock, side, at, move) for side in sides}
+        return {side: clockless_view(side, move) if move.other is not None
+                else move_face_view(game_clock, side, at, move) for side in sides}
     return {side: face_view(game_clock, side, at) for side in sides}
 
 
@@ -254,10 +257,13 @@ class Display:
                     self.hw.leds.show(picture)
                 except Exception as exc:
                     logger.warning(f"LEDs: {exc}")
-            if (game_clock is not None or self.note is not None) and self.hw.faces is not None:
+            move = self.move
+            told = game_clock is not None or self.note is not None or (
+                move is not None and move.other is not None)
+            if told and self.hw.faces is not None:
                 try:
                     update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm,
-                                 self.note, self.move)
+                                 self.note, move)
                 except Exception as exc:
                     logger.warning(f"clock faces: {exc}")
             if stop:

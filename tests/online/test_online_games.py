@@ -1,5 +1,5 @@
-"""Whole games against the stand-in server (tests/support/lidraughts_standin.py), the test playing the
-board's side as the player will: it waits for the link's events and calls ``link.game``.
+"""Whole games against the stand-in server (tests/support/lidraughts_standin.py), the test
+playing the board's side as the player will: it waits for the link's events and calls ``link.game``.
 The stand-in's clock is the test's (``clock.advance``), never the wall's."""
 
 from __future__ import annotations
