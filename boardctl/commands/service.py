@@ -40,9 +40,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
             "Run the board: scan the sensors, referee the game, run the clock, light the LEDs, "
             "send the broadcast feed and journal everything in --state-dir. Started again on "
             "the same state directory after any stop (kill -9 and power cuts included), it "
-            "resumes the game where it stood, clocks paused. Holding the clock's pause button "
-            "2 s opens the menus on its faces (docs/MENUS.md). Stops on SIGTERM or SIGINT."
-        ),
+            "resumes the game where it stood, clocks paused. Pause held 2 s: the menus on the "
+            "faces (docs/MENUS.md). Stops on SIGTERM or SIGINT."),
     )
     p.add_argument("--sim", action="store_true", help="run on simulated hardware (no Pi needed)")
     p.add_argument("--config", type=Path, help="board configuration (TOML)")
