@@ -2,7 +2,8 @@
 top-level key to its owner: the hardware's (``size``, ``[gpio]``, ``[matrix]``, ``[leds]``,
 ``[faces]``, ``[buttons]``, ``[serial]``, ``[buzzer]``: :mod:`hw.config`, which knows the Pi's
 header) and the service's own settings, here: ``state_dir``, ``touch_min``, ``[broker]`` (a
-hall: boardctl.hall) and ``[engine]`` (the computer as a player: boardctl.engine).
+hall: boardctl.hall), ``[engine]`` (the computer as a player: boardctl.engine) and
+``[voice]`` (the spoken game: its reader is ``boardctl.voice.settings.from_table``).
 
 The file lives at ``/etc/boardctl/config.toml`` (:data:`SYSTEM_PATH`) unless ``--config``
 names another. Every section and key is optional: a missing key takes the default shown in
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from boardctl.voice.settings import VoiceSettings
+from boardctl.voice.settings import from_table as voice_from_table
 from hw.config import HARDWARE_KEYS, BoardConfig, default_config, parse_config
 from hw.configreader import TableReader, kind_of, read_document
 
@@ -79,6 +82,8 @@ class Settings:
     start: str = ""
     broker: BrokerSection = field(default_factory=BrokerSection)
     engine: EngineSection = field(default_factory=EngineSection)
+    #: The spoken game (boardctl/voice, docs/VOICE.md): read by its own reader.
+    voice: VoiceSettings = field(default_factory=VoiceSettings)
     source: str = "<defaults>"
 
 
@@ -104,7 +109,8 @@ def parse_settings(data: dict[str, Any], source: str = "<config>") -> Settings:
                     touch_min=r.number(top, "", "touch_min", TOUCH_MIN, 0.02, 2.0),
                     start=r.choice(top, "", "start", "", ("press", "move")),
                     broker=_broker(r, top.get("broker", {})),
-                    engine=_engine(r, top.get("engine", {})), source=source)
+                    engine=_engine(r, top.get("engine", {})),
+                    voice=voice_from_table(top.get("voice", {}), source), source=source)
 
 
 def load_config(path: str | Path | None = None) -> Settings:

@@ -84,10 +84,17 @@ def kernel_time(ticks: float, now: int, wall_now: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ButtonPress:
-    """A press: which button and the monotonic ns of its first edge."""
+    """A press: which button and the monotonic ns of its first edge; or, with ``held_ns``,
+    its release (the edge that lets it go, ``held_ns`` after the press: a hold)."""
 
     name: str
     at: int
+    held_ns: int | None = None
+
+
+#: The buttons whose release is reported too (:class:`ButtonPress` with ``held_ns``): the
+#: pause button, held to open the menus at the board (boardctl.menu).
+HELD = frozenset({"pause"})
 
 
 class StampedButton(DigitalInputDevice):  # type: ignore[misc]
@@ -106,8 +113,13 @@ class StampedButton(DigitalInputDevice):  # type: ignore[misc]
         pin_factory: Any = None,
         kernel_stamps: bool = False,
         wall: Callable[[], int] = time.time_ns,
+        on_release: Callable[[int, int], None] | None = None,
     ) -> None:
         self._clock = clock
+        self._on_release = on_release
+        #: The stamp of the press not yet let go (a release is its first edge up that is
+        #: not the press's own bounce).
+        self.pressed_at: int | None = None
         self._kernel_stamps = kernel_stamps
         self._wall = wall
         self._on_press = on_press
@@ -127,9 +139,22 @@ class StampedButton(DigitalInputDevice):  # type: ignore[misc]
         last, self._last_edge = self._last_edge, at
         active = bool(self._state_to_value(state))
         if active and (last is None or at - last >= self._lockout_ns):
+            self.pressed_at = at
             if self._on_press is not None:
                 self._on_press(at)
+        elif not active:
+            self._released(at)
         super()._pin_changed(ticks, state)
+
+    def _released(self, at: int) -> None:
+        """An edge up: the release of the press not yet let go, unless it is that press's
+        bounce (within the lockout)."""
+        pressed = self.pressed_at
+        if pressed is None or at - pressed < self._lockout_ns:
+            return
+        self.pressed_at = None
+        if self._on_release is not None:
+            self._on_release(at, at - pressed)
 
 
 def _drain(presses: queue.SimpleQueue[ButtonPress]) -> list[ButtonPress]:
@@ -195,6 +220,7 @@ class ClockButtons:
                     pull_up=pull_up,
                     pin_factory=pin_factory,
                     kernel_stamps=kernel_stamps,
+                    on_release=self._make_release(name) if name in HELD else None,
                 )
         except HardwareError:
             self.close()
@@ -211,8 +237,29 @@ class ClockButtons:
 
         return handler
 
+    def _make_release(self, name: str) -> Callable[[int, int], None]:
+        def handler(at: int, held: int) -> None:
+            self._queue.put(ButtonPress(name, at, held))
+            if self.notify is not None:
+                self.notify()
+
+        return handler
+
+    def hold(self, name: str, held_ns: int) -> None:
+        """The simulated hand's hold (``boardctl run --sim``): the press just made on
+        ``name``'s pin let go ``held_ns`` after it, on the hand's own clock (a test's hold
+        takes no time); its edge up, a bounce of the press, is not reported."""
+        button = self.buttons.get(name)
+        if button is None or name not in HELD:
+            return
+        pressed = button.pressed_at
+        button.pressed_at = None
+        at = pressed + 1 if pressed is not None else time.monotonic_ns()
+        self._make_release(name)(at, held_ns)
+
     def poll(self) -> list[ButtonPress]:
-        """The presses since the last poll, in the order of their first edges."""
+        """The presses (and the held buttons' releases) since the last poll, in the order of
+        their edges."""
         return _drain(self._queue)
 
     def close(self) -> None:
@@ -262,6 +309,7 @@ class PolledButtons:
             raise HardwareError(f"cannot set up clock button on pin {pin}: {exc}") from None
         self._down = {name: bool(b.value) for name, b in self.buttons.items()}
         self._last_edge: dict[str, int | None] = dict.fromkeys(self.buttons)
+        self._pressed_at: dict[str, int | None] = dict.fromkeys(self.buttons)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         if start:
@@ -279,7 +327,13 @@ class PolledButtons:
             self._down[name] = down
             last, self._last_edge[name] = self._last_edge[name], at
             if down and (last is None or at - last >= self._lockout_ns):
+                self._pressed_at[name] = at
                 self._queue.put(ButtonPress(name, at))
+            elif not down and name in HELD:
+                pressed = self._pressed_at[name]
+                if pressed is not None and at - pressed >= self._lockout_ns:
+                    self._pressed_at[name] = None
+                    self._queue.put(ButtonPress(name, at, at - pressed))
 
     def _run(self) -> None:
         while not self._stop.wait(self._period):

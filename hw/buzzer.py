@@ -11,7 +11,8 @@ emits (``boardctl.service.service`` ``_emit``). It sounds
 - ``irregularity``: any irregularity record (000 5.4): two short beeps;
 - ``ten-seconds``: the running clock reaching 10 s left, when ``ten_seconds`` is set: one
   short beep. The move, clock and snapshot records say whose clock runs and its time; the
-  beeper arms a timer for the moment 10 s remain and disarms it on the next record.
+  beeper arms a timer for the moment 10 s remain and disarms it on the next record: the
+  watch is ``firmware.formats.tenseconds.TenSeconds``, the voice's too (one place).
 
 Timers come from an injected ``schedule(delay_ns, callback) -> cancel`` (threads on the board;
 the tests pass their own), so nothing here sleeps.
@@ -20,18 +21,21 @@ the tests pass their own), so nothing here sleeps.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from firmware.formats.reader import dispatch
 from firmware.formats.records import (
+    AdjournedRecord,
     ClockRecord,
     FeedRecord,
+    GameRecord,
     IrregularityRecord,
     MoveRecord,
     ResultRecord,
     SnapshotRecord,
 )
+from firmware.formats.tenseconds import TenSeconds
 
 NS = 1_000_000_000
 #: Beep patterns: (on seconds, off seconds) per beep.
@@ -119,6 +123,8 @@ class Beeper:
         self.ten_seconds = ten_seconds
         self._schedule = schedule or _thread_schedule
         self._cancel: Cancel | None = None
+        #: When the running clock shows 10 s (the one watch, shared with the voice).
+        self.ten = TenSeconds()
 
     def on_record(self, record: FeedRecord) -> str | None:
         """React to one feed record; the pattern sounded now, if any."""
@@ -129,19 +135,18 @@ class Beeper:
 
     def _on_result(self, record: ResultRecord) -> str | None:
         self._disarm()
+        self.ten.hear(record, 0.0)
         if record.reason.startswith(("time forfeit", "default")):
             return self._sound("flag")
         return None
 
-    def _on_move(self, record: MoveRecord) -> None:
-        running = {"white": "black", "black": "white"}.get(record.side)
-        self._rearm(record.clock, running)
-
-    def _on_clock(self, record: ClockRecord) -> None:
-        self._rearm(record.clock, record.running)
-
-    def _on_snapshot(self, record: SnapshotRecord) -> None:
-        self._rearm(record.clock, record.running, over=record.result is not None)
+    def _on_clock_said(self, record: FeedRecord) -> None:
+        """A move, clock, snapshot, adjournment or new game: the 10 s watch armed anew
+        (firmware.formats.tenseconds, the voice's too), its timer with it."""
+        self._disarm()
+        self.ten.hear(record, 0.0)
+        if self.ten_seconds and self.ten.at is not None:
+            self._cancel = self._schedule(round(self.ten.at * NS), self._ten_seconds)
 
     def close(self) -> None:
         self._disarm()
@@ -156,18 +161,6 @@ class Beeper:
             self._cancel()
             self._cancel = None
 
-    def _rearm(self, clock: Mapping[str, float] | None, running: str | None,
-               over: bool = False) -> None:
-        self._disarm()
-        if not self.ten_seconds or over or clock is None or running not in ("white", "black"):
-            return
-        left = clock.get(running)
-        if left is None:
-            return
-        delay = round(left * NS) - TEN_SECONDS_NS
-        if delay > 0:
-            self._cancel = self._schedule(delay, self._ten_seconds)
-
     def _ten_seconds(self) -> None:
         self._cancel = None
         self._sound("ten-seconds")
@@ -177,9 +170,11 @@ class Beeper:
 _ON_RECORD: dict[type[Any], Callable[..., str | None]] = {
     IrregularityRecord: Beeper._on_irregularity,
     ResultRecord: Beeper._on_result,
-    MoveRecord: Beeper._on_move,
-    ClockRecord: Beeper._on_clock,
-    SnapshotRecord: Beeper._on_snapshot,
+    MoveRecord: Beeper._on_clock_said,
+    ClockRecord: Beeper._on_clock_said,
+    SnapshotRecord: Beeper._on_clock_said,
+    AdjournedRecord: Beeper._on_clock_said,
+    GameRecord: Beeper._on_clock_said,
 }
 
 

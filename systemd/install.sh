@@ -5,6 +5,9 @@
 #   sudo ./systemd/install.sh              install everything, start boardctl.service
 #   sudo ./systemd/install.sh --no-start   install everything, do not start the service
 #   ./systemd/install.sh --dry-run         print the commands it would run, change nothing
+#   sudo ./systemd/install.sh --voice      also espeak-ng and alsa-utils (the spoken game,
+#                                          docs/VOICE.md); added anyway when the config
+#                                          file's [voice] says enabled = true
 #   sudo ./systemd/install.sh --hall-broker=192.168.1.10
 #                                          also the hall mode (docs/HALL.md): the drop-in
 #                                          systemd/hall/hall.conf, opening the network to
@@ -33,7 +36,7 @@ set -eu
 
 VENV=${BOARDCTL_VENV:-/opt/boardctl}
 BIN=/usr/local/bin/boardctl
-CONFIG=/etc/boardctl/config.toml
+CONFIG=${BOARDCTL_CONFIG:-/etc/boardctl/config.toml}
 UNIT=/etc/systemd/system/boardctl.service
 # Blinka's SPI and I2C are Adafruit_PureIO (pure Python, from PyPI): no spidev, no smbus2.
 APT_PACKAGES="python3 python3-venv python3-pip python3-dev gcc"
@@ -42,14 +45,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 start=yes
 dry=no
+voice=no
 hall=""
 for arg in "$@"; do
     case $arg in
         --no-start) start=no ;;
+        --voice) voice=yes ;;
         --dry-run) dry=yes ;;
         --hall-broker=*) hall=${arg#--hall-broker=} ;;
         -h|--help) sed -n '2,/^set -eu$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-        *) echo "install.sh: unknown option $arg (use --no-start, --dry-run," \
+        *) echo "install.sh: unknown option $arg (use --no-start, --dry-run, --voice," \
                 "--hall-broker=ADDRESS)" >&2; exit 2 ;;
     esac
 done
@@ -77,6 +82,14 @@ if [ ! -f "$top/pyproject.toml" ] || [ ! -f "$top/hw/config.example.toml" ]; the
     echo "install.sh: $top is not a boardctl checkout" >&2
     exit 2
 fi
+
+# The spoken game's programs when the config turns the voice on ([voice] enabled = true).
+if [ -f "$CONFIG" ] && awk '/^[[:space:]]*\[/ { s = ($0 ~ /^[[:space:]]*\[voice\][[:space:]]*(#.*)?$/) }
+        s && /^[[:space:]]*enabled[[:space:]]*=[[:space:]]*true/ { f = 1 }
+        END { exit !f }' "$CONFIG"; then
+    voice=yes
+fi
+[ "$voice" = yes ] && APT_PACKAGES="$APT_PACKAGES espeak-ng alsa-utils"
 
 # 1. System packages.
 if command -v apt-get >/dev/null 2>&1; then
@@ -141,7 +154,7 @@ run "$VENV/bin/pip" install --disable-pip-version-check --no-input --use-pep517 
 run ln -sfn "$VENV/bin/boardctl" "$BIN"
 
 # 5. The service's user and group, device access, configuration, unit.
-for group in gpio spi i2c dialout; do
+for group in gpio spi i2c dialout audio; do
     getent group "$group" >/dev/null || run groupadd --system "$group"
 done
 run install -D -m 0644 "$here/boardctl.sysusers" /usr/lib/sysusers.d/boardctl.conf

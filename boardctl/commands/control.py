@@ -113,7 +113,9 @@ def _register_acts(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
                        "place a piece on SQUARE, or press SIDE's clock")
     p.add_argument("act", choices=("lift", "place", "press"))
     p.add_argument("where", metavar="SQUARE|SIDE", help="a square such as c3 (lift, place); "
-                   "white or black (press)")
+                   "white, black or pause (press)")
+    p.add_argument("--hold-ms", type=int, metavar="MS", help="press: hold the button MS ms "
+                   "(on the hand's clock; pause held 2000 opens the menus, docs/MENUS.md)")
     _common(p)
     p.set_defaults(func=run_control, cmd="sim")
 
@@ -150,7 +152,8 @@ def _request_args(args: argparse.Namespace) -> dict[str, Any]:
         return {"result": args.result, "reason": args.reason}
     if cmd == "sim":
         where = "side" if args.act == "press" else "square"
-        return {"type": args.act, where: args.where}
+        held = {"hold_ms": args.hold_ms} if args.hold_ms is not None else {}
+        return {"type": args.act, where: args.where, **held}
     return {}
 
 

@@ -40,8 +40,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
             "Run the board: scan the sensors, referee the game, run the clock, light the LEDs, "
             "send the broadcast feed and journal everything in --state-dir. Started again on "
             "the same state directory after any stop (kill -9 and power cuts included), it "
-            "resumes the game where it stood, clocks paused. Stops on SIGTERM or SIGINT."
-        ),
+            "resumes the game where it stood, clocks paused. Pause held 2 s: the menus on the "
+            "faces (docs/MENUS.md). Stops on SIGTERM or SIGINT."),
     )
     p.add_argument("--sim", action="store_true", help="run on simulated hardware (no Pi needed)")
     p.add_argument("--config", type=Path, help="board configuration (TOML)")
@@ -71,6 +71,21 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     for tag in TAG_OPTIONS:
         p.add_argument(f"--{tag}", help=_TAG_HELP.get(tag, f"PDN {tag.capitalize()} tag of a "
                                                           "new game"))
+    _add_engine(p)
+    _add_training(p)
+    h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
+    h.add_argument("--broker", metavar="URL",
+                   help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
+    h.add_argument("--hall", help="the hall's (event's) short name in the broker's topics")
+    add_login_options(h)
+    h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key: the "
+                   "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
+                   "without it the board takes no control messages ([broker] hall_key_file)")
+    _add_board_extras(p)
+    p.set_defaults(func=run_service)
+
+
+def _add_engine(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("playing the computer (docs/ENGINE.md)")
     g.add_argument("--engine", metavar="ENGINE",
                    help="make the computer a player: builtin or hub:COMMAND (config [engine])")
@@ -82,16 +97,6 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     g.add_argument("--engine-move-time", type=float, metavar="S",
                    help="seconds a move (default: from the engine's clock)")
     _add_analyse(g)
-    _add_training(p)
-    h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
-    h.add_argument("--broker", metavar="URL",
-                   help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
-    h.add_argument("--hall", help="the hall's (event's) short name in the broker's topics")
-    add_login_options(h)
-    h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key: the "
-                   "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
-                   "without it the board takes no control messages ([broker] hall_key_file)")
-    p.set_defaults(func=run_service)
 
 
 def _add_analyse(g: Any) -> None:
@@ -240,15 +245,55 @@ def run_service(args: argparse.Namespace) -> int:
         except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
             print(f"boardctl: error: {exc}", file=sys.stderr)
             return EXIT_NO_GPIO
+    lineup = (_analysis_lineup(args, config, rules) or _training_lineup(args, rules, state_dir)
+              or _engine_lineup(args, config, rules))
+    voice = _open_voice(args, config, rules, lineup)
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      lineup=_analysis_lineup(args, config, rules)
-                      or _training_lineup(args, rules, state_dir)
-                      or _engine_lineup(args, config, rules))
-    _serve(service, hall)
+                      lineup=lineup, sinks=[voice] if voice is not None else None)
+    try:
+        _plug_board_extras(service, voice, args, (setup, lineup), state_dir, hall is not None)
+        _serve(service, hall)
+    finally:
+        if voice is not None:
+            voice.close()
     logger.info("stopped")
     return 0
+
+
+def _add_board_extras(p: argparse.ArgumentParser) -> None:
+    """The options of the parts at the board for a person alone there (issue 40): the
+    spoken game (boardctl.voice)."""
+    from boardctl.voice.settings import add_arguments
+
+    add_arguments(p)
+
+
+def _open_voice(args: argparse.Namespace, config: Any, rules: Any, lineup: Any) -> Any:
+    """The spoken game (boardctl.voice): ``--voice`` over the config's ``[voice]``, started,
+    or None when it is off. The computer's side is said as the computer from the start."""
+    from boardctl.voice import open_voice
+    from boardctl.voice.settings import from_arguments
+
+    settings = from_arguments(args, config.voice)
+    choice = getattr(lineup, "choice", None)
+    roles = {str(getattr(choice.side, "value", choice.side)): "computer"} \
+        if choice is not None and choice.engine else None
+    return open_voice(settings, rules=rules, roles=roles)
+
+
+def _plug_board_extras(service: Any, voice: Any, args: argparse.Namespace,
+                       game: tuple[Any, Any], state_dir: Path, hall: bool) -> None:
+    """The voice's part of ``status``, and the menus on the buttons and faces
+    (boardctl.menu) with the new game's ``setup`` and the computer's ``lineup``."""
+    from boardctl.menu.plug import page_address, plug_menu
+
+    if voice is not None:
+        service.status_extras.append(lambda: {"voice": voice.status()})
+    setup, lineup = game
+    plug_menu(service, setup=setup, lineup=lineup, state_dir=state_dir, hall=hall,
+              address=page_address(args))
 
 
 def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:

@@ -104,7 +104,8 @@ class ControlDesk:
 
     def sim(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """The simulated hand's act (boardctl.service.sensing.SimHand)."""
-        return self.hand.act(args["type"], args.get("square"), args.get("side"))
+        return self.hand.act(args["type"], args.get("square"), args.get("side"),
+                             args.get("hold_ms", 0))
 
     def status(self, at: int) -> dict[str, Any]:
         """The ``status`` answer: the session's own, with the board's and the feed's state."""
@@ -123,6 +124,7 @@ class ControlDesk:
             status["feed_port"] = {"connected": hw.feed.connected, "written": hw.feed.written,
                                    "dropped": hw.feed.dropped}
         status["alarm"] = self.face.alarm
+        status["faces"] = self.face.texts(at)
         self.door.status(status)  # a player not at the board: its part, its LED picture
         for extra in self.status_extras:  # e.g. the broker link's state (boardctl.hall.board)
             status.update(extra())

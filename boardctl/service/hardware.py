@@ -74,12 +74,16 @@ class Hardware:
         if self.sim is not None:
             self.sim.set_pieces(squares)
 
-    def press(self, name: str) -> None:
+    def press(self, name: str, hold_ns: int = 0) -> None:
         """Simulated hardware only: press and release a clock button (its real edge callback
-        stamps the time)."""
+        stamps the time); a button whose release counts (the pause button's hold) is let go
+        ``hold_ns`` after the press on the hand's own clock (``hw.buttons.ClockButtons.hold``)."""
         pin = self.factory.pin(self.button_pins[name])
         pin.drive_low()
         pin.drive_high()
+        hold = getattr(self.buttons, "hold", None)
+        if hold is not None:
+            hold(name, hold_ns)
 
     def close(self) -> None:
         for part in (self.buttons, self.faces, self.leds, self.beeper):

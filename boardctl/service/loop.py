@@ -9,6 +9,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
 from boardctl.service.datapath import DataPath
 from boardctl.service.door import PlayerDoor
@@ -19,7 +20,7 @@ from boardctl.service.outputs import Outbox
 from boardctl.service.sensing import EventMerge
 from boardctl.service.showing import BoardFace
 from firmware.errors import BoardError
-from firmware.formats.events import NS, Event, Pause, Press, Resume, Start
+from firmware.formats.events import NS, Event, Pause, Press, Release, Resume, Start
 from firmware.formats.records import AlarmRecord
 
 logger = logging.getLogger(__name__)
@@ -30,6 +31,20 @@ HOUSEKEEPING_S = 0.02
 #: Longest sleep with nothing pending at all (an idle board before or between games): every
 #: event, control request, alarm and reconnection wakes the thread at once anyway.
 IDLE_S = 1.0
+
+
+class Buttons(Protocol):
+    """What a part that reads the clock's buttons before the clock does (the menus at the
+    board, boardctl.menu) is handed, on the referee's thread, in the events' order."""
+
+    def on_press(self, side: str, at: int) -> bool:
+        """A press at game time ``at``; True: taken (the clock never sees it)."""
+        ...
+
+    def on_release(self, side: str, held: int, at: int) -> bool:
+        """A held button let go ``held`` ns after its press; True: the press it took is
+        the clock's after all (a short press of pause), acted now, at ``at``."""
+        ...
 
 
 def frontier(game: CurrentGame, merge: EventMerge) -> int:
@@ -56,6 +71,8 @@ class RefereeLoop:
         self.notifier = notifier
         self.answer = answer
         self.steps = 0
+        #: The menus at the board (boardctl.menu), or None: presses go to the clock.
+        self.buttons: Buttons | None = None
         self._soon: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()  # hall (13)
         self._reconnected = threading.Event()
         self._alarm_sent: str | None = None
@@ -80,6 +97,14 @@ class RefereeLoop:
         game = self.game
         for event in self.merge.take():
             event = dataclasses.replace(event, at=game.game_time(event.at))
+            if isinstance(event, Release):  # the menus' alone: never journaled
+                if self.buttons is None or not self.buttons.on_release(
+                        event.side, event.held, event.at):
+                    continue
+                event = Press(event.at, event.side)
+            elif isinstance(event, Press) and self.buttons is not None \
+                    and self.buttons.on_press(event.side, event.at):
+                continue
             if isinstance(event, Press):
                 if self.door.on_press(event.side, event.at):  # the player's own button
                     continue

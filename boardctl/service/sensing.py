@@ -29,7 +29,7 @@ from boardctl.service.doorbell import Bell
 from boardctl.service.hardware import Hardware
 from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError
-from firmware.formats.events import Event, Press
+from firmware.formats.events import Event, Press, Release
 from hw import parts
 
 #: How long after its edge a clock button's press may still be on its way to the queue, for
@@ -226,8 +226,10 @@ class Sensing:
 
     @staticmethod
     def _presses(presses: Iterable[Any]) -> list[Event]:
-        """The buttons' presses (hw.buttons.ButtonPress) as the referee's events."""
-        return [Press(p.at, p.name) for p in presses]
+        """The buttons' presses (hw.buttons.ButtonPress) as the referee's events; a held
+        button's release as a ``Release`` (the menus at the board read it, nothing else)."""
+        return [Press(p.at, p.name) if p.held_ns is None else Release(p.at, p.name, p.held_ns)
+                for p in presses]
 
     def _pressed(self) -> None:
         """A button's edge callback queued a press (on the pin backend's thread)."""
@@ -331,20 +333,24 @@ class SimHand:
         self.sensing = sensing
         self.clock = clock
 
-    def act(self, kind: str, square: str | None = None, side: str | None = None) -> dict[str, Any]:
-        """One act; BoardError (nothing done) for a real board or an act that cannot be."""
+    def act(self, kind: str, square: str | None = None, side: str | None = None,
+            hold_ms: int = 0) -> dict[str, Any]:
+        """One act; BoardError (nothing done) for a real board or an act that cannot be. A
+        press is held ``hold_ms`` on the hand's clock (the pause button's hold opens the
+        menus: the release says how long, no time is waited)."""
         hands = self.hw.sim
         if hands is None:
             raise BoardError("sim: this board is not simulated (the simulated hand works on "
                              "`boardctl run --sim` only)")
         if kind == "press":
             if side is None:
-                raise BoardError("sim: a press needs 'side' (white or black)")
+                raise BoardError("sim: a press needs 'side' (white, black or pause)")
             if side not in self.hw.button_pins:
                 raise BoardError(f"sim: this board has no {side} clock button")
             now = self.clock()
-            self.hw.press(side)
-            return {"sim": kind, "side": side, "t": self._t(now)}
+            self.hw.press(side, hold_ms * 1_000_000)
+            done = {"sim": kind, "side": side, "t": self._t(now)}
+            return {**done, "hold_ms": hold_ms} if hold_ms else done
         if kind not in ("lift", "place"):
             raise BoardError(f"sim: {kind!r} is not an act (lift, place or press)")
         if square is None:

@@ -42,6 +42,9 @@ class BoardFace:
         self.alarm: str | None = None
         #: What the faces show instead of the clock until it starts (a round's pairing).
         self.note: tuple[str, str] | None = None
+        #: What the faces show over everything but the alarm while it is set (the menus at
+        #: the board, boardctl.menu: White's face then Black's), clock or none.
+        self.overlay: tuple[str, str] | None = None
         #: The LED picture last shown, and the session it was that of.
         self._leds: dict[str, str] | None = None
         self._leds_of: object = None
@@ -77,12 +80,13 @@ class BoardFace:
             picture = {**self.door.leds(now), **picture}  # the referee's marks win
         if self.note is not None and session.clock is not None and session.clock.started:
             self.note = None  # a round's pairing shows until the game's clock starts
+        note = self.overlay if self.overlay is not None else self.note
         changed = picture != self._leds or self._leds_of is not session
         if changed:
             self._leds_of = session
         move = self.door.face_move()
         if self.display is not None:  # threaded: the display thread writes them
-            self.display.note = self.note
+            self.display.note = note
             self.display.move = move
             if changed:
                 self.display.show(picture)
@@ -94,42 +98,62 @@ class BoardFace:
             except BoardError as exc:
                 logger.warning(f"LEDs: {exc}")
             self._leds = dict(picture)
-        told = session.clock is not None or (move is not None and move.other is not None)
+        told = session.clock is not None or note is not None or (
+            move is not None and move.other is not None)
         if self.hw.faces is not None and told and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
-                update_faces(self.hw.faces, session.clock, at, self.alarm, self.note, move)
+                update_faces(self.hw.faces, session.clock, at, self.alarm, note, move)
             except BoardError as exc:
                 logger.warning(f"clock faces: {exc}")
+
+    def texts(self, at: int) -> dict[str, str]:
+        """What the two faces show at game time ``at`` (``status``'s ``faces``): the text a
+        4-digit face prints, its points and colon included; "" where nothing is shown (a
+        game without a clock)."""
+        session = self.game.the_session
+        note = self.overlay if self.overlay is not None else self.note
+        move = self.door.face_move()
+        if session.clock is None and note is None and (move is None or move.other is None):
+            return {"white": "", "black": ""}
+        shown = faces_at(session.clock, at, self.alarm, note, move)
+        return {side.value: face.text for side, face in shown.items()}
 
 
 #: What the faces show, every other second, while the journal has an alarm.
 ALARM_FACE = "Err "
 
 
-def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
-                 note: tuple[str, str] | None = None, move: Any = None) -> None:
-    """The clock faces at game time ``at``; with an alarm, every other second ``Err`` on both
-    (blinking) in turn with the times, which keep counting; with a ``note`` (a round's
-    pairing, White's face then Black's) and no alarm, the note instead of the times; with a
-    ``move`` (an engine's, ``firmware.clock.face.MoveOnFaces``) it with the times."""
-    from firmware.clock.face import FaceText, clockless_view, move_face_view
+def faces_at(game_clock: Any, at: int, alarm: str | None,
+             note: tuple[str, str] | None = None, move: Any = None) -> dict[Any, Any]:
+    """What each face shows at game time ``at`` (``firmware.clock.face.FaceText`` by side);
+    with an alarm, every other second ``Err`` on both (blinking) in turn with the times,
+    which keep counting; with a ``note`` (a round's pairing, the menus at the board: White's
+    face then Black's) and no alarm, the note instead of the times; with a ``move`` (an
+    engine's, ``firmware.clock.face.MoveOnFaces``) it with the times."""
+    from firmware.clock.face import FaceText, clockless_view, face_view, move_face_view
     from firmware.rules.sets import Side
 
+    sides = (Side.WHITE, Side.BLACK)
     if alarm is not None and (at // 1_000_000_000) % 2 == 1:
-        for side in (Side.WHITE, Side.BLACK):
-            faces.show(side, FaceText(ALARM_FACE, blink=True))
-        return
-    if note is not None and alarm is None:
-        faces.show(Side.WHITE, FaceText(note[0]))
-        faces.show(Side.BLACK, FaceText(note[1]))
-        return
+        return dict.fromkeys(sides, FaceText(ALARM_FACE, blink=True))
+    if note is not None and (alarm is None or game_clock is None):
+        return {Side.WHITE: FaceText(note[0]), Side.BLACK: FaceText(note[1])}
     if move is not None:
-        for side in (Side.WHITE, Side.BLACK):
-            faces.show(side, clockless_view(side, move) if move.other is not None
-                       else move_face_view(game_clock, side, at, move))
+        return {side: clockless_view(side, move) if move.other is not None
+                else move_face_view(game_clock, side, at, move) for side in sides}
+    return {side: face_view(game_clock, side, at) for side in sides}
+
+
+def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
+                 note: tuple[str, str] | None = None, move: Any = None) -> None:
+    """The clock faces at game time ``at`` (:func:`faces_at`); the times themselves through
+    the faces' own ``update`` (which may hold a notice up first)."""
+    if alarm is None and note is None and move is None:
+        faces.update(game_clock, at)
         return
-    faces.update(game_clock, at)
+    for side, face in faces_at(game_clock, at, alarm, note, move).items():
+        faces.show(side, face)
 
 
 class Display:
@@ -234,7 +258,8 @@ class Display:
                 except Exception as exc:
                     logger.warning(f"LEDs: {exc}")
             move = self.move
-            told = game_clock is not None or (move is not None and move.other is not None)
+            told = game_clock is not None or self.note is not None or (
+                move is not None and move.other is not None)
             if told and self.hw.faces is not None:
                 try:
                     update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm,

@@ -41,6 +41,7 @@ def apply_status(view: BoardView, status: Mapping[str, Any], now: float) -> list
     leds = status.get("leds")
     view.leds = {str(k): str(v) for k, v in leds.items()} if isinstance(leds, Mapping) else {}
     said += _notices(view, status)
+    said += _menu(view, status)
     if _drawn(view) != before:
         view.version += 1
     return said
@@ -193,8 +194,25 @@ def _warnings(status: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _menu(view: BoardView, status: Mapping[str, Any]) -> list[str]:
+    """The menus at the board (boardctl.menu): open, their faces, the value being chosen."""
+    menu, faces = status.get("menu"), status.get("faces")
+    shown = None
+    if isinstance(menu, Mapping) and menu.get("open") and isinstance(faces, Mapping):
+        shown = (str(faces.get("white", ""))[:12], str(faces.get("black", ""))[:12])
+    if shown == view.menu_faces:
+        return []
+    view.menu_faces = shown
+    if shown is None:
+        return ["menu closed"]
+    assert isinstance(menu, Mapping)
+    choosing = menu.get("choosing")
+    item = str(menu.get("item"))[:40] + (f", choosing {str(choosing)[:40]}" if choosing else "")
+    return [f"menu: {item} (faces {shown[0]!r} {shown[1]!r})"]
+
+
 def _drawn(view: BoardView) -> tuple[Any, ...]:
     return (view.fen, len(view.moves), view.running, tuple(sorted(view.leds.items())),
             view.irregularity, view.result, view.alarm, tuple(view.warnings), view.adjourned,
             view.board, view.time_control, view.engine_move, view.engine_error,
-            view.engine_hint, view.analysis)
+            view.engine_hint, view.analysis, view.menu_faces)

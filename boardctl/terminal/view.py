@@ -153,6 +153,9 @@ class BoardView:
     #: and the hint it gave the person, in words.
     engine_error: str | None = None
     engine_hint: str | None = None
+    #: What the clock's faces show while the menus at the board are open (``status``'s
+    #: ``faces`` and ``menu``: White's face, Black's), instead of the times; None: closed.
+    menu_faces: tuple[str, str] | None = None
     #: The engine's analysis of the position on the board (``run --analyse``), in words.
     analysis: str | None = None
     #: Bumped on every change a screen draws (the clocks' ticking aside).
@@ -161,7 +164,10 @@ class BoardView:
     # -- the clocks -----------------------------------------------------------------------
 
     def faces(self, now: float) -> dict[str, str]:
-        """Both faces at monotonic second ``now``: the running side's counts from the reading."""
+        """Both faces at monotonic second ``now``: the running side's counts from the reading;
+        the menus' faces while they are open."""
+        if self.menu_faces is not None:
+            return dict(zip(SIDES, self.menu_faces, strict=True))
         if self.clock is None:
             return {side: "-" for side in SIDES}
         out = {}

@@ -4,7 +4,8 @@ language, never delaying the board (docs/VOICE.md).
 - :class:`Voice` (``voice``): what the service holds: ``say(record)`` / ``send(line)``,
   ``close()``, ``status()``; :func:`open_voice` builds one from :class:`VoiceSettings`.
 - ``narrator``: records -> utterances (``sentences``: the sentences, ``reading``: a move read
-  out, ``track``: the game's picture, ``tenseconds``: the 10 s warning).
+  out, ``track``: the game's picture; the 10 s warning is ``firmware.formats.tenseconds``,
+  the buzzer's too).
 - ``words`` and ``lang/*.toml``: one table a language.
 - ``speaker`` (the thread and the WAV files), ``espeak`` (the process), ``utterances`` (the
   bounded queue).

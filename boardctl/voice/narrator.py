@@ -14,8 +14,11 @@ language (docs/VOICE.md has the whole list).
 - 10 s left on a running clock (not the computer's): :meth:`Narrator.due`.
 
 Everything else (``header``, ``snapshot`` of a game under way, ``alarm``, ...) only keeps the
-narrator's picture of the game. A record that does not read as its type says is left unsaid
-and named once in the log; nothing here raises for what a record holds.
+narrator's picture of the game. Records are the typed ones of ``firmware.formats.records``,
+read once by the feed's one reader (``firmware.formats.reader``; an object handed over as a
+dict is read by it too) and dispatched by class. A record the reader refuses, or whose
+squares name none of this board's, is left unsaid and named once in the log; nothing here
+raises for what a record holds.
 """
 
 from __future__ import annotations
@@ -26,10 +29,26 @@ from typing import Any
 
 from boardctl.voice import sentences
 from boardctl.voice.reading import SpokenMove, from_route, from_text
-from boardctl.voice.tenseconds import SIDES, TenSeconds
 from boardctl.voice.track import GameTrack
 from boardctl.voice.utterances import Utterance
 from boardctl.voice.words import Words
+from firmware.formats.reader import Refusal, dispatch, read_record
+from firmware.formats.records import (
+    ClearedRecord,
+    ClockRecord,
+    EngineMoveRecord,
+    FeedRecord,
+    GameRecord,
+    HeaderRecord,
+    IrregularityRecord,
+    MoveRecord,
+    PositionRecord,
+    RemoteMoveRecord,
+    ResultRecord,
+    SnapshotRecord,
+    TakeBackRecord,
+)
+from firmware.formats.tenseconds import SIDES, TenSeconds
 from firmware.limits import clip
 from firmware.rules.sets import RuleSet
 
@@ -43,7 +62,7 @@ AFTER_NEW_GAME = AFTER_TAKEBACK | {"result", "pause", "resume", "takeback", "fla
 
 
 class Unreadable(ValueError):
-    """A record's field is missing or not what its type says."""
+    """A record read, but naming nothing the voice can say (squares of no board)."""
 
 
 class Narrator:
@@ -60,30 +79,32 @@ class Narrator:
         self._told: tuple[int, str] | None = None  # (ply, side) of the move told to carry out
         self._irregularity: str | None = None  # the irregularity last said
         self._fresh_game = False
+        self._game: str | None = None  # the game id of the record being heard
         self._unread: set[str] = set()
-        self._handlers: dict[str, Callable[[Mapping[str, Any]], list[Utterance]]] = {
-            "header": self._header, "game": self._game, "snapshot": self._snapshot,
-            "move": self._move, "engine-move": self._instruct, "remote-move": self._instruct,
-            "irregularity": self._irregularity_said, "cleared": self._cleared,
-            "position": self._position, "result": self._result, "clock": self._clock,
-            "takeback": self._takeback,
-        }
 
-    def hear(self, record: Mapping[str, Any], now: float) -> list[Utterance]:
-        """What to say about one feed record (often nothing); ``now`` arms the 10 s watch."""
-        if not isinstance(record, Mapping):
-            self._unreadable("?", f"a record is {type(record).__name__}, not an object")
+    def hear(self, record: FeedRecord | Mapping[str, Any], now: float,
+             game: str | None = None) -> list[Utterance]:
+        """What to say about one feed record (often nothing); ``now`` arms the 10 s watch;
+        ``game``: the game id of its line. An object (a dict) is read by the feed's reader
+        first (its ``game`` member the game id)."""
+        if isinstance(record, Mapping):
+            member = record.get("game")
+            game = member if isinstance(member, str) else game
+            read = read_record(record)
+            if isinstance(read, Refusal):
+                self.refused(str(read))
+                return []
+            record = read
+        elif not hasattr(record, "type"):
+            self.refused(f"a record is {type(record).__name__}, not an object")
             return []
-        kind = record.get("type")
-        handler = self._handlers.get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            return []
+        self._game = game
         try:
-            said = handler(record)
-            self.ten.hear(record, now)
+            said = dispatch(record, _HEARD, self) or []
         except Unreadable as exc:
-            self._unreadable(str(kind), str(exc))
+            self.refused(f"{record.type} refused: {exc}")
             return []
+        self.ten.hear(record, now)
         return said
 
     def due(self, now: float) -> Utterance | None:
@@ -96,43 +117,40 @@ class Narrator:
 
     # -- the game's picture -------------------------------------------------------------
 
-    def _header(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        self.track.set_rules(rec.get("rules"))
+    def _header(self, rec: HeaderRecord) -> list[Utterance]:
+        self.track.set_rules(rec.rules)
         return []
 
-    def _game(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        self.track.set_rules(rec.get("rules"))
-        if self.track.new_game(rec.get("game")):
+    def _new_game(self, rec: GameRecord) -> list[Utterance]:
+        self.track.set_rules(rec.rules)
+        if self.track.new_game(rec.game or self._game):
             self._fresh_game = True
             self._told = self._irregularity = None
-        self.track.start_at(rec.get("fen"))
+        self.track.start_at(rec.fen)
         return []
 
-    def _snapshot(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        self.track.set_rules(rec.get("rules"))
-        moves = rec.get("moves")
-        moves = moves if isinstance(moves, list) else []
-        last = moves[-1] if moves and isinstance(moves[-1], Mapping) else {}
-        ply = last.get("ply", 0)
-        self.track.start_at(rec.get("fen"), ply if isinstance(ply, int) else 0)
+    def _snapshot(self, rec: SnapshotRecord) -> list[Utterance]:
+        self.track.set_rules(rec.rules)
+        moves = rec.moves or ()
+        self.track.start_at(rec.fen, moves[-1].ply if moves else 0)
         fresh, self._fresh_game = self._fresh_game, False
-        if not fresh or moves or rec.get("result"):
+        if not fresh or moves or rec.result:
             return []
         rules = self.words.text(f"rules.{self.track.rules.name}")
         return [Utterance(self.words.text("game.new", rules=rules), "game",
                           replaces=AFTER_NEW_GAME)]
 
-    def _position(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        self.track.start_at(_text(rec, "fen", 400))
+    def _position(self, rec: PositionRecord) -> list[Utterance]:
+        self.track.start_at(rec.fen)
         self._irregularity = None
         return []
 
     # -- moves ----------------------------------------------------------------------------
 
-    def _move(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        ply, side, text = _ply(rec), _side(rec), _text(rec, "move")
-        spoken = from_text(self.track.rules, self.track.position(), text)
-        self.track.after(ply, rec.get("fen"))
+    def _move(self, rec: MoveRecord) -> list[Utterance]:
+        ply, side = rec.ply, rec.side
+        spoken = from_text(self.track.rules, self.track.position(), rec.move)
+        self.track.after(ply, rec.fen)
         self._irregularity = None
         told, self._told = self._told, None
         if told == (ply, side) or spoken is None:
@@ -141,15 +159,15 @@ class Narrator:
                                move=self._move_words(spoken))
         return [Utterance(said, "move", replaces=AFTER_MOVE)]
 
-    def _instruct(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        kind = str(rec["type"])
-        role = "computer" if kind == "engine-move" else "opponent"
-        ply, side = _ply(rec), _side(rec)
+    def _instruct(self, rec: EngineMoveRecord | RemoteMoveRecord) -> list[Utterance]:
+        kind = rec.type
+        role = "computer" if isinstance(rec, EngineMoveRecord) else "opponent"
+        ply, side = rec.ply, rec.side
         self.roles[side] = role
-        spoken = from_route(self.track.rules, self.track.position(), _squares(rec, "route"),
-                            _squares(rec, "captured"))
+        spoken = from_route(self.track.rules, self.track.position(), list(rec.route),
+                            list(rec.captured))
         if spoken is None:
-            spoken = from_text(self.track.rules, None, _text(rec, "move"))
+            spoken = from_text(self.track.rules, None, rec.move)
         if spoken is None:
             raise Unreadable("its route and move name no squares of this board")
         self._told = (ply, side)
@@ -168,9 +186,9 @@ class Narrator:
 
     # -- the board, the clock, the end ----------------------------------------------------
 
-    def _irregularity_said(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        kind = _text(rec, "kind", 40)
-        leds = _leds(rec)
+    def _irregularity_said(self, rec: IrregularityRecord) -> list[Utterance]:
+        kind = rec.kind
+        leds = {k: v for k, v in (rec.leds or {}).items() if len(k) <= 4}
         words = self.words
         parts = [words.text(f"irregularity.{kind}")] if words.has(f"irregularity.{kind}") else []
         parts += sentences.led_sentences(words, self.track.rules, leds)
@@ -181,17 +199,17 @@ class Narrator:
         return [Utterance(text, "irregularity", essential=True,
                           replaces=frozenset({"irregularity", "cleared"}))]
 
-    def _cleared(self, rec: Mapping[str, Any]) -> list[Utterance]:
+    def _cleared(self, rec: ClearedRecord) -> list[Utterance]:
         if self._irregularity is None:
             return []
         self._irregularity = None
         return [Utterance(self.words.text("game.cleared"), "cleared",
                           replaces=frozenset({"irregularity"}), retracts=True)]
 
-    def _result(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        result, reason = _text(rec, "result", 20), _text(rec, "reason", 400, default="")
-        side = rec.get("side")
-        flag = (str(side) if side in SIDES and rec.get("at") is not None
+    def _result(self, rec: ResultRecord) -> list[Utterance]:
+        result, reason = rec.result, rec.reason or ""
+        side = rec.flag_side
+        flag = (side if side in SIDES and rec.flag_at is not None
                 and reason.startswith("time forfeit") else None)
         said = sentences.result_sentences(self.words, result, reason, flag)
         if not said:
@@ -199,60 +217,33 @@ class Narrator:
         return [Utterance(self.words.sentences(said), "flag" if flag else "result",
                           essential=True, replaces=frozenset({"ten-seconds", "pause", "resume"}))]
 
-    def _clock(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        event = rec.get("event")
+    def _clock(self, rec: ClockRecord) -> list[Utterance]:
+        event = rec.event
         if event not in ("pause", "resume"):
             return []
-        return [Utterance(self.words.text(f"clock.{event}"), str(event),
+        return [Utterance(self.words.text(f"clock.{event}"), event,
                           replaces=frozenset({"pause", "resume"}))]
 
-    def _takeback(self, rec: Mapping[str, Any]) -> list[Utterance]:
-        self.track.take_back(_ply(rec))
+    def _takeback(self, rec: TakeBackRecord) -> list[Utterance]:
+        self.track.take_back(rec.ply)
         self._told = self._irregularity = None
         return [Utterance(self.words.text("game.takeback"), "takeback",
                           replaces=AFTER_TAKEBACK)]
 
-    def _unreadable(self, kind: str, why: str) -> None:
+    def refused(self, why: str) -> None:
+        """A record the reader refused (or one naming nothing sayable): named once a type."""
+        kind = why.split(" ", 1)[0]
         if kind not in self._unread and len(self._unread) < 64:
             self._unread.add(kind)
-            logger.warning(f"voice: a {clip(kind, 40)!r} record left unsaid: {clip(why, 200)} "
-                           "(said once)")
+            logger.warning(f"voice: a record left unsaid: {clip(why, 200)} (said once)")
 
 
-# -- a record's fields, checked -----------------------------------------------------------
-
-def _text(rec: Mapping[str, Any], key: str, limit: int = 200, default: str | None = None) -> str:
-    value = rec.get(key, default)
-    if not isinstance(value, str) or len(value) > limit:
-        raise Unreadable(f"{key!r} is not a text of at most {limit} characters")
-    return value
-
-
-def _side(rec: Mapping[str, Any]) -> str:
-    side = rec.get("side")
-    if side not in SIDES:
-        raise Unreadable("'side' is not white or black")
-    return str(side)
-
-
-def _ply(rec: Mapping[str, Any]) -> int:
-    ply = rec.get("ply")
-    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= 100_000:
-        raise Unreadable("'ply' is not a ply number")
-    return ply
-
-
-def _squares(rec: Mapping[str, Any], key: str) -> list[str]:
-    value = rec.get(key, [])
-    if not isinstance(value, list) or len(value) > 64 or not all(isinstance(s, str)
-                                                                 for s in value):
-        raise Unreadable(f"{key!r} is not a list of squares")
-    return value
-
-
-def _leds(rec: Mapping[str, Any]) -> dict[str, str]:
-    leds = rec.get("leds", {})
-    if not isinstance(leds, Mapping) or len(leds) > 100:
-        raise Unreadable("'leds' is not an object of squares")
-    return {k: v for k, v in leds.items()
-            if isinstance(k, str) and len(k) <= 4 and isinstance(v, str)}
+#: What the narrator does with each record (firmware.formats.reader.dispatch).
+_HEARD: dict[type[Any], Callable[..., list[Utterance]]] = {
+    HeaderRecord: Narrator._header, GameRecord: Narrator._new_game,
+    SnapshotRecord: Narrator._snapshot, PositionRecord: Narrator._position,
+    MoveRecord: Narrator._move, EngineMoveRecord: Narrator._instruct,
+    RemoteMoveRecord: Narrator._instruct, IrregularityRecord: Narrator._irregularity_said,
+    ClearedRecord: Narrator._cleared, ResultRecord: Narrator._result,
+    ClockRecord: Narrator._clock, TakeBackRecord: Narrator._takeback,
+}

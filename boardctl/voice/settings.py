@@ -15,9 +15,10 @@
     queue = 8              # utterances waiting at most (1-100)
     max_seconds = 30       # an utterance longer is cut (1-600)
 
-The section is checked as ``hw.config`` checks its own (its reader, its one-line errors
-naming the key). ``hw.config.parse_config`` does not know ``[voice]`` yet: the service's
-integration hands the section's table to :func:`from_table` (or moves this reader there).
+The section is checked as ``hw.config`` checks its own (its table reader, its one-line errors
+naming the key): ``boardctl.settings.parse_settings`` (the service's settings) hands the
+section's table to :func:`from_table`; ``boardctl run`` lays the options over it
+(:func:`from_arguments`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from boardctl.voice.narrator import Narrator
 from boardctl.voice.settings import VoiceSettings
 from boardctl.voice.speaker import Speaker
 from boardctl.voice.words import load
-from firmware.formats.feed import decode_line
+from firmware.formats.reader import FeedLine, Refusal, read_line
 from firmware.limits import clip
 from firmware.rules.sets import RuleSet
 
@@ -151,13 +151,20 @@ class Voice:
             return None
 
     def _hear(self, item: Mapping[str, Any] | str, at: float) -> None:
+        """One record: a feed line read once by the feed's reader (a damaged or foreign line
+        counted in ``damaged``), or an object, which the narrator reads the same way."""
         if isinstance(item, str):
-            record = decode_line(item)
-            if record is None:
+            line = read_line(item)
+            if not isinstance(line, FeedLine):
                 self.damaged += 1
                 return
-            item = record
-        for utterance in self.narrator.hear(item, at):
+            if isinstance(line.record, Refusal):
+                self.narrator.refused(str(line.record))
+                return
+            said = self.narrator.hear(line.record, at, line.game)
+        else:
+            said = self.narrator.hear(item, at)
+        for utterance in said:
             self.speaker.put(utterance)
 
     def _fault(self, exc: Exception) -> None:

@@ -92,6 +92,20 @@ class Press(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Release(Event):
+    """A held button let go, ``held`` ns after its press: what the menus at the board read
+    (a hold of the pause button, boardctl.menu). Never journaled, never in a log: the
+    referee's loop hands it to the menus and nothing else sees it."""
+
+    side: str = "pause"
+    held: int = 0
+    type: ClassVar[str] = "release"
+
+    def fields(self) -> dict[str, Any]:
+        return {"side": self.side, "held": self.held}
+
+
+@dataclass(frozen=True, slots=True)
 class Pause(Event):
     """The arbiter stops the clocks."""
 

@@ -10,7 +10,7 @@ from gpiozero.pins.mock import MockFactory
 from firmware.clock.gameclock import GameClock
 from firmware.errors import HardwareError
 from firmware.rules.sets import Side
-from hw.buttons import ButtonPress, ClockButtons, StampedButton
+from hw.buttons import ButtonPress, ClockButtons, PolledButtons, StampedButton
 
 MS = 1_000_000
 S = 1_000_000_000
@@ -207,3 +207,44 @@ def test_the_merge_waits_the_buttons_grace(kernel_stamps: bool, grace: int) -> N
     matrix.close()
     with PolledButtons({"white": 14, "black": 15}, pin_factory=factory, start=False) as polled:
         assert polled.grace_ns == EDGE_GRACE_NS
+
+
+def test_the_pause_buttons_release_is_reported_with_its_hold(mock_factory: MockFactory) -> None:
+    """The pause button's release (a hold opens the menus at the board): reported once, with
+    how long it was held from its first edge; its bounce on pressing is no release; the
+    players' buttons report presses only. The same from the polled buttons."""
+    clock = FakeClock(S)
+    buttons = _buttons(mock_factory, clock)
+    pin = mock_factory.pin(25)
+    pin.drive_low()  # pressed at 1 s, bouncing for 2 ms
+    clock.now = S + MS
+    pin.drive_high()
+    clock.now = S + 2 * MS
+    pin.drive_low()
+    clock.now = 3 * S + 500 * MS  # let go 2.5 s after the first edge
+    pin.drive_high()
+    assert buttons.poll() == [ButtonPress("pause", S), ButtonPress("pause", 3 * S + 500 * MS,
+                                                                  2 * S + 500 * MS)]
+    white = mock_factory.pin(14)
+    clock.now = 5 * S
+    white.drive_low()
+    clock.now = 8 * S
+    white.drive_high()
+    assert buttons.poll() == [ButtonPress("white", 5 * S)]
+    clock.now = 9 * S
+    pin.drive_low()
+    buttons.hold("pause", 2 * S)  # the simulated hand's hold: on its own clock
+    pin.drive_high()
+    assert buttons.poll() == [ButtonPress("pause", 9 * S), ButtonPress("pause", 9 * S + 1,
+                                                                      2 * S)]
+    buttons.close()
+    polled = PolledButtons({"white": 14, "black": 15, "pause": 25}, clock=clock,
+                           pin_factory=mock_factory, start=False)
+    clock.now = 10 * S
+    pin.drive_low()
+    polled.sample()
+    clock.now = 12 * S
+    pin.drive_high()
+    polled.sample()
+    assert polled.poll() == [ButtonPress("pause", 10 * S), ButtonPress("pause", 12 * S, 2 * S)]
+    polled.close()

@@ -10,11 +10,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.hand_helpers import ask, wait
 from support.service_helpers import VirtualClock, sim_service
 
 from boardctl.service.control import ControlError, request
@@ -113,7 +113,11 @@ def test_sim_acts_are_stamped_when_asked_and_refused_when_impossible(tmp_path: P
             answer = service.command(req)
             assert not answer["ok"] and error in answer["error"], (req, answer)
         bad: list[dict[str, object]] = [{"cmd": "sim", "type": "kick", "square": "c3"},
-                                        {"cmd": "sim", "type": "press", "side": "pause"},
+                                        {"cmd": "sim", "type": "press", "side": "red"},
+                                        {"cmd": "sim", "type": "press", "side": "pause",
+                                         "hold_ms": -1},
+                                        {"cmd": "sim", "type": "press", "side": "pause",
+                                         "hold_ms": True},
                                         {"cmd": "sim", "type": "press"},
                                         {"cmd": "sim", "type": "lift", "square": 33}]
         for one in bad:
@@ -175,24 +179,3 @@ def test_a_whole_game_through_sim_over_the_control_socket(tmp_path: Path) -> Non
 def boardctl(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "boardctl", *args], capture_output=True,
                           text=True, timeout=60)
-
-
-def ask(sock: Path, cmd: str) -> dict[str, Any]:
-    """The first answer of a service still starting (waiting for a process, not timing)."""
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            return request(sock, cmd, timeout=2.0)
-        except ControlError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
-
-
-def wait(predicate: Any, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return False

@@ -95,7 +95,7 @@ def test_unit_waits_for_no_chip_number_and_sets_lg_wd() -> None:
 #: CONFIG_I2C_CHARDEV, CONFIG_USB_SERIAL, CONFIG_USB_ACM =m): spidev.c registers "spi",
 #: i2c-dev.c "i2c", usb-serial.c's tty driver "ttyUSB", cdc-acm.c "ttyACM".
 MODULE_OF_GROUP = {"spi": "spidev", "i2c": "i2c_dev", "ttyUSB": "usbserial",
-                   "ttyACM": "cdc_acm"}
+                   "ttyACM": "cdc_acm", "alsa": "snd"}
 #: Built into those kernels (=y): gpiolib, the 8250 mini UART, the PL011 UART.
 BUILT_IN_GROUPS = {"gpiochip", "ttyS", "ttyAMA"}
 
@@ -131,7 +131,7 @@ def test_user_and_groups_agree() -> None:
     assert _unit_values("User") == ["boardctl"] and _unit_values("Group") == ["boardctl"]
     script = INSTALL.read_text()
     assert re.search(r"for group in " + " ".join(sorted(members, key=["gpio", "spi", "i2c",
-                                                                      "dialout"].index)),
+                                                                      "dialout", "audio"].index)),
                      script)
     assert "useradd" not in script  # the one definition of the user is boardctl.sysusers
 
@@ -267,3 +267,28 @@ def test_install_plan_on_a_pi_builds_lgpio_where_pypi_has_no_wheel(tmp_path: Pat
                            text=True, timeout=60, env=dict(os.environ, PATH=os.environ["PATH"]))
     if os.uname().machine not in ("aarch64", "armv7l"):
         assert "PYPI=1" not in plain.stdout
+
+
+@pytest.mark.parametrize(("config", "flag", "voice"), [
+    ("[voice]\nenabled = true  # speak\nlang = \"et\"\n", None, True),
+    ("[voice]\nenabled = false\n[engine]\nenabled = true\n", None, False),
+    ("# [voice]\n# enabled = true\n", None, False),
+    ("", "--voice", True),
+])
+def test_install_adds_espeak_ng_and_alsa_utils_when_the_voice_is_on(
+        tmp_path: Path, config: str, flag: str | None, voice: bool) -> None:
+    """The spoken game (docs/VOICE.md): espeak-ng and alsa-utils from apt when the config's
+    [voice] turns it on (or --voice), not otherwise; the unit lets the user reach ALSA."""
+    if not shutil.which("apt-get"):
+        pytest.fail("apt-get is missing: the plan's apt step cannot be checked")
+    path = tmp_path / "config.toml"
+    path.write_text(config)
+    args = ["sh", str(INSTALL), "--dry-run", "--no-start"] + ([flag] if flag else [])
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, BOARDCTL_CONFIG=str(path),
+                                   BOARDCTL_VENV=str(tmp_path / "venv")))
+    assert proc.returncode == 0, proc.stderr
+    apt = [line for line in proc.stdout.splitlines() if line.startswith("+ apt-get install")]
+    assert apt and all(("espeak-ng alsa-utils" in line) == voice for line in apt), apt
+    assert "char-alsa rw" in _unit_values("DeviceAllow")
+    assert "audio" in _unit_values("SupplementaryGroups")[0].split()

@@ -148,7 +148,7 @@ def test_boardctl_run_puzzles_over_the_control_socket(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from test_sim_hand import ask, wait
+    from support.hand_helpers import ask, wait
 
     from boardctl.service.control import request
 

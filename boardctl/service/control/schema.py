@@ -26,6 +26,9 @@ MAX_REQUEST = 64 * 1024
 SIDES = ("white", "black")
 #: The simulated hand's acts (the ``sim`` command).
 SIM_ACTS = ("lift", "place", "press")
+#: The buttons the simulated hand presses, and its longest hold.
+BUTTONS = ("white", "black", "pause")
+MAX_HOLD_MS = 60_000
 
 
 class ControlError(BoardError, RuntimeError):
@@ -116,11 +119,14 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
     "offer-draw": {},
     # The simulated hand (`boardctl run --sim` only; refused on real hardware): a lift or a
     # place needs "square", a press "side", each as if the sensors or buttons saw it when
-    # the request arrived.
+    # the request arrived; a press may be held (the pause button's hold opens the menus).
     "sim": {
         "type": (lambda v: v if v in SIM_ACTS else None, True, "lift, place or press"),
         "square": (_text, False, "an algebraic square name such as c3"),
-        "side": (_side, False, "white or black"),
+        "side": (lambda v: v if v in BUTTONS else None, False, "white, black or pause"),
+        "hold_ms": (lambda v: v if isinstance(v, int) and not isinstance(v, bool)
+                    and 0 <= v <= MAX_HOLD_MS else None, False,
+                    f"a whole number of ms from 0 to {MAX_HOLD_MS}"),
     },
 }
 

@@ -1,0 +1,87 @@
+"""The menus plugged into a running service (``boardctl run``): the game in play as they see
+it, the choices kept or the board's own settings, the new game asked for through the control
+path (the same ``new`` as the control socket's: boardctl.service.arbiter, the engine chosen
+per game by its lineup), on a thread of its own so the referee never waits for an engine to
+start."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from boardctl.menu.choices import FILE, MenuChoices, read_choices
+from boardctl.menu.menu import Menu
+from firmware.engine.levels import find_level
+
+logger = logging.getLogger(__name__)
+
+
+class GameInPlay:
+    """The game in play (``boardctl.service.games.CurrentGame``) as the menus ask of it."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+
+    def under_way(self) -> bool:
+        session = self.game.session
+        if session is None or session.result is not None:
+            return False
+        clock = session.clock
+        return bool(session.moves) or (clock is not None and clock.started)
+
+    def running(self) -> bool:
+        session = self.game.session
+        clock = None if session is None else session.clock
+        return clock is not None and clock.running is not None and session.result is None
+
+
+def board_choices(setup: Any, lineup: Any) -> MenuChoices:
+    """The board's own settings as the menus' choices: the new game's rule set and time
+    control, the computer's side and level (its lineup's choice), when nothing is kept."""
+    choice = getattr(lineup, "choice", None)
+    if choice is None:
+        return MenuChoices(rules=setup.rules, time_control=setup.time_control)
+    computer = choice.side.value if choice.engine is not None else "off"
+    return MenuChoices(rules=setup.rules, time_control=setup.time_control, computer=computer,
+                       level=str(find_level(choice.level).number))
+
+
+def plug_menu(service: Any, *, setup: Any, lineup: Any, state_dir: Path, hall: bool,
+              address: Callable[[], str | None]) -> Menu:
+    """The menus on ``service``'s buttons and faces, and in its ``status`` (``menu``)."""
+    choice = getattr(lineup, "choice", None)
+    engine = choice.engine if choice is not None and choice.engine else "builtin"
+    path = state_dir / FILE
+    choices = read_choices(path, board_choices(setup, lineup))
+
+    def start_new(request: dict[str, Any]) -> None:
+        threading.Thread(target=_new_game, args=(service, request), name="menu-new",
+                         daemon=True).start()
+
+    menu = Menu(choices, GameInPlay(service.game), service.face, size=service.hw.size,
+                path=path, start_new=start_new, address=address, hall=hall, engine=engine)
+    service.loop.buttons = menu  # the referee's turn hands it the presses first
+    service.status_extras.append(lambda: {"menu": menu.status()})
+    return menu
+
+
+def _new_game(service: Any, request: dict[str, Any]) -> None:
+    """The menu's new game through the control path (as a control client's ``new``)."""
+    answer = service.command(request)
+    if not answer.get("ok"):
+        logger.warning(f"menu: new game refused: {answer.get('error')}")
+    else:
+        logger.info(f"menu: new game {answer.get('game')}")
+
+
+def page_address(args: Any) -> Callable[[], str | None]:
+    """The board's page's address (``boardctl run --http HOST:PORT``), or a function giving
+    None while the board serves no page: the menus then leave the item out."""
+    listen = getattr(args, "http", None)
+    if not listen:
+        return lambda: None
+    text = str(listen)
+    return lambda: text
