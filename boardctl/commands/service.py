@@ -381,38 +381,10 @@ def _check_feed(url: str) -> None:
         raise BoardError(f"--feed {url}: no directory {path.parent} to write the feed file in")
 
 
-def _with_spill(path: Path, journal: Any, salvage: bool) -> Any:
-    """The journal with the records its spill holds (written there while the state directory
-    was full, docs/HALL.md section 10), read without changing anything: the service takes
-    them into the journal at its next start. Said on stderr, as is a spill that does not
-    continue the journal."""
-    from boardctl.service.journal_file import read_bytes, spill_path, spilled
-    from firmware.formats.journal import read_journal
-
-    if not journal.verified or journal.lost is not None or not spill_path(
-            path.parent.parent, path).is_file():
-        return journal
-    try:
-        spill, taken, stop = spilled(path, journal)
-    except OSError as exc:
-        logger.warning(f"{path}: its spill cannot be read ({exc.strerror or exc})")
-        return journal
-    if taken:
-        data = read_bytes(path, journal.end) + b"".join(taken)
-        journal = read_journal(data.splitlines(keepends=True), source=str(path),
-                               salvage=salvage)
-        logger.warning(f"{path}: {len(taken)} records read from its spill {spill} too (not in "
-                       "the journal yet: the service takes them back at its next start)")
-    if stop:
-        logger.warning(f"{path}: its spill {spill} holds records that do not continue the "
-                       f"journal ({stop}): not exported")
-    return journal
-
-
 def run_export(args: argparse.Namespace) -> int:
-    from boardctl.service.journal_file import current_path, load_journal
-    from boardctl.service.service import rebuild, snapshot_of
-    from firmware.errors import EventLogError
+    from boardctl.service.archive import export_game
+    from boardctl.service.journal_file import current_path
+    from boardctl.service.service import snapshot_of
     from firmware.formats.feed import encode_line, header_record
 
     path = args.journal
@@ -422,17 +394,7 @@ def run_export(args: argparse.Namespace) -> int:
         path = current_path(args.state_dir)
         if path is None:
             raise BoardError(f"{args.state_dir}: no game journal here")
-    try:
-        journal = load_journal(path, salvage=args.salvage)
-    except FileNotFoundError:
-        raise BoardError(f"{path}: no such journal") from None
-    except EventLogError as exc:
-        if args.salvage:
-            raise
-        raise EventLogError(f"{exc} (boardctl export --salvage recovers the game before "
-                            "it)") from None
-    journal = _with_spill(path, journal, args.salvage)
-    rebuilt = rebuild(journal, str(path))
+    journal, rebuilt = export_game(path, salvage=args.salvage)
     status = 0
     if not journal.verified:
         logger.warning(f"{path}: a version-1 journal: its records carry no checksums, not verified")
