@@ -210,6 +210,18 @@ class EngineSection:
 
 
 @dataclass(frozen=True, slots=True)
+class HttpSection:
+    """The board's own page (boardctl/page, docs/PAGE.md). ``listen`` empty: no page, else
+    ``HOST:PORT`` (``0.0.0.0:8080``: every network the Pi is on). ``password_file``: a file
+    holding the password every change (a new game) needs; none: anyone on the network may.
+    ``read``: ``open`` (anyone may look) or ``password`` (looking needs it too)."""
+
+    listen: str = ""
+    password_file: str = ""
+    read: str = "open"
+
+
+@dataclass(frozen=True, slots=True)
 class GpioConfig:
     """GPIO backend (hw/gpio.py). ``backend``: ``auto`` (lgpio on every model, else RPi.GPIO
     on a Pi 0-4), ``lgpio``, ``rpigpio`` (buttons polled), or ``gpiozero`` (kept for older
@@ -248,6 +260,7 @@ class BoardConfig:
     buzzer: BuzzerConfig = field(default_factory=BuzzerConfig)
     broker: BrokerSection = field(default_factory=BrokerSection)
     engine: EngineSection = field(default_factory=EngineSection)
+    http: HttpSection = field(default_factory=HttpSection)
     source: str = "<defaults>"
 
     def gpio_claims(self) -> list[tuple[int, str]]:
@@ -456,7 +469,8 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> BoardConfig:
     config = BoardConfig(size=size, state_dir=state_dir, gpio=gpio, matrix=matrix, leds=leds,
                          faces=faces, buttons=buttons, serial=serial, touch_min=touch_min,
                          buzzer=buzzer, broker=_broker(r, top.get("broker", {})),
-                         engine=_engine(r, top.get("engine", {})), source=source)
+                         engine=_engine(r, top.get("engine", {})),
+                         http=_http(r, top.get("http", {})), source=source)
     _check_pins(r, config)
     if config.leds.backend == "spi" and (why := spi_frame_refusal(config.size, config.leds)):
         raise r.fail("leds.layout", why)
@@ -631,6 +645,22 @@ def _engine(r: _Reader, data: Any) -> EngineSection:
         raise r.fail("engine.level", f"{level!r} is not a level (1-10 or a name)")
     return EngineSection(engine=engine, side=side, level=str(level).strip(),
                          move_time=r.number(k, "engine", "move_time", 0.0, 0.0, 3600.0))
+
+
+#: ``[http] listen``: a host name or IPv4 address, or an IPv6 one in brackets, then a port.
+_LISTEN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{0,253}):([0-9]{1,5})")
+
+
+def _http(r: _Reader, data: Any) -> HttpSection:
+    """``[http]``: where the board's page listens, its password file, who may read it."""
+    k = r.table(data, "http", HttpSection)
+    listen = r.string(k, "http", "listen", "").strip()
+    m = _LISTEN.fullmatch(listen)
+    if listen and (m is None or not 1 <= int(m.group(2)) <= 65535):
+        raise r.fail("http.listen", f"{listen[:80]!r} is not HOST:PORT (e.g. \"0.0.0.0:8080\")")
+    return HttpSection(listen=listen,
+                       password_file=r.string(k, "http", "password_file", ""),
+                       read=r.choice(k, "http", "read", "open", ("open", "password")))
 
 
 def _check_pins(r: _Reader, config: BoardConfig) -> None:
