@@ -75,6 +75,12 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="the built-in engine's level, 1-10 or a name (default 10, full)")
     g.add_argument("--engine-move-time", type=float, metavar="S",
                    help="seconds a move (default: from the engine's clock)")
+    w = p.add_argument_group("the board's own page (docs/PAGE.md)")
+    w.add_argument("--http", metavar="HOST:PORT", help="serve the board's page and its JSON "
+                   "API there, e.g. 0.0.0.0:8080 (config [http] listen)")
+    w.add_argument("--http-password-file", type=Path, metavar="FILE", help="a file holding "
+                   "the password every change from the page needs (config [http] "
+                   "password_file); without one, anyone on the network may start a new game")
     h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
     h.add_argument("--broker", metavar="URL",
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
@@ -178,10 +184,14 @@ def run_service(args: argparse.Namespace) -> int:
         except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
             print(f"boardctl: error: {exc}", file=sys.stderr)
             return EXIT_NO_GPIO
+    page = board_page(args, config, state_dir)
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      on_line=hall.on_line if hall is not None else None)
+                      on_line=hall.on_line if hall is not None else None,
+                      sinks=page.sinks if page is not None else None)
+    if page is not None:
+        page.attach(service)
     player = _engine_player(args, config, rules)
     if player is not None:
         player.attach(service)
@@ -191,6 +201,8 @@ def run_service(args: argparse.Namespace) -> int:
     finally:
         if player is not None:
             player.close()
+        if page is not None:
+            page.close()
     logger.info("stopped")
     return 0
 
@@ -348,6 +360,16 @@ def hall_link(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
 
     settings = broker_settings(args, config.broker, str(config.source))
     return HallBoard(settings, state_dir) if settings is not None else None
+
+
+def board_page(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
+    """The board's own page (boardctl.page) from --http/--http-password-file or [http], or
+    None; listening already (a port in use is told before the board starts)."""
+    from boardctl.page.server import BoardPage
+    from boardctl.page.settings import page_settings
+
+    settings = page_settings(args.http, args.http_password_file, config.http)
+    return BoardPage(settings, state_dir) if settings is not None else None
 
 
 def _check_numbers(args: argparse.Namespace) -> None:

@@ -276,7 +276,9 @@ class LiveHub:
 
 
 def reply(handler: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes, *,
-          gzipped: bool = False, cache: str = "no-store", disposition: str | None = None) -> None:
+          gzipped: bool = False, cache: str = "no-store", disposition: str | None = None,
+          headers: tuple[tuple[str, str], ...] = ()) -> None:
+    """One whole answer (``headers``: more, e.g. the board page's cookie)."""
     handler.send_response(status)
     handler.send_header("Content-Type", ctype)
     handler.send_header("Content-Length", str(len(body)))
@@ -287,6 +289,8 @@ def reply(handler: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes,
         handler.send_header("Vary", "Accept-Encoding")
     if disposition:
         handler.send_header("Content-Disposition", disposition)
+    for name, value in headers:
+        handler.send_header(name, value)
     handler.end_headers()
     if handler.command != "HEAD":
         handler.wfile.write(body)

@@ -56,8 +56,9 @@
     return darkPaths[size];
   }
 
-  /* The board's drawing: light and dark squares, a layer for highlighted squares, one path
-     per kind of piece; ``numbers``: each dark square's number in its corner (10x10). */
+  /* The board's drawing: light and dark squares, a layer for highlighted squares, one for
+     marks, one path per kind of piece; ``numbers``: each dark square's number in its corner,
+     over the pieces (a man leaves the corner free) (10x10). */
   function diagram(size, numbers) {
     var svg = document.createElementNS(NS, "svg");
     svg.setAttribute("viewBox", "0 0 " + size + " " + size);
@@ -67,14 +68,14 @@
     if (numbers) {
       for (var n = 1; n <= size * size / 2; n++) {
         var c = cell(n, size);
-        nums += '<text x="' + (c[0] + 0.06) + '" y="' + (c[1] + 0.27) + '">' + n + "</text>";
+        nums += '<text x="' + (c[0] + 0.03) + '" y="' + (c[1] + 0.17) + '">' + n + "</text>";
       }
       nums = '<g class="num">' + nums + "</g>";
     }
     svg.innerHTML = '<rect class="light" width="' + size + '" height="' + size + '"/>' +
-      '<path class="dark" d="' + darkPath(size) + '"/>' + nums + '<path class="hl"/>' +
+      '<path class="dark" d="' + darkPath(size) + '"/><path class="hl"/>' +
       '<g class="marks"></g>' +
-      '<path class="man w"/><path class="man b"/><path class="k w"/><path class="k b"/>';
+      '<path class="man w"/><path class="man b"/><path class="k w"/><path class="k b"/>' + nums;
     return svg;
   }
 
