@@ -656,7 +656,7 @@ def _http(r: _Reader, data: Any) -> HttpSection:
     k = r.table(data, "http", HttpSection)
     listen = r.string(k, "http", "listen", "").strip()
     m = _LISTEN.fullmatch(listen)
-    if listen and (m is None or not 1 <= int(m.group(2)) <= 65535):
+    if listen and (m is None or int(m.group(2)) > 65535):  # 0: any free port
         raise r.fail("http.listen", f"{listen[:80]!r} is not HOST:PORT (e.g. \"0.0.0.0:8080\")")
     return HttpSection(listen=listen,
                        password_file=r.string(k, "http", "password_file", ""),

@@ -46,11 +46,11 @@ class PageBoard:
     """``boardctl run --sim --http`` on ``state`` (stopped by its pid)."""
 
     def __init__(self, state: Path, *extra: str, rules: str = "international",
-                 tc: str | None = "300+5") -> None:
+                 tc: str | None = "300+5", listen: str | None = "127.0.0.1:0") -> None:
         self.state = state
         self.log = state.parent / f"{state.name}-service.log"
         command = [*BOARDCTL, "run", "--sim", "--rules", rules, "--state-dir", str(state),
-                   "--http", "127.0.0.1:0", *extra]
+                   *(["--http", listen] if listen else []), *extra]
         if tc:
             command += ["--time-control", tc]
         state.mkdir(parents=True, exist_ok=True)
