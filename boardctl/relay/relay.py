@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from boardctl.durable import write_atomically
+from boardctl.relay.delayed import MAX_MARKS, _mark, delayed_views
 from boardctl.relay.games import PDN_FORM, RelayGame, _clean, kept
 from boardctl.relay.http import GameText, PdnServer, Timeline, View
 from boardctl.relay.serial import SerialFeed
-from boardctl.relay.state import MAX_MARKS, RelayState, _mark, delayed_views, restore_games
+from boardctl.relay.state import RelayState, restore_games
 from boardctl.relay.store import GameStore
-from firmware.formats.feed import decode_line
+from firmware.formats.reader import Refusal, read_line
+from firmware.formats.records import StatusRecord
 
 __all__ = ["Relay"]
 
@@ -75,17 +77,16 @@ class Relay:
                 changed |= self.state.feed_line(feed.name, line)
         if self.hall is not None:
             for board, payload in self.hall.drain():
-                record = decode_line(payload)
-                if record is None:  # not a feed line: it opens no source (nor takes a slot)
+                read = read_line(payload)
+                if isinstance(read, Refusal):  # not a feed line: it opens no source (nor a slot)
                     if bytes(payload).strip():
                         self.state.dropped += 1
                         self.hall.damaged(board)
                     continue
                 self.state.source(board, topic=True)
-                changed |= self.state.feed_record(board, record)
+                changed |= self.state.feed_record(board, read)
             for board, up in self.hall.drain_status():
-                status = "online" if up else "offline"
-                self.state.notify(board, {"type": "status", "status": status})
+                self.state.notify(board, StatusRecord("online" if up else "offline"))
         if changed or self._published is None:
             self.publish()
         return changed

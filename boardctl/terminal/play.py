@@ -254,6 +254,8 @@ class Service:
                    "--state-dir", str(state)]
         if args.time_control:
             command += ["--time-control", args.time_control]
+        if getattr(args, "start", None):
+            command += ["--start", args.start]
         if args.engine:  # the service plays the engine's side and lights its moves
             command += ["--engine", args.engine, "--engine-side", args.engine_side]
             if getattr(args, "engine_level", None):
@@ -300,7 +302,8 @@ class Service:
 
 
 def play(args: argparse.Namespace) -> int:
-    """The service started, the game started, the screen (or plain lines) until ``quit``."""
+    """The service started, the screen (or plain lines) until ``quit``; the game starts with
+    the first move (``--start move``) or the first press (``--start press``)."""
     from firmware.rules.sets import find_rules
 
     find_rules(args.rules)  # an unknown rule set is told before anything starts
@@ -308,11 +311,7 @@ def play(args: argparse.Namespace) -> int:
     state = Path(tempfile.mkdtemp(prefix="boardctl-play-")) if temporary else args.state_dir
     service = Service(args, state)
     try:
-        client = service.wait_ready()
-        status = client.ask("status")
-        if not status.get("started") and not status.get("result"):
-            client.ask("start")
-        hand = Hand(client)
+        hand = Hand(service.wait_ready())
         source = SocketSource(service.socket)
         if args.plain:
             return _plain(hand, source)

@@ -28,7 +28,7 @@ from typing import Any
 
 from boardctl.voice.words import languages
 from firmware.errors import ConfigError
-from hw.config import _Reader
+from hw.configreader import TableReader
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,7 @@ class VoiceSettings:
 
 def from_table(data: Any, source: str = "<config>") -> VoiceSettings:
     """The ``[voice]`` table of a config file (already parsed); ConfigError naming the key."""
-    r = _Reader(source)
+    r = TableReader(source)
     v = r.table(data, "voice", VoiceSettings)
     lang = r.string(v, "voice", "lang", "en")
     check_lang(lang, f"{source}: voice.lang")
@@ -65,7 +65,7 @@ def from_table(data: Any, source: str = "<config>") -> VoiceSettings:
     )
 
 
-def _maybe(r: _Reader, v: dict[str, Any], name: str) -> str:
+def _maybe(r: TableReader, v: dict[str, Any], name: str) -> str:
     """A string key whose "" means none."""
     return "" if v.get(name) == "" else r.string(v, "voice", name, "")
 

@@ -49,18 +49,17 @@ class Board:
         hw = sim_hardware(self.rules.size, clock=self.clock)
         spec = parse_engine(engine, self.rules.name, level)
         self.side = Side(side)
-        self.player = EnginePlayer(spec, self.side, level=level, move_time=move_time,
-                                   tags=engine_tags(spec, probe(spec), self.side, level))
         setup = GameSetup(self.rules.name, tc)
-        self.player.amend_setup(setup)
         self.service = Service(state, setup, hw, board="t", clock=self.clock,
                                on_line=lambda line: self.lines.append(json.loads(line)))
-        self.player.attach(self.service)
+        self.player = EnginePlayer(spec, self.side, self.service.door, level=level,
+                                   move_time=move_time,
+                                   tags=engine_tags(spec, probe(spec), self.side, level))
+        self.service.door.seat(self.player)  # through the door: amends the setup at boot
         self.service.boot()
 
     def close(self) -> None:
-        self.player.close()
-        self.service.close()
+        self.service.close()  # the player seated closes with it
 
     @property
     def session(self) -> Any:

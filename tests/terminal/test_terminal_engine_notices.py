@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from records_helpers import typed
+
 from boardctl.terminal.app import notices_text
 from boardctl.terminal.play import Hand
 from boardctl.terminal.status import apply_status
@@ -55,16 +57,17 @@ def test_status_tells_a_wrong_move_an_error_a_hand_back_and_a_hint() -> None:
 
 def test_feed_lines_tell_the_engine_s_move_and_errors() -> None:
     view = BoardView()
-    view.apply({"type": "game", "rules": "russian", "time_control": None}, 0.0)
-    view.apply({"type": "move", "ply": 1, "side": "white", "move": "c3-d4"}, 0.0)
-    said = view.apply({"type": "engine-move", **MOVE}, 0.0)
+    view.apply(typed({"type": "game", "rules": "russian", "time_control": None}), 0.0)
+    view.apply(typed({"type": "move", "ply": 1, "side": "white", "move": "c3-d4"}), 0.0)
+    said = view.apply(typed({"type": "engine-move", **MOVE}), 0.0)
     assert said == ["the engine plays 1... d6-c5: carry it out (LEDs: c5 put back, "
                     "d6 must move)"]
-    said = view.apply({"type": "engine", "error": "engine x hung", "handed_back": True}, 0.0)
+    said = view.apply(typed({"type": "engine", "error": "engine x hung", "handed_back": True}),
+                      0.0)
     assert said[0].startswith("engine: engine x hung; it is out until a new game")
-    assert view.apply({"type": "engine", "error": 5}, 0.0) == []
-    assert view.apply({"type": "engine-move", "ply": "x", "move": "d6-c5"}, 0.0) == []
-    view.apply({"type": "move", "ply": 2, "side": "black", "move": "d6-c5"}, 0.0)
+    assert view.apply(typed({"type": "engine", "error": 5}), 0.0) == []
+    assert view.apply(typed({"type": "engine-move", "ply": "x", "move": "d6-c5"}), 0.0) == []
+    view.apply(typed({"type": "move", "ply": 2, "side": "black", "move": "d6-c5"}), 0.0)
     assert view.engine_move is None and view.leds == {}
 
 
