@@ -37,6 +37,7 @@ DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
     "must-move": (255, 160, 0),
     "wrong": (255, 0, 255),
     "last-move": (0, 64, 255),
+    "land": (0, 255, 255),
 }
 
 _CORNERS = ("a1", "right-1", "a-top", "right-top")

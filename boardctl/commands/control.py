@@ -169,8 +169,10 @@ ENGINE_SAID = {
 }
 
 
-def _engine_lines(engine: dict[str, Any]) -> list[str]:
+def _engine_lines(engine: dict[str, Any], rules: str | None) -> list[str]:
     """The engine's part of a status answer (boardctl run --engine)."""
+    from boardctl.terminal.view import square_names
+
     ident = engine.get("id") or {}
     name = " ".join(str(ident[k]) for k in ("name", "version") if ident.get(k)) or \
         engine.get("name")
@@ -181,8 +183,8 @@ def _engine_lines(engine: dict[str, Any]) -> list[str]:
     if isinstance(move, dict):
         lines.append(f"engine's move to carry out: {move.get('move')}")
     if engine.get("irregularity"):
-        lines.append("not the engine's move on the board: "
-                     + ", ".join(engine["irregularity"].get("squares") or []))
+        lines.append("not the engine's move on the board: " + ", ".join(
+            square_names(rules, engine["irregularity"].get("squares") or [])))
     if engine.get("hint"):
         lines.append(f"hint: {engine['hint']}")
     if engine.get("error"):
@@ -198,7 +200,9 @@ def _clock(seconds: float | None) -> str:
 
 
 def describe(answer: dict[str, Any]) -> str:
-    """A status answer as a few lines for a terminal."""
+    """A status answer as a few lines for a terminal (squares in the rule set's notation)."""
+    from boardctl.terminal.view import led_words
+
     lines = [f"game {answer.get('game')} on board {answer.get('board')}: {answer.get('rules')}"
              + (f", {answer['time_control']}" if answer.get("time_control") else "")]
     tags = answer.get("tags") or {}
@@ -217,11 +221,11 @@ def describe(answer: dict[str, Any]) -> str:
                      f"{' (running)' if running == 'black' else ''}"
                      f"{'' if running else ', stopped'}")
     if isinstance(answer.get("engine"), dict):
-        lines += _engine_lines(answer["engine"])
+        lines += _engine_lines(answer["engine"], answer.get("rules"))
     if answer.get("irregularity"):
         lines.append(f"irregularity: {answer['irregularity']}")
-    if answer.get("leds"):
-        lines.append("LEDs: " + ", ".join(f"{sq} {m}" for sq, m in sorted(answer["leds"].items())))
+    if isinstance(answer.get("leds"), dict) and answer["leds"]:
+        lines.append(f"LEDs: {led_words(answer.get('rules'), answer['leds'])}")
     if answer.get("result"):
         lines.append(f"result: {answer['result']} ({answer.get('reason')})")
     moves = answer.get("moves") or []

@@ -198,6 +198,7 @@ def _check_squares(log: _Log, rule_set: Any, warn: Any) -> None:
     (a full-matrix board senses light squares too; a piece put on one is out of play,
     003 5.3)."""
     from firmware.errors import EventLogError
+    from firmware.rules.geometry import a_board
 
     size = rule_set.size
     geometry = rule_set.geometry
@@ -209,7 +210,7 @@ def _check_squares(log: _Log, rule_set: Any, warn: Any) -> None:
         if square is None:
             continue
         if square not in cells:
-            raise EventLogError(f"{w}: square {square!r} is not on a {size}x{size} board")
+            raise EventLogError(f"{w}: square {square!r} is not on {a_board(size)}")
         if geometry.is_dark(square):
             continue
         if event.type == "place":

@@ -17,6 +17,12 @@ from firmware.errors import BoardError
 logger = logging.getLogger(__name__)
 
 TAG_OPTIONS = ("event", "site", "date", "round", "board", "white", "black")
+_TAG_HELP = {
+    "board": "the board's name: on the feed, in a hall (the broker's topics) and the PDN Board "
+             "tag of a new game (default: the config's [broker] board, else the host name on "
+             "the feed only)",
+    "date": "PDN Date tag of a new game, YYYY.MM.DD (default: the day it is set up)",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -63,17 +69,16 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--snapshot-every", type=float, default=10.0,
                    help="seconds between full snapshots on the feed (default 10)")
     for tag in TAG_OPTIONS:
-        p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag of a new game" if tag !=
-                       "board" else "the board's name: on the feed, in a hall (the broker's "
-                       "topics) and the PDN Board tag of a new game (default: the config's "
-                       "[broker] board, else the host name on the feed only)")
+        p.add_argument(f"--{tag}", help=_TAG_HELP.get(tag, f"PDN {tag.capitalize()} tag of a "
+                                                          "new game"))
     g = p.add_argument_group("playing the computer (docs/ENGINE.md)")
     g.add_argument("--engine", metavar="ENGINE",
                    help="make the computer a player: builtin or hub:COMMAND (config [engine])")
     g.add_argument("--engine-side", choices=("white", "black"),
                    help="the engine's colour (default black)")
     g.add_argument("--engine-level", metavar="LEVEL",
-                   help="the built-in engine's level, 1-10 or a name (default 10, full)")
+                   help="the built-in engine's level, 1-10 or beginner, easy, medium, hard, "
+                   "full (default 10, full: at most 8 s a move; docs/ENGINE.md)")
     g.add_argument("--engine-move-time", type=float, metavar="S",
                    help="seconds a move (default: from the engine's clock)")
     w = p.add_argument_group("the board's own page (docs/PAGE.md)")
@@ -276,7 +281,9 @@ def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
     size = config.hardware.size
     rules = find_rules(args.rules or ("international" if size == 10 else "russian"))
     if size != rules.size:
-        raise BoardError(f"{config.source}: a {size}x{size} board cannot play {rules.name}")
+        from firmware.rules.geometry import a_board
+
+        raise BoardError(f"{config.source}: {a_board(size)} cannot play {rules.name}")
     return config, rules
 
 
@@ -442,8 +449,9 @@ def run_export(args: argparse.Namespace) -> int:
     if not journal.verified:
         logger.warning(f"{path}: a version-1 journal: its records carry no checksums, not verified")
     if journal.lost is not None:
-        logger.warning(f"salvaged {len(journal.events)} events (ply {len(rebuilt.session.moves)}); "
-            f"lost: {journal.lost}")
+        events = len(journal.events)
+        logger.warning(f"salvaged {events} event{'' if events == 1 else 's'} "
+                       f"(ply {len(rebuilt.session.moves)}); lost: {journal.lost}")
         status = 3
     if args.format == "pdn":
         sys.stdout.write(rebuilt.session.pdn())

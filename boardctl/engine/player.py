@@ -50,7 +50,7 @@ from firmware.formats.records import (
     EngineRecord,
     IrregularityRecord,
 )
-from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE
+from firmware.referee.decisions import MUST_MOVE, REMOVE
 from firmware.referee.kinds import IrregularityKind
 from firmware.rules.game import result_text
 from firmware.rules.notation import move_text
@@ -65,6 +65,8 @@ logger = logging.getLogger("boardctl.service.service")
 STEP_NS = 400_000_000
 #: The LED meaning of a hint's end square (its start square is ``must-move``).
 HINT_END = "last-move"
+#: The LED meaning of a landing square of the engine's move (nothing stood there to put back).
+LAND = "land"
 #: A press of the engine's button this soon after its move was committed is the habit of
 #: pressing after a move, not a hint.
 HABIT_NS = 3 * NS
@@ -85,7 +87,7 @@ DRAW_SCORE = 0
 def move_picture(position: Position, move: Move, now: int, step_ns: int = STEP_NS
                  ) -> dict[str, str]:
     """The LED language of an engine's move (docs/ENGINE.md): the start square ``must-move``,
-    the pieces to take off ``remove``, and the landing squares ``restore``, drawn in order:
+    the pieces to take off ``remove``, and the landing squares ``land``, drawn in order:
     the first alone, then the first two, ... the whole route, then again (a flying king's
     long capture reads square by square on 8x8 and 10x10 alike)."""
     alg = position.rules.geometry.algebraic
@@ -93,7 +95,7 @@ def move_picture(position: Position, move: Move, now: int, step_ns: int = STEP_N
     landings = move.route[1:]
     shown = (now // step_ns) % (len(landings) + 1) + 1
     for sq in landings[:shown]:
-        picture[alg(sq)] = RESTORE
+        picture[alg(sq)] = LAND
     picture[alg(move.start)] = MUST_MOVE
     return picture
 

@@ -4,6 +4,7 @@ path by which the service recovers and ``boardctl export`` prints a game."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -12,6 +13,8 @@ from firmware.errors import BoardError, EventLogError
 from firmware.formats.events import NS, event_from_record
 from firmware.formats.journal import GameHeader, Journal, StartMode
 from firmware.formats.records import Record, SnapshotRecord
+from firmware.pdn.tags import MAX_TAGS
+from firmware.rules.geometry import a_board
 from firmware.session.session import BoardSession
 
 
@@ -33,9 +36,18 @@ class GameSetup:
     #: How the game starts: a press (the tournament clock), or the first move too (issue 36).
     start: StartMode = StartMode.PRESS
 
-    def header(self, board: str, game_id: str | None = None) -> GameHeader:
+    def header(self, board: str, game_id: str | None = None,
+               now: float | None = None) -> GameHeader:
+        """The journal's header of the game set up now (``now``: wall-clock seconds): its
+        ``Date`` tag, unless the arbiter gave one (or all the tags a game may have), is the
+        local date (PDN's ``YYYY.MM.DD``), so that the journal, and ``export`` from it, say
+        when it was played."""
+        now = time.time() if now is None else now
+        tags = dict(self.tags)
+        if "Date" not in tags and len(tags) < MAX_TAGS:
+            tags = {"Date": time.strftime("%Y.%m.%d", time.localtime(now)), **tags}
         return GameHeader(
-            game_id or new_game_id(), self.rules, self.fen, self.time_control, dict(self.tags),
+            game_id or new_game_id(now), self.rules, self.fen, self.time_control, tags,
             board, self.settle, self.started, self.clocked, self.touch_min, self.start,
         )
 
@@ -76,7 +88,7 @@ def rebuild(journal: Journal, source: str = "journal") -> Rebuilt:
         if square is not None and square not in cells:
             # A journal whose sensor squares do not fit its rule set's board is damaged (or
             # its header was edited): say so rather than rebuild some other game from it.
-            raise EventLogError(f"{where}: square {square!r} is not on a {size}x{size} board")
+            raise EventLogError(f"{where}: square {square!r} is not on {a_board(size)}")
         try:
             records += session.handle(event)
         except BoardError:

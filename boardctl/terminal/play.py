@@ -29,7 +29,7 @@ from typing import Any
 
 from boardctl.service.control import ControlError
 from boardctl.terminal.sources import SocketClient, SocketSource
-from boardctl.terminal.view import BoardView
+from boardctl.terminal.view import BoardView, square_names
 from firmware.errors import BoardError
 
 #: Seconds the service has to come up.
@@ -86,6 +86,9 @@ class Hand:
             return HELP + (f"; {ENGINE_HELP}" if status.get("engine") else "")
         if word.lower() in ENGINE_WORDS:
             return ENGINE_WORDS[word.lower()](self, status)
+        if status.get("result") is not None:  # the game, the screen and the board agree
+            raise BoardError(f"{word[:40]} not made: the game is over ({status['result']}); "
+                             "type new for a new game")
         if word.lower() == "press":
             side = str(status.get("turn"))
             self.act("press", side=side)
@@ -95,7 +98,7 @@ class Hand:
         if square is not None:
             kind = "lift" if square in board else "place"
             self.act(kind, square)
-            return f"{kind} {square}"
+            return f"{kind} {square_names(str(status.get('rules')), [square])[0]}"
         return self.move(status, word)
 
     def move(self, status: dict[str, Any], text: str) -> str:
@@ -141,6 +144,13 @@ class Hand:
                 return status
             time.sleep(0.01)
 
+    def settle_result(self) -> None:
+        """Wait (up to :data:`SETTLE_S`) for a result the service has given to be in its
+        ``status`` (cached for a moment), so that the next line sees the game over."""
+        deadline = time.monotonic() + SETTLE_S
+        while self._status().get("result") is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+
     def restore(self, status: dict[str, Any], target: set[str]) -> None:
         """The board made to show ``target`` (occupied squares): pieces off, then on."""
         board = self._board(status)
@@ -167,6 +177,7 @@ def _hint(hand: Hand, status: dict[str, Any]) -> str:
 def _resign(hand: Hand, status: dict[str, Any]) -> str:
     _engine_of(status, "resign")
     hand.client.ask("resign")
+    hand.settle_result()
     return "you resigned"
 
 
@@ -174,6 +185,7 @@ def _draw(hand: Hand, status: dict[str, Any]) -> str:
     _engine_of(status, "draw")
     answer = hand.client.ask("offer-draw")
     if answer.get("draw") == "accepted":
+        hand.settle_result()
         return "the engine accepts: a draw"
     score = answer.get("score")
     return "the engine declines the draw" + (f" (it sees {score / 100:+.2f} men for itself)"

@@ -42,17 +42,57 @@ from firmware.formats.records import (
 )
 
 SIDES = ("white", "black")
-#: What each LED meaning asks of the player (docs/DESIGN.md: the LED pictures).
-LED_WORDS = {"restore": "put back", "remove": "take off", "must-move": "must move",
-             "wrong": "wrong", "last-move": "last move"}
+#: What each LED meaning asks of the player (docs/DESIGN.md: the LED pictures), in the order
+#: they are told (the engine's move as it is carried out: lift, land, take off).
+LED_WORDS = {"must-move": "must move", "land": "land here", "remove": "take off",
+             "restore": "put back", "wrong": "wrong", "last-move": "last move"}
 #: A move lost on the way, until a snapshot tells it.
 LOST = "?"
 #: The longest clock reading taken (a hostile feed's 1e300 is not one).
 MAX_SECONDS = 1e7
 #: The most lit squares told in words.
 MAX_LEDS = 24
+#: The most squares named in the rule set's notation at once (a hostile feed sends more).
+MAX_NAMED = 100
 #: The most moves a view keeps (a game is far shorter; a hostile feed is not).
 MAX_MOVES = 10_000
+
+
+def square_names(rules: str | None, squares: Any) -> list[str]:
+    """Algebraic squares (the LEDs' and the sensors' names) as ``rules`` writes them: numbers on
+    10x10 (``b4`` is 31), algebraic on 8x8; a name that is no dark square stays as it is
+    (cut short). Not a list: none."""
+    from firmware.rules.sets import find_rules
+
+    if not isinstance(squares, list | tuple):
+        return []
+    try:
+        ruleset = find_rules(rules) if rules else None
+    except BoardError:
+        ruleset = None
+    out = []
+    for square in squares[:MAX_NAMED]:
+        name = str(square)[:4]
+        if ruleset is not None:
+            try:
+                name = ruleset.square_name(ruleset.geometry.number(name))
+            except BoardError:
+                pass
+        out.append(name)
+    return out
+
+
+def led_words(rules: str | None, leds: Mapping[str, str]) -> str:
+    """``32 must move, 28 land here, 23 take off``: an LED picture (algebraic square ->
+    meaning) in words, squares as ``rules`` writes them, in the order of :data:`LED_WORDS`
+    and then of the squares (numbers as numbers)."""
+    order = {meaning: i for i, meaning in enumerate(LED_WORDS)}
+    items = list(leds.items())[:MAX_NAMED]
+    names = square_names(rules, [square for square, _ in items])
+    lit = sorted(zip(names, (m for _, m in items), strict=True), key=lambda item: (
+        order.get(item[1], len(order)), (len(item[0]), item[0])))
+    text = ", ".join(f"{sq} {LED_WORDS.get(m, str(m)[:20])}" for sq, m in lit[:MAX_LEDS])
+    return text + (f" and {len(leds) - MAX_LEDS} more" if len(leds) > MAX_LEDS else "")
 
 
 def face_text(seconds: float | None) -> str:
@@ -184,10 +224,12 @@ class BoardView:
         return f"{self.move_number(len(self.moves) - 1)} {self.moves[-1]}"
 
     def led_text(self) -> str:
-        """``c3 take off, d4 put back``: the lit squares in words (sensor order)."""
-        lit = sorted(self.leds.items())
-        text = ", ".join(f"{sq[:4]} {LED_WORDS.get(m, m[:20])}" for sq, m in lit[:MAX_LEDS])
-        return text + (f" and {len(lit) - MAX_LEDS} more" if len(lit) > MAX_LEDS else "")
+        """``32 must move, 28 land here``: the lit squares in words (led_words)."""
+        return led_words(self.rules, self.leds)
+
+    def square_names(self, squares: Any) -> list[str]:
+        """Algebraic squares (the LEDs', the sensors') as the rule set writes them."""
+        return square_names(self.rules, squares)
 
     def times_text(self, now: float) -> str:
         faces = self.faces(now)
@@ -266,7 +308,8 @@ def irregularity_text(kind: str, side: Any, squares: Any, held: Any = None) -> s
 
 
 def _irregularity(view: BoardView, rec: IrregularityRecord, now: float) -> list[str]:
-    view.irregularity = irregularity_text(rec.kind, rec.side, rec.squares, rec.held)
+    view.irregularity = irregularity_text(rec.kind, rec.side, view.square_names(rec.squares),
+                                          rec.held)
     if rec.leds is not None:
         view.leds = dict(rec.leds)
     return [f"irregularity: {view.irregularity}"]
@@ -380,7 +423,7 @@ def _engine_move(view: BoardView, rec: EngineMoveRecord, now: float) -> list[str
     route = rec.route
     if route:
         # the LED picture as it ends: the start square, the landing squares, the pieces off
-        view.leds = {sq[:4]: "restore" for sq in route[1:MAX_LEDS]}
+        view.leds = {sq[:4]: "land" for sq in route[1:MAX_LEDS]}
         view.leds[route[0][:4]] = "must-move"
         view.leds.update({sq[:4]: "remove" for sq in rec.captured[:MAX_LEDS]})
     return [f"the engine plays {view.engine_move}: carry it out"

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from firmware.errors import SquareError
 from firmware.referee.analysis import Board
-from firmware.rules.geometry import Geometry
+from firmware.rules.geometry import Geometry, a_board
 from firmware.rules.position import Piece, Position
 from firmware.rules.sets import Side
 
@@ -65,7 +65,7 @@ class SensedBoard:
         """A sensor name off the board is an error, never a silent no-op."""
         if square not in self._cells:
             size = self.geometry.size
-            raise SquareError(f"square {square!r} is not on a {size}x{size} board")
+            raise SquareError(f"square {square!r} is not on {a_board(size)}")
 
     def new_turn(self, position: Position) -> None:
         """A new turn: each piece standing is the position's, the hand is empty."""

@@ -163,7 +163,7 @@ def test_move_picture_draws_a_long_route_in_order() -> None:
     landings = [geo.algebraic(sq) for sq in move.route[1:]]
     for i, picture in enumerate(pictures):
         assert picture[geo.algebraic(move.start)] == "must-move"
-        lit = [sq for sq in landings if picture.get(sq) == "restore"]
+        lit = [sq for sq in landings if picture.get(sq) == "land"]
         assert lit == landings[:i + 1]  # the route drawn square by square
         assert {sq for sq, m in picture.items() if m == "remove"} == {
             geo.algebraic(sq) for sq in move.captured}

@@ -22,3 +22,15 @@ def test_every_package_is_installed() -> None:
              for init in (ROOT / top).rglob("__init__.py")}
     assert {"hw.mock", "boardctl.voice", "boardctl.online"} <= found  # the check sees the tree
     assert listed == found
+
+
+def test_readme_names_every_program_install_system_deps_installs() -> None:
+    """Issue 36: README left nginx-light, openssl and tmux out of what the script installs."""
+    import re
+
+    script = (ROOT / "tests" / "install-system-deps.sh").read_text()
+    packages = re.findall(r'need="\$need ([a-z0-9-]+)"', script)
+    assert len(packages) >= 8
+    part = (ROOT / "README.md").read_text().split("`tests/install-system-deps.sh` installs", 1)[1]
+    said = part.split("\n\n", 1)[0]
+    assert [p for p in packages if f"`{p}`" not in said] == []

@@ -117,10 +117,10 @@ def test_an_irregularity_is_drawn_lit_and_told(tmp_path: Path) -> None:
         lines = screen_lines(app)
         rank4, rank6 = _row(lines, 4, 10), _row(lines, 6, 10)
         # the game's position (the man still on d4), lit where the LEDs light
-        assert rank4[9:12] == "[w]" and rank6[9:12] == "[ ]"  # d4 put back, d6 wrong
+        assert rank4[9:12] == "[w]" and rank6[9:12] == "[ ]"  # 32 (d4) put back, 22 (d6) wrong
         text = " ".join(" ".join(lines).split())  # the notices wrap within their column
-        assert "Irregularity: illegal-move (white): d4, d6" in text
-        assert "LEDs: d4 put back, d6 wrong" in text
+        assert "Irregularity: illegal-move (white): 32, 22" in text
+        assert "LEDs: 32 put back, 22 wrong" in text
         style = app.screen._compositor.get_style_at(3 + 9 + 1, 6)  # d4's bracket
         assert style.bgcolor is not None and style.bgcolor.triplet == (0, 255, 0)
 

@@ -85,9 +85,9 @@ def test_an_illegal_move_lights_its_squares_until_it_is_made_good(tmp_path: Path
     view = BoardView()
     for rec in records(replay_feed(log)):
         view.apply(rec, 0.0)
-    assert view.irregularity == "illegal-move (white): d4, d6"
+    assert view.irregularity == "illegal-move (white): 32, 22"
     assert view.leds == {"d4": "restore", "d6": "wrong"}
-    assert view.led_text() == "d4 put back, d6 wrong"
+    assert view.led_text() == "32 put back, 22 wrong"  # numbered, as everything else on 10x10
     log.write_text(IRREGULAR + IRREGULAR_END)
     view = BoardView()
     for rec in records(replay_feed(log)):
@@ -105,7 +105,7 @@ def test_plain_says_each_thing_once_as_a_sentence(tmp_path: Path) -> None:
     printer.deliver("link", "broker lost; reconnecting")
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("board replay started")
-    assert "irregularity: illegal-move (white): d4, d6" in lines
+    assert "irregularity: illegal-move (white): 32, 22" in lines
     assert "1. 32-28 by white; white 5:00, black 5:00" in lines
     assert lines[-1] == "link: broker lost; reconnecting"
     assert sum("32-28" in line for line in lines) == 1
@@ -175,12 +175,12 @@ def test_the_engine_s_move_is_told_until_it_is_made() -> None:
     engine = {"name": "builtin", "side": "black", "thinking": False,  # as run --engine says
               "move": {"ply": 2, "side": "black", "move": "d6-c5", "route": ["d6", "c5"],
                        "captured": []}}
-    said = apply_status(view, {**base, "leds": {"c5": "restore", "d6": "must-move"},
+    said = apply_status(view, {**base, "leds": {"c5": "land", "d6": "must-move"},
                                "engine": engine}, 0.0)
     assert said[-1] == ("the engine plays 1... d6-c5: carry it out "
-                        "(LEDs: c5 put back, d6 must move)")
+                        "(LEDs: d6 must move, c5 land here)")
     assert "Engine plays 1... d6-c5: carry it out" in notices_text(view).plain
-    assert apply_status(view, {**base, "leds": {"c5": "restore", "d6": "must-move"},
+    assert apply_status(view, {**base, "leds": {"c5": "land", "d6": "must-move"},
                                "engine": engine}, 0.0) == []
     said = apply_status(view, {**base, "moves": ["c3-d4", "d6-c5"], "turn": "white",
                                "leds": {}, "engine": engine}, 0.0)

@@ -84,7 +84,7 @@ class Reading:
 @dataclass(frozen=True)
 class Mark:
     """A badge change (and an arbiter log entry): irregularity, cleared, position, flag,
-    result, offline, online, paused, resumed, adjourned."""
+    result, offline, online, paused, resumed, started, adjourned."""
 
     t: float
     kind: str
@@ -335,8 +335,9 @@ class HallRecords:
         self._read(board, now, record.clock, record.running)
         event = _text(record.event, 20)
         if event in ("pause", "resume", "start"):
-            kind = {"pause": "paused", "resume": "resumed", "start": "resumed"}[event]
-            self._mark(board, Mark(now, kind, f"clocks {'paused' if event == 'pause' else 'run'}"))
+            kind, text = {"pause": ("paused", "clocks paused"), "resume": ("resumed", "clocks run"),
+                          "start": ("started", "the game started: clocks run")}[event]
+            self._mark(board, Mark(now, kind, text))
         return True
 
     def _on_result(self, record: ResultRecord, board: LiveBoard, now: float) -> bool:
@@ -539,7 +540,7 @@ def _badge(badges: dict[str, Any], mark: Mark) -> None:
             badges.update(flag=None, paused=False, adjourned=False)
     elif kind in ("offline", "online"):
         badges["offline"] = kind == "offline"
-    elif kind in ("paused", "resumed"):
+    elif kind in ("paused", "resumed", "started"):
         badges["paused"] = kind == "paused"
         badges["adjourned"] = False
     elif kind == "flag":
