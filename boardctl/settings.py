@@ -196,14 +196,14 @@ def _allowed(r: TableReader, value: Any) -> tuple[str, ...]:
 
 
 #: ``[http] listen``: a host name or IPv4 address, or an IPv6 one in brackets, then a port.
-_LISTEN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{0,253}):([0-9]{1,5})")
+LISTEN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{0,253}):([0-9]{1,5})")
 
 
 def _http(r: TableReader, data: Any) -> HttpSection:
     """``[http]``: where the board's page listens, its password file, who may read it."""
     k = r.table(data, "http", HttpSection)
     listen = r.string(k, "http", "listen", "").strip()
-    m = _LISTEN.fullmatch(listen)
+    m = LISTEN.fullmatch(listen)
     if listen and (m is None or int(m.group(2)) > 65535):  # 0: any free port
         raise r.fail("http.listen", f"{listen[:80]!r} is not HOST:PORT (e.g. \"0.0.0.0:8080\")")
     return HttpSection(listen=listen,

@@ -5,17 +5,15 @@ logged nor put in a message."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from boardctl.settings import LISTEN
 from firmware.errors import BoardError
 
 #: A password file is one line; anything bigger is not one.
 MAX_PASSWORD_FILE = 4096
-#: ``HOST:PORT``: a name or IPv4 address (empty: every address), or an IPv6 one in brackets.
-LISTEN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{0,253}):([0-9]{1,5})")
 
 
 @dataclass(frozen=True, slots=True)

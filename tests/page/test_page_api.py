@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,7 +74,7 @@ def test_a_new_game_from_the_api_as_boardctl_new_sets_it(board: PageBoard) -> No
     assert new["clock"] == {"white": 300_000, "black": 300_000, "running": None}
     assert state(board)["game"] == new["game"]  # never the status from before the new game
     status = wait_for(lambda: (s := board.ask("status"))["game"] == new["game"] and s)
-    assert status["tags"] == {"White": "Cai", "Black": "Dora"}
+    assert (status["tags"]["White"], status["tags"]["Black"]) == ("Cai", "Dora")
     reply = board.post("/api/new", {"time_control": None, "force": True})  # no clock
     assert reply.status == 200 and reply.json()["clock"]["white"] is None
 

@@ -20,7 +20,7 @@ from boardctl.page.replies import BadRequest
 from boardctl.page.settings import page_settings, parse_listen, read_password
 from boardctl.page.view import page_state
 from firmware.errors import BoardError
-from hw.config import load_config, parse_config
+from boardctl.settings import load_config, parse_settings
 
 
 class Clock:
@@ -119,7 +119,7 @@ def test_the_password_file_is_read_once_and_never_quoted(tmp_path: Path) -> None
 def test_the_command_line_wins_over_the_config(tmp_path: Path) -> None:
     pw = tmp_path / "pw"
     pw.write_text("one")
-    section = parse_config({"http": {"listen": "0.0.0.0:8080", "password_file": str(pw),
+    section = parse_settings({"http": {"listen": "0.0.0.0:8080", "password_file": str(pw),
                                      "read": "password"}}).http
     settings = page_settings(None, None, section)
     assert settings is not None and (settings.host, settings.port) == ("0.0.0.0", 8080)
@@ -128,7 +128,7 @@ def test_the_command_line_wins_over_the_config(tmp_path: Path) -> None:
     other.write_text("two")
     mine = page_settings("127.0.0.1:9000", other, section)
     assert mine is not None and mine.listen == "127.0.0.1:9000" and mine.password == b"two"
-    assert page_settings(None, None, parse_config({}).http) is None
+    assert page_settings(None, None, parse_settings({}).http) is None
     with pytest.raises(BoardError, match="needs a password file"):
         page_settings("127.0.0.1:1", None, SimpleNamespace(listen="", password_file="",
                                                            read="password"))
@@ -153,7 +153,7 @@ def test_the_example_configs_page_section_reads_when_uncommented(tmp_path: Path)
 ])
 def test_bad_http_sections_name_the_key(section: dict[str, Any], says: str) -> None:
     with pytest.raises(BoardError, match=says):
-        parse_config({"http": section})
+        parse_settings({"http": section})
 
 
 def test_a_new_game_request_as_the_control_socket_takes_it() -> None:
