@@ -79,6 +79,26 @@ def test_a_new_game_from_the_api_as_boardctl_new_sets_it(board: PageBoard) -> No
     assert reply.status == 200 and reply.json()["clock"]["white"] is None
 
 
+def test_the_computer_chosen_for_one_game_then_none(board: PageBoard) -> None:
+    """``engine``, ``engine_side``, ``engine_level`` go to the service's ``new`` as the
+    control socket's do: the engine is started for this game, and stopped for the next."""
+    reply = board.post("/api/new", {"engine": "builtin", "engine_side": "white",
+                                    "engine_level": "easy", "force": True})
+    assert reply.status == 200, reply.body
+    assert reply.json()["opponent"]["kind"] == "engine"
+    status = wait_for(lambda: (s := board.ask("status"))["game"] == reply.json()["game"] and s)
+    assert status["engine"]["side"] == "white"
+    got = state(board)["opponent"]
+    assert (got["kind"], got["side"]) == ("engine", "white")
+    for bad, says in (({"engine_side": "green"}, "green"), ({"engine_level": "99"}, "99")):
+        refused(board, board.post("/api/new", {"engine": "builtin", **bad, "force": True}),
+                400, says)
+        assert state(board)["game"] == reply.json()["game"]  # nothing changed
+    reply = board.post("/api/new", {"engine": None, "force": True})
+    assert reply.status == 200 and reply.json()["opponent"] is None
+    assert wait_for(lambda: board.ask("status").get("engine") is None)
+
+
 def refused(board: PageBoard, reply: Reply, status: int, says: str) -> None:
     assert reply.status == status, (reply.status, reply.body)
     assert reply.headers["Content-Type"].startswith("application/json")

@@ -19,8 +19,8 @@ from boardctl.page.options import choices, new_request
 from boardctl.page.replies import BadRequest
 from boardctl.page.settings import page_settings, parse_listen, read_password
 from boardctl.page.view import page_state
-from firmware.errors import BoardError
 from boardctl.settings import load_config, parse_settings
+from firmware.errors import BoardError
 
 
 class Clock:

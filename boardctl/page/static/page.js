@@ -140,7 +140,9 @@
   function players(s) {
     ["white", "black"].forEach(function (who) {
       var o = opponentOf(s, who), name = s[who] || side(who);
-      if (o && !s[who]) name = o.kind === "engine" ? "Computer" + (o.level ? " (level " + o.level + ")" : "") : (o.name || o.kind);
+      if (o && o.kind === "engine") {  // its tag is the engine's own name (boardctl 0.1.0)
+        name = "Computer" + (o.level ? " (level " + o.level + ")" : "") + (s[who] ? ": " + s[who] : "");
+      } else if (o && !s[who]) name = o.name || o.kind;
       $("pl-" + who).querySelector(".name").textContent = name;
       $("pl-" + who).classList.toggle("turn", s.turn === who && !s.result);
     });
