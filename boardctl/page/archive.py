@@ -21,7 +21,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,8 @@ from boardctl.relay.live.diagram import move_squares, pieces
 from boardctl.service.archive import export_game
 from boardctl.service.journal_file import GAMES, load_journal
 from firmware.errors import BoardError
+from firmware.formats.reader import dispatch, read_record
+from firmware.formats.records import MoveRecord, ResultRecord, TakeBackRecord
 
 log = logging.getLogger(__name__)
 
@@ -129,19 +131,35 @@ def summary(path: Path, mtime: float) -> dict[str, Any]:
     header = journal.header
     entry.update(id=header.id, rules=header.rules, white=header.tags.get("White", ""),
                  black=header.tags.get("Black", ""))
-    plies, result = 0, None
-    for record in journal.decisions:
-        kind = record.get("type")
-        if kind == "move":
-            plies += 1
-        elif kind == "takeback" and isinstance(record.get("ply"), int):
-            plies, result = record["ply"], None
-        elif kind == "result":
-            result = record.get("result")
-    entry.update(plies=plies, result=result)
+    tally = _Tally()
+    for decision in journal.decisions:
+        dispatch(read_record(decision), _TALLY, tally)  # each read once (STYLE.md lesson 18)
+    entry.update(plies=tally.plies, result=tally.result)
     if journal.lost is not None:
         entry["error"] = f"damaged: {journal.lost}"[:200]
     return entry
+
+
+class _Tally:
+    """A game's plies and result, counted from its journal's decisions."""
+
+    def __init__(self) -> None:
+        self.plies = 0
+        self.result: str | None = None
+
+    def move(self, rec: MoveRecord) -> None:
+        self.plies += 1
+
+    def take_back(self, rec: TakeBackRecord) -> None:
+        self.plies, self.result = rec.ply, None
+
+    def end(self, rec: ResultRecord) -> None:
+        self.result = rec.result
+
+
+_TALLY: dict[type[Any], Callable[..., None]] = {
+    MoveRecord: _Tally.move, TakeBackRecord: _Tally.take_back, ResultRecord: _Tally.end,
+}
 
 
 def in_play(state: Mapping[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,8 @@ from typing import Any, Protocol
 from boardctl.page.view import page_state
 from boardctl.relay.live.stream import Channel
 from boardctl.relay.streams import StreamLoop
-from firmware.formats.feed import decode_line
+from firmware.formats.reader import Refusal, dispatch, read_line
+from firmware.formats.records import GameRecord, MoveRecord, RemoteMoveRecord, TakeBackRecord
 
 log = logging.getLogger(__name__)
 
@@ -119,27 +120,27 @@ class PageLive:
                     log.warning("board page: state not made: %s: %s", type(exc).__name__, exc)
 
     def take_lines(self) -> None:
-        """The lines waiting: their numbers and the remote side's move to carry out."""
+        """The lines waiting, each read once (firmware.formats.reader): their numbers and the
+        remote side's move to carry out (``_RECORDS``); a damaged line is skipped."""
         with self._lock:
             while self._lines:
-                record = decode_line(self._lines.popleft())
-                if record is None:
+                line = read_line(self._lines.popleft())
+                if isinstance(line, Refusal):
                     continue
-                seq = record.get("seq")
-                if isinstance(seq, int) and not isinstance(seq, bool):
-                    self._seq = max(self._seq, seq)
-                self._remember(record)
+                self._seq = max(self._seq, line.seq)
+                dispatch(line.record, _RECORDS, self)
 
-    def _remember(self, record: Mapping[str, Any]) -> None:
-        kind = record.get("type")
-        if kind == "remote-move":
-            self._remote = {k: record.get(k) for k in
-                            ("ply", "side", "move", "route", "captured", "source")}
-        elif kind in ("game", "takeback") or (
-                kind == "move" and self._remote is not None
-                and isinstance(record.get("ply"), int)
-                and record["ply"] >= (self._remote.get("ply") or 0)):
+    def _remote_move(self, rec: RemoteMoveRecord) -> None:
+        self._remote = {"ply": rec.ply, "side": rec.side, "move": rec.move,
+                        "route": list(rec.route), "captured": list(rec.captured),
+                        "source": rec.source}
+
+    def _carried_out(self, rec: MoveRecord) -> None:
+        if self._remote is not None and rec.ply >= (self._remote.get("ply") or 0):
             self._remote = None
+
+    def _forget(self, rec: GameRecord | TakeBackRecord) -> None:
+        self._remote = None
 
     def refresh(self) -> bool:
         """Make the state from a status that has seen every line taken; publish it when it
@@ -210,3 +211,10 @@ class PageLive:
             self.refresh()
         with self._lock:
             return self.channel.last, self._text
+
+
+#: What the page keeps of the feed's records (firmware.formats.reader.dispatch).
+_RECORDS: dict[type[Any], Callable[..., None]] = {
+    RemoteMoveRecord: PageLive._remote_move, MoveRecord: PageLive._carried_out,
+    GameRecord: PageLive._forget, TakeBackRecord: PageLive._forget,
+}

@@ -272,3 +272,28 @@ def test_the_live_state_follows_a_real_service_on_its_threads(tmp_path: Path) ->
         live.close()
         stop.set()
         runner.join(timeout=20)
+
+
+def test_the_live_state_reads_feed_lines_once_and_keeps_the_remote_move() -> None:
+    """Feed lines as the service frames them, read through the one reader: a remote side's
+    move kept until a move of its ply (or a new game, a takeback) comes, the last line's
+    number kept, a damaged line skipped."""
+    from boardctl.page.live import FeedLines, PageLive
+    from firmware.formats.feed import frame
+    from firmware.formats.records import GameRecord, MoveRecord, RemoteMoveRecord
+
+    lines = FeedLines()
+    live = PageLive(SimpleNamespace(command=lambda request: {"ok": False}), lines)
+    remote = RemoteMoveRecord(2, "black", "19-23", ("h6", "g5"), (), "board:B2")
+    lines.send(frame(MoveRecord(1, "white", "32-28"), 4, "g1"))
+    lines.send(frame(remote, 5, "g1"))
+    lines.send("{garbled\n")
+    assert live.remote == {"ply": 2, "side": "black", "move": "19-23", "route": ["h6", "g5"],
+                           "captured": [], "source": "board:B2"}
+    assert live._seq == 5
+    lines.send(frame(MoveRecord(2, "black", "19-23"), 6, "g1"))
+    assert live.remote is None
+    lines.send(frame(remote, 7, "g1"))
+    lines.send(frame(GameRecord("international", None, None, {}), 8, "g2"))
+    assert live.remote is None and live._seq == 8
+    assert live.status() is None  # a service that refuses: nothing made
