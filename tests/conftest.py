@@ -4,7 +4,9 @@ tests/conftest.py pattern), and the repository's data folders."""
 from __future__ import annotations
 
 import signal
+import types
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -49,3 +51,45 @@ def mock_factory() -> Iterator[MockFactory]:
 def data_dir() -> Path:
     """tests/data: real games and logs used by the tests."""
     return DATA
+
+
+# -- the fast core and the integration tests ----------------------------------------------------
+
+#: Fixtures that start a real program (a Mosquitto broker, headless Chromium).
+INTEGRATION_FIXTURES = frozenset({"mosquitto", "browser"})
+#: Support modules whose use means a test drives real processes, servers or browsers.
+INTEGRATION_SUPPORT = frozenset({
+    "processes", "terminal_helpers", "hall_helpers", "live_helpers", "mqtt_broker", "browser",
+    "nginx_proxy", "pty_helpers", "lidraughts_standin",
+})
+
+
+@cache
+def _drives_programs(module: types.ModuleType) -> bool:
+    """Does a test module start programs: ``subprocess`` imported, or a support module's name
+    that does (a helper from it, or the module itself)?"""
+    for value in vars(module).values():
+        if isinstance(value, types.ModuleType):
+            if value.__name__ in ("subprocess", *INTEGRATION_SUPPORT):
+                return True
+        elif getattr(value, "__module__", None) in INTEGRATION_SUPPORT:
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that starts a real program (a service process, a broker, a browser, a relay,
+    a terminal) is marked ``integration``: ``pytest -m "not integration"`` runs the fast core
+    (the rules, the referee, the clock, the formats, the parts on MockFactory, in-process
+    services on an injected clock), while ``pytest`` still runs everything. Tests marked
+    ``slow`` (long soaks) run only when the ``-m`` expression names them (``pytest -m slow``)."""
+    if "slow" not in (config.option.markexpr or ""):
+        slow = [item for item in items if item.get_closest_marker("slow") is not None]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+    for item in items:
+        module = getattr(item, "module", None)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & INTEGRATION_FIXTURES or (module is not None and _drives_programs(module)):
+            item.add_marker(pytest.mark.integration)

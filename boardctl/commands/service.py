@@ -81,12 +81,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    "full (default 10, full: at most 8 s a move; docs/ENGINE.md)")
     g.add_argument("--engine-move-time", type=float, metavar="S",
                    help="seconds a move (default: from the engine's clock)")
-    w = p.add_argument_group("the board's own page (docs/PAGE.md)")
-    w.add_argument("--http", metavar="HOST:PORT", help="serve the board's page and its JSON "
-                   "API there, e.g. 0.0.0.0:8080 (config [http] listen)")
-    w.add_argument("--http-password-file", type=Path, metavar="FILE", help="a file holding "
-                   "the password every change from the page needs (config [http] "
-                   "password_file); without one, anyone on the network may start a new game")
+    _add_page(p)
     h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
     h.add_argument("--broker", metavar="URL",
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
@@ -204,7 +199,6 @@ def run_service(args: argparse.Namespace) -> int:
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      on_line=hall.on_line if hall is not None else None,
                       sinks=page.sinks if page is not None else None,
                       lineup=_engine_lineup(args, config, rules))
     if page is not None:
@@ -387,6 +381,16 @@ def hall_link(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
 
     settings = broker_settings(args, config.broker, str(config.source))
     return HallBoard(settings, state_dir) if settings is not None else None
+
+
+def _add_page(p: argparse.ArgumentParser) -> None:
+    """``--http`` and ``--http-password-file``: the board's own page (docs/PAGE.md)."""
+    w = p.add_argument_group("the board's own page (docs/PAGE.md)")
+    w.add_argument("--http", metavar="HOST:PORT", help="serve the board's page and its JSON "
+                   "API there, e.g. 0.0.0.0:8080 (config [http] listen)")
+    w.add_argument("--http-password-file", type=Path, metavar="FILE", help="a file holding "
+                   "the password every change from the page needs (config [http] "
+                   "password_file); without one, anyone on the network may start a new game")
 
 
 def board_page(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:

@@ -50,7 +50,7 @@ from typing import Any
 from boardctl.service.control.schema import respond
 from boardctl.service.control.server import ControlServer
 from boardctl.service.datapath import CLOCK_EVENTS, DURABLE_EVENTS, DURABLE_RECORDS, DataPath
-from boardctl.service.desk import Desk
+from boardctl.service.desk import ControlDesk
 from boardctl.service.door import Lineup, PlayerDoor
 from boardctl.service.feed import Feed, FeedPorts
 from boardctl.service.gamelife import GameLife
@@ -123,10 +123,7 @@ class Service:
         self.control: ControlServer | None = None
         self._lock_fd = -1
         self.game = CurrentGame()
-        # No clock buttons (degraded): no buttons' watermark to wait for, or nothing is released.
-        sources = [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
-            + ([SCRIPT] if script is not None else [])
-        self.merge = EventMerge(sources)
+        self.merge = EventMerge(merge_sources(hardware, script))
         self.sensing = Sensing(hardware, script, self.merge, lambda: self.game.origin, clock)
         self.hand = SimHand(hardware, self.sensing, clock)
         self.ports = FeedPorts(hardware.feed, on_line, list(sinks or []))
@@ -145,8 +142,8 @@ class Service:
                              state_dir=self.state_dir, board=board, clock=clock, script=script,
                              fsync=fsync)
         self.inbox = RefereeInbox(self.merge.wake, self.outbox)
-        self.desk = Desk(self.game, self.merge, self.path, self.life, self.door, self.face,
-                         self.hand, self.inbox, hardware, board=board)
+        self.desk = ControlDesk(self.game, self.merge, self.path, self.life, self.door,
+                                self.face, self.hand, self.inbox, hardware, board=board)
         #: More for ``status`` (the broker link's state), called on the referee's thread.
         self.status_extras = self.desk.status_extras
         self.loop = RefereeLoop(self.game, self.merge, self.inbox, self.path, self.door,
@@ -363,3 +360,11 @@ def check_sensing(sensing: Sensing) -> None:
         if isinstance(error, BoardError):
             raise error
         raise HardwareError(f"sensing stopped: {type(error).__name__}: {error}") from error
+
+
+def merge_sources(hardware: Hardware, script: EventScript | None) -> list[str]:
+    """The event sources the referee waits on: the sensors, the clock buttons (none when the
+    board runs without them, degraded: no watermark to wait for, or nothing is released) and
+    an event log's script."""
+    return [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
+        + ([SCRIPT] if script is not None else [])
