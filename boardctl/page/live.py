@@ -9,7 +9,7 @@ referee answers between two turns, and the service hands the same answer to ever
 within 50 ms) until the answer has seen the last line (its ``feed_lines``), makes the page's
 state (boardctl.page.view) and publishes it when it changed. With nobody watching nothing is
 asked: the board pays for viewers only. Every viewer's stream is written by the relay's one
-stream loop (boardctl.relay.streams): a bounded queue each, a stalled viewer dropped.
+stream loop (boardctl.relay.live.viewers): a bounded queue each, a stalled viewer dropped.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from boardctl.page.view import page_state
 from boardctl.relay.live.stream import Channel
-from boardctl.relay.streams import StreamLoop
+from boardctl.relay.live.viewers import StreamLoop
 from firmware.formats.reader import Refusal, dispatch, read_line
 from firmware.formats.records import GameRecord, MoveRecord, RemoteMoveRecord, TakeBackRecord
 
