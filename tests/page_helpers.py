@@ -22,7 +22,10 @@ from boardctl.terminal.play import Hand
 from boardctl.terminal.sources import SocketClient
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]
-DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
+#: Where the browser tests leave their screenshots (docs/img/page-*.png are copies of them;
+#: PAGE_SCREENSHOTS=docs/img refreshes those).
+SCREENSHOTS = Path(os.environ.get("PAGE_SCREENSHOTS",
+                                  Path(__file__).resolve().parents[1] / "build" / "screenshots"))
 
 
 class Reply:

@@ -3,8 +3,9 @@ Chromium's device emulation) and on a desktop's (1280x800), against real ``board
 --http`` processes: a new game started from the page, moves made by the simulated hand (the
 control socket's ``sim`` requests) on the diagram, an irregularity and what the LEDs ask for,
 the finished game in the list, stepped through and downloaded (the same PDN as ``boardctl
-export``), signing in, playing the computer. Screenshots go to docs/img. No request leaves the
-machine; no JavaScript console error. Waiting is for the page to get somewhere, never a timing
+export``), signing in, playing the computer. Screenshots go to build/screenshots
+(``PAGE_SCREENSHOTS=docs/img`` refreshes the README's). No request leaves the machine; no
+JavaScript console error. Waiting is for the page to get somewhere, never a timing
 assertion."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from browser import chrome, console_errors
-from page_helpers import BOARDCTL, DOCS_IMG, PageBoard
+from page_helpers import BOARDCTL, SCREENSHOTS, PageBoard
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from service_helpers import wait_for
@@ -74,8 +75,8 @@ def attr(driver: Any, css: str, name: str) -> str:
 
 
 def shot(driver: Any, name: str) -> None:
-    DOCS_IMG.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(DOCS_IMG / name))
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOTS / name))
 
 
 def discs(driver: Any, css: str) -> int:
