@@ -198,3 +198,37 @@ def test_the_page_and_its_files_are_served_gzipped_from_the_board(board: PageBoa
         reply = board.get(f"/static/{name}")
         assert reply.status == 200 and len(reply.body) > 1000
         assert b"https://" not in reply.body
+
+
+def test_watchers_and_one_that_never_reads_change_nothing_for_the_board(
+        board: PageBoard) -> None:
+    """Page clients on the event stream, one of them never reading a byte (a small receive
+    buffer): the board plays on, every move is made, and the clients that read see the
+    position after the last move."""
+    import socket
+
+    assert board.post("/api/new", {"time_control": "300+5", "force": True}).status == 200
+    request = (f"GET /api/events HTTP/1.1\r\nHost: {board.host}:{board.port}\r\n"
+               "Accept: text/event-stream\r\n\r\n").encode()
+    stalled = socket.socket()
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    stalled.connect((board.host, board.port))
+    stalled.sendall(request)
+    readers = [socket.create_connection((board.host, board.port), timeout=15) for _ in range(3)]
+    try:
+        for reader in readers:
+            reader.sendall(request)
+        board.ask("start")
+        board.play(*MOVES)
+        status = board.ask("status")
+        assert status["ply"] == len(MOVES) and status["moves"] == list(MOVES)
+        for reader in readers:
+            got = b""
+            while status["fen"].encode() not in got:
+                chunk = reader.recv(65536)
+                assert chunk, "the stream ended"
+                got += chunk
+    finally:
+        stalled.close()
+        for reader in readers:
+            reader.close()
