@@ -34,8 +34,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import paho.mqtt.client as mqtt  # noqa: E402
-from mqtt_broker import Mosquitto, free_port  # noqa: E402
-from processes import stop_by_pid  # noqa: E402
+from support.mqtt_broker import Mosquitto, free_port  # noqa: E402
+from support.processes import stop_by_pid  # noqa: E402
 
 from firmware.formats.feed import encode_line  # noqa: E402
 from firmware.pdn import read_games  # noqa: E402
@@ -187,7 +187,7 @@ def main() -> int:
                                   f"127.0.0.1:{http_port}", "--state-dir", str(tmp / "relay")],
                                  stderr=subprocess.DEVNULL)
         procs.append(relay)
-        from service_helpers import game_log
+        from support.service_helpers import game_log
 
         log = tmp / "game.jsonl"
         log.write_text("".join(json.dumps(e.record()) + "\n" for e in

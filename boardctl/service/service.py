@@ -52,7 +52,7 @@ from boardctl.service.control.server import ControlServer
 from boardctl.service.datapath import CLOCK_EVENTS, DURABLE_EVENTS, DURABLE_RECORDS, DataPath
 from boardctl.service.desk import ControlDesk
 from boardctl.service.door import Lineup, PlayerDoor
-from boardctl.service.feed import Feed, FeedPorts
+from boardctl.service.feed import Feed, FeedLink, FeedPorts
 from boardctl.service.gamelife import GameLife
 from boardctl.service.games import (  # re-exported: the service's callers import them from here
     CurrentGame,
@@ -178,12 +178,7 @@ class Service:
         session = self.game.the_session
         self.notifier.ready(f"game {self.game.the_header.id}, {session.rules.name}, "
                             f"ply {len(session.moves)}")
-        where = [f"state {self.state_dir}"]
-        if self.control is not None:
-            where.append(f"control {self.control.path}")
-        if self.hw.feed is not None:
-            where.append(f"feed {self.hw.feed.url}")
-        logger.info("ready: " + ", ".join(where))
+        logger.info("ready: " + where_it_listens(self.state_dir, self.control, self.hw))
         now = self.clock()
         self.loop.next_watchdog = now
         self.loop.watchdog(now)
@@ -292,6 +287,11 @@ class Service:
         typed record (``firmware.formats.records``)."""
         self.feed.emit(record)
 
+    def add_link(self, link: FeedLink) -> None:
+        """An output that takes each feed line as written (the hall's broker link), on the
+        journal writer's thread."""
+        self.ports.links.append(link)
+
     def call_soon(self, fn: Callable[[], None]) -> None:
         """From any thread: run ``fn`` on the service's own thread, on the next turn."""
         self.loop.call_soon(fn)
@@ -368,3 +368,13 @@ def merge_sources(hardware: Hardware, script: EventScript | None) -> list[str]:
     an event log's script."""
     return [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
         + ([SCRIPT] if script is not None else [])
+
+
+def where_it_listens(state_dir: Path, control: ControlServer | None, hardware: Hardware) -> str:
+    """The service's places for its ``ready`` log line: state, control socket, feed port."""
+    where = [f"state {state_dir}"]
+    if control is not None:
+        where.append(f"control {control.path}")
+    if hardware.feed is not None:
+        where.append(f"feed {hardware.feed.url}")
+    return ", ".join(where)

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from live_helpers import FakeClock, feed, game_records, observe
+from support.live_helpers import FakeClock, feed, game_records, observe
 
 from boardctl.relay.live.model import KEEP_LOG, LiveHall, pieces
 from boardctl.relay.live.stream import Channel

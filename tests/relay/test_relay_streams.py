@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from live_helpers import FakeClock
+from support.live_helpers import FakeClock
 
 import boardctl.relay.live.viewers as streams
 from boardctl.relay.live.stream import Channel

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mqtt_broker import Mosquitto
-from processes import stop_by_pid
-from service_helpers import wait_for
+from support.mqtt_broker import Mosquitto
+from support.processes import stop_by_pid
+from support.service_helpers import wait_for
 
 from boardctl.commands.replay import replay_lines
 from boardctl.commands.service import _start_mode

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from records_helpers import typed
+from support.records_helpers import typed
 
 from boardctl.terminal.app import notices_text
 from boardctl.terminal.play import Hand
