@@ -47,8 +47,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from browser import chrome  # noqa: E402
-from page_helpers import PageBoard  # noqa: E402
+from support.browser import chrome  # noqa: E402
+from support.page_helpers import PageBoard  # noqa: E402
 
 from firmware.pdn import read_games  # noqa: E402
 

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from page_helpers import BOARDCTL, PageBoard, Reply
-from service_helpers import wait_for
+from support.page_helpers import BOARDCTL, PageBoard, Reply
+from support.service_helpers import wait_for
 
 from firmware.pdn import read_games
 

@@ -19,11 +19,11 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from browser import chrome, console_errors
-from page_helpers import BOARDCTL, SCREENSHOTS, PageBoard
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
-from service_helpers import wait_for
+from support.browser import chrome, console_errors
+from support.page_helpers import BOARDCTL, SCREENSHOTS, PageBoard
+from support.service_helpers import wait_for
 
 from firmware.rules.notation import move_text
 from firmware.rules.position import Position

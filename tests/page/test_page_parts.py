@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from service_helpers import RealClock, sim_service
+from support.service_helpers import RealClock, sim_service
 
 from boardctl.page import gate as gate_module
 from boardctl.page.archive import GameArchive, replay_pdn, started_at, summary

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from page_helpers import BOARDCTL, PageBoard
+from support.page_helpers import BOARDCTL, PageBoard
 
 PASSWORD = "correct horse battery"
 

@@ -14,18 +14,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from processes import stop_by_pid
-from service_helpers import wait_for
-
 from boardctl.service.control import request
 from boardctl.terminal.play import Hand
 from boardctl.terminal.sources import SocketClient
+from support.processes import stop_by_pid
+from support.service_helpers import wait_for
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]
 #: Where the browser tests leave their screenshots (docs/img/page-*.png are copies of them;
 #: PAGE_SCREENSHOTS=docs/img refreshes those).
 SCREENSHOTS = Path(os.environ.get("PAGE_SCREENSHOTS",
-                                  Path(__file__).resolve().parents[1] / "build" / "screenshots"))
+                                  Path(__file__).resolve().parents[2] / "build" / "screenshots"))
 
 
 class Reply:
