@@ -4,9 +4,9 @@ The relay's real HTTP server and state with the live hub on their hooks, in this
 hall of N boards, each playing a real game (WK 2003, boardctl/data/wk2003.pdn) with clocks;
 Debian's headless Chromium on the page (tests/support/browser.py).
 
-1. First load: the bytes of ``/``, ``live.js``, ``live.css`` (gzipped, as a browser asks) and
-   of the event stream's first ``state`` event with every board; the time until the browser
-   shows all N boards.
+1. First load: the bytes of ``/``, ``draughts.js``, ``live.js``, ``live.css`` (gzipped, as a
+   browser asks) and of the event stream's first ``state`` event with every board; the time
+   until the browser shows all N boards.
 2. Page update latency: moves fed at a steady rate (default 20 a second, six times the issue's
    peak of 2 moves a board a minute for 200 boards) with routine snapshots (each board every
    10 s); for each move, seconds from the relay taking the line to the page's DOM showing it
@@ -127,7 +127,7 @@ def main() -> None:
 
     print(f"live page with {args.boards} boards, {preload} plies each")
     sizes = {path: (len(get(hall.port, path, False)), len(get(hall.port, path)))
-             for path in ("/", "/static/live.js", "/static/live.css")}
+             for path in ("/", "/static/draughts.js", "/static/live.js", "/static/live.css")}
     state = first_state(hall.port)
     for path, (plain, packed) in sizes.items():
         print(f"  {path:18} {plain:7d} B, gzipped {packed:6d} B")

@@ -2,8 +2,9 @@
 top-level key to its owner: the hardware's (``size``, ``[gpio]``, ``[matrix]``, ``[leds]``,
 ``[faces]``, ``[buttons]``, ``[serial]``, ``[buzzer]``: :mod:`hw.config`, which knows the Pi's
 header) and the service's own settings, here: ``state_dir``, ``touch_min``, ``[broker]`` (a
-hall: boardctl.hall), ``[engine]`` (the computer as a player: boardctl.engine) and
-``[voice]`` (the spoken game: its reader is ``boardctl.voice.settings.from_table``).
+hall: boardctl.hall), ``[engine]`` (the computer as a player: boardctl.engine), ``[voice]``
+(the spoken game: its reader is ``boardctl.voice.settings.from_table``) and ``[http]`` (the
+board's own page: boardctl.page).
 
 The file lives at ``/etc/boardctl/config.toml`` (:data:`SYSTEM_PATH`) unless ``--config``
 names another. Every section and key is optional: a missing key takes the default shown in
@@ -11,7 +12,7 @@ names another. Every section and key is optional: a missing key takes the defaul
 names the file, the key (``engine.side``, ``matrix.rows``) and what is wrong; an unknown key
 is refused with the nearest known key as a suggestion (:class:`hw.configreader.TableReader`).
 
-A new section of the service's (``[http]``, ``[voice]``, ``[online]``, ``[menu]``) is a frozen
+A new section of the service's (``[voice]``, ``[online]``, ``[menu]``) is a frozen
 dataclass and a reader function here, and a field of :class:`Settings`; its key is then known
 to the file.
 """
@@ -71,6 +72,18 @@ class EngineSection:
 
 
 @dataclass(frozen=True, slots=True)
+class HttpSection:
+    """The board's own page (boardctl/page, docs/PAGE.md). ``listen`` empty: no page, else
+    ``HOST:PORT`` (``0.0.0.0:8080``: every network the Pi is on). ``password_file``: a file
+    holding the password every change (a new game) needs; none: anyone on the network may.
+    ``read``: ``open`` (anyone may look) or ``password`` (looking needs it too)."""
+
+    listen: str = ""
+    password_file: str = ""
+    read: str = "open"
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """The whole file: the board's hardware (:class:`hw.config.BoardConfig`) and the service's
     settings."""
@@ -84,6 +97,7 @@ class Settings:
     engine: EngineSection = field(default_factory=EngineSection)
     #: The spoken game (boardctl/voice, docs/VOICE.md): read by its own reader.
     voice: VoiceSettings = field(default_factory=VoiceSettings)
+    http: HttpSection = field(default_factory=HttpSection)
     source: str = "<defaults>"
 
 
@@ -110,7 +124,8 @@ def parse_settings(data: dict[str, Any], source: str = "<config>") -> Settings:
                     start=r.choice(top, "", "start", "", ("press", "move")),
                     broker=_broker(r, top.get("broker", {})),
                     engine=_engine(r, top.get("engine", {})),
-                    voice=voice_from_table(top.get("voice", {}), source), source=source)
+                    voice=voice_from_table(top.get("voice", {}), source),
+                    http=_http(r, top.get("http", {})), source=source)
 
 
 def load_config(path: str | Path | None = None) -> Settings:
@@ -184,3 +199,19 @@ def _allowed(r: TableReader, value: Any) -> tuple[str, ...]:
             raise r.fail(where, f"{text[:80]!r}: {exc}") from None
         commands.append(text)
     return tuple(commands)
+
+
+#: ``[http] listen``: a host name or IPv4 address, or an IPv6 one in brackets, then a port.
+LISTEN = re.compile(r"(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{0,253}):([0-9]{1,5})")
+
+
+def _http(r: TableReader, data: Any) -> HttpSection:
+    """``[http]``: where the board's page listens, its password file, who may read it."""
+    k = r.table(data, "http", HttpSection)
+    listen = r.string(k, "http", "listen", "").strip()
+    m = LISTEN.fullmatch(listen)
+    if listen and (m is None or int(m.group(2)) > 65535):  # 0: any free port
+        raise r.fail("http.listen", f"{listen[:80]!r} is not HOST:PORT (e.g. \"0.0.0.0:8080\")")
+    return HttpSection(listen=listen,
+                       password_file=r.string(k, "http", "password_file", ""),
+                       read=r.choice(k, "http", "read", "open", ("open", "password")))

@@ -12,6 +12,9 @@
 #                                          also the hall mode (docs/HALL.md): the drop-in
 #                                          systemd/hall/hall.conf, opening the network to
 #                                          that broker address only
+#   sudo ./systemd/install.sh --page       also the board's own page (docs/PAGE.md): the
+#                                          drop-in systemd/page/page.conf, opening the
+#                                          network to the home network's private addresses
 #
 # In order: system packages (apt: python3-venv, python3-dev and gcc for what pip builds,
 # python3-lgpio where the archive has it: Raspberry Pi OS); a venv in $VENV that sees those
@@ -27,7 +30,8 @@
 #
 # The hall drop-in, once installed, stays through upgrades; --hall-broker=ADDRESS installs or
 # updates it (ADDRESS: an IPv4 or IPv6 address or prefix; put the [broker] section in the
-# config file too).
+# config file too). So does the page's; --page installs or updates it (put the [http]
+# section in the config file too).
 #
 # Exit status: 0 installed (and running, unless --no-start); 1 an install step failed;
 # 2 bad usage; 3 installed, but the service does not run (its reason is printed: on a
@@ -47,15 +51,17 @@ start=yes
 dry=no
 voice=no
 hall=""
+page=no
 for arg in "$@"; do
     case $arg in
         --no-start) start=no ;;
         --voice) voice=yes ;;
         --dry-run) dry=yes ;;
         --hall-broker=*) hall=${arg#--hall-broker=} ;;
+        --page) page=yes ;;
         -h|--help) sed -n '2,/^set -eu$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown option $arg (use --no-start, --dry-run, --voice," \
-                "--hall-broker=ADDRESS)" >&2; exit 2 ;;
+                "--hall-broker=ADDRESS, --page)" >&2; exit 2 ;;
     esac
 done
 if [ -n "$hall" ] && ! printf '%s' "$hall" | grep -Eq '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$'; then
@@ -182,6 +188,12 @@ if [ -n "$hall" ]; then
         printf '%s\n' "$content" | install -D -m 0644 /dev/stdin "$dropin"
     fi
     say "hall mode: the network is open to $hall only; put [broker] url, hall and board in $CONFIG"
+fi
+if [ "$page" = yes ]; then
+    # The board's own page: the drop-in as it is (the home network's private addresses).
+    run install -D -m 0644 "$here/page/page.conf" /etc/systemd/system/boardctl.service.d/page.conf
+    say "the board's page: the network is open to private addresses only; put [http] listen" \
+        "(and password_file) in $CONFIG, then boardctl status prints the page's address"
 fi
 run systemctl enable boardctl.service
 

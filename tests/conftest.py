@@ -64,7 +64,7 @@ INTEGRATION_MODULES = frozenset({
     "subprocess", *(f"support.{name}" for name in (
         "processes", "terminal_helpers", "hall_helpers", "live_helpers", "mqtt_broker",
         "browser", "nginx_proxy", "pty_helpers", "lidraughts_standin", "py_draughts_reader",
-        "hand_helpers")),
+        "hand_helpers", "page_helpers")),
     "boardctl.engine.client", "boardctl.engine.player",
     "boardctl.engine.lineup", "boardctl.service.service", "boardctl.voice.speaker",
     "boardctl.terminal.play",

@@ -279,6 +279,9 @@ def describe(answer: dict[str, Any]) -> str:
                      f": {'REFUSED, the name is taken' if link == 'refused' else link}, "
                      f"{broker.get('queued')} lines queued, {broker.get('dropped')} dropped"
                      + (f" ({broker['error']})" if broker.get("error") else ""))
+    page = answer.get("page")
+    if isinstance(page, dict) and page.get("url"):  # the board's own page (docs/PAGE.md)
+        lines.append("page: " + ", ".join(str(u) for u in page.get("urls") or [page["url"]]))
     return "\n".join(lines)
 
 

@@ -81,6 +81,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key: the "
                    "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
                    "without it the board takes no control messages ([broker] hall_key_file)")
+    _add_page(p)
     _add_board_extras(p)
     p.set_defaults(func=run_service)
 
@@ -248,16 +249,21 @@ def run_service(args: argparse.Namespace) -> int:
     lineup = (_analysis_lineup(args, config, rules) or _training_lineup(args, rules, state_dir)
               or _engine_lineup(args, config, rules))
     voice = _open_voice(args, config, rules, lineup)
+    page = board_page(args, config, state_dir)
+    sinks = ([voice] if voice is not None else []) + (page.sinks if page is not None else [])
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      lineup=lineup, sinks=[voice] if voice is not None else None)
+                      lineup=lineup, sinks=sinks)
+    if page is not None:
+        page.attach(service)
     try:
-        _plug_board_extras(service, voice, args, (setup, lineup), state_dir, hall is not None)
+        _plug_board_extras(service, voice, page, (setup, lineup), state_dir, hall is not None)
         _serve(service, hall)
     finally:
-        if voice is not None:
-            voice.close()
+        for part in (voice, page):
+            if part is not None:
+                part.close()
     logger.info("stopped")
     return 0
 
@@ -283,8 +289,8 @@ def _open_voice(args: argparse.Namespace, config: Any, rules: Any, lineup: Any) 
     return open_voice(settings, rules=rules, roles=roles)
 
 
-def _plug_board_extras(service: Any, voice: Any, args: argparse.Namespace,
-                       game: tuple[Any, Any], state_dir: Path, hall: bool) -> None:
+def _plug_board_extras(service: Any, voice: Any, page: Any, game: tuple[Any, Any],
+                       state_dir: Path, hall: bool) -> None:
     """The voice's part of ``status``, and the menus on the buttons and faces
     (boardctl.menu) with the new game's ``setup`` and the computer's ``lineup``."""
     from boardctl.menu.plug import page_address, plug_menu
@@ -293,7 +299,7 @@ def _plug_board_extras(service: Any, voice: Any, args: argparse.Namespace,
         service.status_extras.append(lambda: {"voice": voice.status()})
     setup, lineup = game
     plug_menu(service, setup=setup, lineup=lineup, state_dir=state_dir, hall=hall,
-              address=page_address(args))
+              address=page_address(page))
 
 
 def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
@@ -500,6 +506,26 @@ def hall_link(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
     return HallBoard(settings, state_dir) if settings is not None else None
 
 
+def _add_page(p: argparse.ArgumentParser) -> None:
+    """``--http`` and ``--http-password-file``: the board's own page (docs/PAGE.md)."""
+    w = p.add_argument_group("the board's own page (docs/PAGE.md)")
+    w.add_argument("--http", metavar="HOST:PORT", help="serve the board's page and its JSON "
+                   "API there, e.g. 0.0.0.0:8080 (config [http] listen)")
+    w.add_argument("--http-password-file", type=Path, metavar="FILE", help="a file holding "
+                   "the password every change from the page needs (config [http] "
+                   "password_file); without one, anyone on the network may start a new game")
+
+
+def board_page(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
+    """The board's own page (boardctl.page) from --http/--http-password-file or [http], or
+    None; listening already (a port in use is told before the board starts)."""
+    from boardctl.page.server import BoardPage
+    from boardctl.page.settings import page_settings
+
+    settings = page_settings(args.http, args.http_password_file, config.http)
+    return BoardPage(settings, state_dir) if settings is not None else None
+
+
 def _check_numbers(args: argparse.Namespace) -> None:
     """--settle and --snapshot-every: finite and in range, or a clear error."""
     import math
@@ -531,38 +557,10 @@ def _check_feed(url: str) -> None:
         raise BoardError(f"--feed {url}: no directory {path.parent} to write the feed file in")
 
 
-def _with_spill(path: Path, journal: Any, salvage: bool) -> Any:
-    """The journal with the records its spill holds (written there while the state directory
-    was full, docs/HALL.md section 10), read without changing anything: the service takes
-    them into the journal at its next start. Said on stderr, as is a spill that does not
-    continue the journal."""
-    from boardctl.service.journal_file import read_bytes, spill_path, spilled
-    from firmware.formats.journal import read_journal
-
-    if not journal.verified or journal.lost is not None or not spill_path(
-            path.parent.parent, path).is_file():
-        return journal
-    try:
-        spill, taken, stop = spilled(path, journal)
-    except OSError as exc:
-        logger.warning(f"{path}: its spill cannot be read ({exc.strerror or exc})")
-        return journal
-    if taken:
-        data = read_bytes(path, journal.end) + b"".join(taken)
-        journal = read_journal(data.splitlines(keepends=True), source=str(path),
-                               salvage=salvage)
-        logger.warning(f"{path}: {len(taken)} records read from its spill {spill} too (not in "
-                       "the journal yet: the service takes them back at its next start)")
-    if stop:
-        logger.warning(f"{path}: its spill {spill} holds records that do not continue the "
-                       f"journal ({stop}): not exported")
-    return journal
-
-
 def run_export(args: argparse.Namespace) -> int:
-    from boardctl.service.journal_file import current_path, load_journal
-    from boardctl.service.service import rebuild, snapshot_of
-    from firmware.errors import EventLogError
+    from boardctl.service.archive import export_game
+    from boardctl.service.journal_file import current_path
+    from boardctl.service.service import snapshot_of
     from firmware.formats.feed import frame
     from firmware.formats.records import FeedRecord, GameRecord, HeaderRecord
 
@@ -573,17 +571,7 @@ def run_export(args: argparse.Namespace) -> int:
         path = current_path(args.state_dir)
         if path is None:
             raise BoardError(f"{args.state_dir}: no game journal here")
-    try:
-        journal = load_journal(path, salvage=args.salvage)
-    except FileNotFoundError:
-        raise BoardError(f"{path}: no such journal") from None
-    except EventLogError as exc:
-        if args.salvage:
-            raise
-        raise EventLogError(f"{exc} (boardctl export --salvage recovers the game before "
-                            "it)") from None
-    journal = _with_spill(path, journal, args.salvage)
-    rebuilt = rebuild(journal, str(path))
+    journal, rebuilt = export_game(path, salvage=args.salvage)
     status = 0
     if not journal.verified:
         logger.warning(f"{path}: a version-1 journal: its records carry no checksums, not verified")

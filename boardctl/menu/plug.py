@@ -77,11 +77,12 @@ def _new_game(service: Any, request: dict[str, Any]) -> None:
         logger.info(f"menu: new game {answer.get('game')}")
 
 
-def page_address(args: Any) -> Callable[[], str | None]:
-    """The board's page's address (``boardctl run --http HOST:PORT``), or a function giving
-    None while the board serves no page: the menus then leave the item out."""
-    listen = getattr(args, "http", None)
-    if not listen:
+def page_address(page: Any) -> Callable[[], str | None]:
+    """The board's page's address as the faces show it (``HOST:PORT``, from the page's own
+    first URL: ``--http`` or ``[http] listen``, the machine's address when it listens on
+    every one), or a function giving None while the board serves no page: the menus then
+    leave the item out."""
+    if page is None or not getattr(page, "urls", None):
         return lambda: None
-    text = str(listen)
+    text = str(page.urls[0]).removeprefix("http://").removeprefix("https://").rstrip("/")
     return lambda: text

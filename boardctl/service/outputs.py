@@ -155,8 +155,8 @@ class JournalWriting:
     def _create(self) -> None:
         """Create the new game's journal (and point ``current`` at it); on failure (a full
         disk) keep its records in memory, raise the alarm and try again every RETRY_S."""
-        if self.unborn is None or self.clock() < self._next_retry:
-            return
+        if self.unborn is None or (self.alarm is not None and self.clock() < self._next_retry):
+            return  # (a retry waits; a first try never waits for the last write's time)
         try:
             writer = create_journal(self.state_dir, self.header, fsync=self.fsync)
         except OSError as exc:

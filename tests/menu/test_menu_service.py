@@ -182,3 +182,35 @@ def test_a_damaged_choices_file_gives_the_defaults_and_one_line_and_the_leds_gui
     said = [line for line in stderr.splitlines() if "menu.json" in line]
     assert len(said) == 1 and "defaults" in said[0], stderr
     assert "Traceback" not in stderr
+
+
+def test_the_page_s_address_on_the_faces_is_the_one_it_serves(tmp_path: Path) -> None:
+    """With the board's own page (``--http``), the menus' last item is its address, as the
+    page itself reports it in ``status`` (the port the system gave, here)."""
+    state = tmp_path / "state"
+    sock = state / "control.sock"
+    proc = start(state, "--http", "127.0.0.1:0")
+    try:
+        first = until(lambda: status(sock))
+        url = first["page"]["url"]
+        address = url.removeprefix("http://").rstrip("/")
+        assert address.startswith("127.0.0.1:") and not address.endswith(":0")
+        press(sock, "pause", HOLD)
+        until(lambda: status(sock)["menu"]["open"])
+        assert status(sock)["menu"]["items"][-1] == "address"
+        step_to(sock, "address")
+        assert faces(sock)[0] == "Addr"
+        press(sock, "pause")  # chosen: the address in pages of four characters
+        pages = []
+        for _ in range(8):
+            until(lambda: faces(sock)[0] == "Addr.")
+            white, black = faces(sock)
+            if pages and black == pages[0]:
+                break
+            pages.append(black)
+            press(sock, "black")
+            until(lambda was=black: faces(sock)[1] != was)
+        shown = "".join(p.replace(".", "") for p in pages).replace("-", ":")
+        assert shown == address.replace(".", "")
+    finally:
+        assert stop_by_pid(proc) == 0

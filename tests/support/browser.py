@@ -46,8 +46,12 @@ def require_browser() -> tuple[str, str]:
     return chromium, driver
 
 
-def chrome(profile: Path, *, width: int = 1280, height: int = 900) -> Any:
-    """A headless Chromium session with its console log kept (``console_errors``)."""
+def chrome(profile: Path, *, width: int = 1280, height: int = 900, mobile: bool = False,
+           performance: bool = False) -> Any:
+    """A headless Chromium session with its console log kept (``console_errors``);
+    ``mobile``: a phone's screen of ``width`` x ``height`` CSS pixels (Chromium's device
+    emulation: touch, a phone's user agent); ``performance``: the DevTools network events kept
+    too (``driver.get_log("performance")``: bytes and hosts of every request)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -59,7 +63,14 @@ def chrome(profile: Path, *, width: int = 1280, height: int = 900) -> Any:
                 "--disable-component-update", "--disable-sync", "--disable-extensions",
                 f"--user-data-dir={profile}", f"--window-size={width},{height}"):
         options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if mobile:
+        options.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": width, "height": height, "pixelRatio": 1.0,
+                              "touch": True},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 "
+                         "(KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"})
+    logs = {"browser": "ALL", **({"performance": "ALL"} if performance else {})}
+    options.set_capability("goog:loggingPrefs", logs)
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
 

@@ -50,13 +50,18 @@ def move_view(rules_name: str | None, move: Any) -> dict[str, Any] | None:
     """The last move as the page shows it: its text, ply, side and the squares to highlight."""
     if move is None:
         return None
+    return {"ply": move.ply, "side": move.side, "move": move.move,
+            "hl": move_squares(rules_name, move.move)}
+
+
+def move_squares(rules_name: str | None, text: str) -> list[int]:
+    """The squares a move's text names (its start, the squares it passes, its end), by
+    number; empty for a text that does not read."""
     rules = rule_set(rules_name) or find_rules("international")
-    hl: list[int] = []
     try:
-        hl = [rules.geometry.parse_square(p) for p in re.split(r"[-x:]", move.move)]
+        return [rules.geometry.parse_square(p) for p in re.split(r"[-x:]", text)]
     except BoardError:
-        hl = []
-    return {"ply": move.ply, "side": move.side, "move": move.move, "hl": hl}
+        return []
 
 
 def replay(rules_name: str | None, fen: str | None, moves: list[str]) -> list[str | None]:

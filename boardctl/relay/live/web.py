@@ -4,7 +4,8 @@ It plugs into the relay through the two hooks the hall code shares (HALL-INTERFA
 :meth:`LiveHub.observe` goes into ``RelayState.observers`` (called on the relay's one state
 thread) and :meth:`LiveHub.handle` into the HTTP server's ``extra_handlers``. Routes:
 
-- ``GET /``: the page (``static/index.html``); ``/static/live.js``, ``/static/live.css``.
+- ``GET /``: the page (``static/index.html``); ``/static/live.js``, ``/static/live.css`` and
+  ``/static/draughts.js`` (the diagram and the clocks' text, which the board's own page shares).
 - ``GET /events``: the Server-Sent Events stream (:mod:`boardctl.relay.live.stream`, written by
   one event loop for every viewer: :mod:`boardctl.relay.live.viewers`): a ``state``
   event with every board, then a ``board`` event per change (and ``log`` events for arbiters).
@@ -52,6 +53,7 @@ HALL_BOARD = re.compile(r"([A-Za-z0-9_-]{1,64})/([A-Za-z0-9_-]{1,64})")
 #: Seconds one ``state`` text serves the viewers that connect at the same event number.
 STATE_FOR = 1.0
 STATIC = {
+    "draughts.js": "text/javascript; charset=utf-8",  # the diagram, shared with boardctl.page
     "live.js": "text/javascript; charset=utf-8",
     "live.css": "text/css; charset=utf-8",
     "index.html": "text/html; charset=utf-8",
@@ -276,7 +278,9 @@ class LiveHub:
 
 
 def reply(handler: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes, *,
-          gzipped: bool = False, cache: str = "no-store", disposition: str | None = None) -> None:
+          gzipped: bool = False, cache: str = "no-store", disposition: str | None = None,
+          headers: tuple[tuple[str, str], ...] = ()) -> None:
+    """One whole answer (``headers``: more, e.g. the board page's cookie)."""
     handler.send_response(status)
     handler.send_header("Content-Type", ctype)
     handler.send_header("Content-Length", str(len(body)))
@@ -287,6 +291,8 @@ def reply(handler: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes,
         handler.send_header("Vary", "Accept-Encoding")
     if disposition:
         handler.send_header("Content-Disposition", disposition)
+    for name, value in headers:
+        handler.send_header(name, value)
     handler.end_headers()
     if handler.command != "HEAD":
         handler.wfile.write(body)

@@ -2,7 +2,6 @@
    Plain JavaScript, no build step, nothing fetched from outside the relay. */
 (function () {
   "use strict";
-  var NS = "http://www.w3.org/2000/svg";
   var token = new URLSearchParams(location.search).get("token");
   var query = token ? "?token=" + encodeURIComponent(token) : "";
   var boards = {};          // name -> {el, view, got (performance.now() of the reading)}
@@ -23,87 +22,9 @@
     return e;
   }
 
-  /* Clock text: H:MM:SS from an hour up, M:SS below (CONTRACT.md). */
-  function clockText(sec) {
-    var s = Math.max(0, Math.floor(sec + 1e-6));
-    var h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
-    var ss = (r < 10 ? "0" : "") + r;
-    return h ? h + ":" + (m < 10 ? "0" : "") + m + ":" + ss : m + ":" + ss;
-  }
-
-  /* Square n (1..N, PDN order from Black's side) -> [column, row] on the drawing. */
-  function cell(n, size) {
-    var half = size / 2, row = Math.floor((n - 1) / half), k = (n - 1) % half;
-    return [row % 2 === 0 ? 2 * k + 1 : 2 * k, row];
-  }
-
-  /* A sensor's square (algebraic from White's side, CONTRACT.md "Squares") -> [column, row]
-     on the drawing, or null. */
-  function algCell(sq, size) {
-    var m = /^([a-j])(10|[1-9])$/.exec(String(sq));
-    if (!m) return null;
-    var col = m[1].charCodeAt(0) - 97, row = size - Number(m[2]);
-    return col < size && row >= 0 ? [col, row] : null;
-  }
-
-  /* How the game's notation names that square: its number on 100 squares, else as sensed. */
-  function sqName(sq, size) {
-    var c = size === 10 && algCell(sq, size);
-    return c ? String(c[1] * 5 + Math.floor(c[0] / 2) + 1) : String(sq);
-  }
-
-  var darkPaths = {};
-  function darkPath(size) {
-    if (!darkPaths[size]) {
-      var d = "";
-      for (var n = 1; n <= size * size / 2; n++) {
-        var c = cell(n, size);
-        d += "M" + c[0] + " " + c[1] + "h1v1h-1z";
-      }
-      darkPaths[size] = d;
-    }
-    return darkPaths[size];
-  }
-
-  function diagram(size) {
-    var svg = document.createElementNS(NS, "svg");
-    svg.setAttribute("viewBox", "0 0 " + size + " " + size);
-    svg.setAttribute("class", "diagram");
-    svg.setAttribute("role", "img");
-    svg.innerHTML = '<rect class="light" width="' + size + '" height="' + size + '"/>' +
-      '<path class="dark" d="' + darkPath(size) + '"/><path class="hl"/>' +
-      '<path class="man w"/><path class="man b"/><path class="k w"/><path class="k b"/>';
-    return svg;
-  }
-
-  /* A circle as path data, so that each kind of piece is one path: cheap to redraw. */
-  function disc(x, y, r) {
-    return "M" + (x - r) + " " + y + "a" + r + " " + r + " 0 1 0 " + 2 * r + " 0a" + r + " " +
-      r + " 0 1 0 " + -2 * r + " 0z";
-  }
-
-  function drawPosition(svg, size, sq, hl, label) {
-    var d = { w: "", b: "", W: "", B: "" }, lit = "";
-    for (var i = 0; i < sq.length; i++) {
-      var p = sq.charAt(i);
-      if (p === ".") continue;
-      var c = cell(i + 1, size), x = c[0] + 0.5, y = c[1] + 0.5;
-      d[p.toLowerCase()] += disc(x, y, 0.38);
-      if (p === "W" || p === "B") d[p] += disc(x, y, 0.2);
-    }
-    (hl || []).forEach(function (n) {
-      var c = typeof n === "string" ? algCell(n, size) :
-        n >= 1 && n <= size * size / 2 ? cell(n, size) : null;
-      if (c) lit += "M" + c[0] + " " + c[1] + "h1v1h-1z";
-    });
-    var paths = svg.getElementsByTagName("path");  // dark, hl, man w, man b, k w, k b
-    paths[1].setAttribute("d", lit);
-    paths[2].setAttribute("d", d.w);
-    paths[3].setAttribute("d", d.b);
-    paths[4].setAttribute("d", d.W);
-    paths[5].setAttribute("d", d.B);
-    svg.setAttribute("aria-label", label);
-  }
+  var D = window.Draughts;  // the diagram and the clocks' text, shared with the board's page
+  var clockText = D.clockText, sqName = D.sqName, diagram = D.diagram;
+  var drawPosition = D.drawPosition;
 
   function player(side) {
     var d = el("div", "pl " + side);
