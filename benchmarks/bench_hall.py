@@ -78,6 +78,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def clock(ply: int) -> dict[str, float]:
+    """The clocks after ply ``ply``, the same in its move line and in every snapshot after it
+    (as a board sends them: a snapshot that repeats the moves changes nothing)."""
+    return {"white": 3000.0 - ply, "black": 3000.0 - ply}
+
+
 class SimBoards:
     """N boards' feeds from one MQTT client."""
 
@@ -115,8 +121,7 @@ class SimBoards:
 
     def snapshot(self, board: str, result: str | None = None) -> None:
         moves = [{"ply": i + 1, "side": "white" if i % 2 == 0 else "black", "move": m,
-                  "clock": {"white": 3000.0 - i, "black": 3000.0 - i}}
-                 for i, m in enumerate(self.moves[board])]
+                  "clock": clock(i + 1)} for i, m in enumerate(self.moves[board])]
         record: dict[str, Any] = {"type": "snapshot", "rules": "international", "moves": moves,
                                   "tags": self.tags(board), "time_control": "5400+30"}
         if result is not None:
@@ -169,7 +174,7 @@ class SimBoards:
         self.moves[board].append(text)
         self.sent[(board, self.round, ply)] = time.time()
         self.line(board, {"type": "move", "ply": ply, "side": "white" if ply % 2 else "black",
-                          "move": text, "clock": {"white": 3000.0, "black": 3000.0}})
+                          "move": text, "clock": clock(ply)})
 
     def close(self) -> None:
         self.client.disconnect()
@@ -429,6 +434,24 @@ def latency_line(sim: SimBoards, seen: dict[tuple[str, int, int], float],
             f"({len(latencies)} moves, {missing} not seen)")
 
 
+def served_all(sim: SimBoards, url: str, seconds: float = 60.0) -> None:
+    """Wait (at most ``seconds``) until ``url`` serves every move the boards have sent of
+    this round, so that a burst of snapshots is not counted in the next measured stretch."""
+    deadline = time.monotonic() + seconds
+    want = {(b, sim.round): len(m) for b, m in sim.moves.items() if m}
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                counts = count_moves(resp.read().decode())
+            if all(counts.get(k, 0) >= n for k, n in want.items()):
+                time.sleep(0.5)  # what the relay does after serving them
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    print(f"(the relay did not serve every move sent within {seconds:.0f} s)")
+
+
 def settle(sim: SimBoards, seen: dict[tuple[str, int, int], float],
            keys: list[tuple[str, int, int]], seconds: float) -> None:
     """Wait (at most ``seconds``) until the poller has seen every move of ``keys``."""
@@ -475,7 +498,7 @@ def long_event(hall: Hall, sim: SimBoards, opts: argparse.Namespace, stop: threa
         if r > 1:
             url[0] = hall.url(r)
             sim.begin(r)
-            time.sleep(2.0)  # the round's opening snapshots are in
+            served_all(sim, hall.url(r))  # the round's opening snapshots are in
         phase = hall.begin(f"round {r}", sim)
         sim.run(opts.seconds, stop)
         hall.end(phase, sim)
@@ -486,7 +509,7 @@ def long_event(hall: Hall, sim: SimBoards, opts: argparse.Namespace, stop: threa
               + (f"{pct(sorted(seen[k] - sim.sent[k] for k in keys if k in seen), 0.99):.0f}"
                  if any(k in seen for k in keys) else "-") + " ms")
         sim.finish()
-        time.sleep(2.0)
+        served_all(sim, hall.url(r))  # the games played out are in
     print(f"CPU a move, last round / first: {per_move[-1] / per_move[0]:.2f} "
           "(target: within 1.20)")
 
@@ -505,6 +528,8 @@ def main() -> int:
     ap.add_argument("--out", action="store_true", help="the relay writes --out too")
     ap.add_argument("--no-strace", dest="strace", action="store_false",
                     help="do not count the store's writes with strace")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the temporary folder (the relay's store, the strace log)")
     opts = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-hall-"))
@@ -523,7 +548,7 @@ def main() -> int:
         poller = threading.Thread(target=poll, args=(url, opts.poll, stop, seen, stats),
                                   daemon=True)
         poller.start()
-        time.sleep(2.0)  # the opening snapshots are in
+        served_all(sim, url[0])  # the opening snapshots are in
         if opts.rounds:
             long_event(hall, sim, opts, stop, seen, url)
         else:
@@ -536,7 +561,10 @@ def main() -> int:
         if sim is not None:
             sim.close()
         hall.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+        if opts.keep:
+            print(f"kept: {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

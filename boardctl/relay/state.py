@@ -23,12 +23,11 @@ games each, :data:`MAX_MOVES` moves in all; beyond, records are left out and tol
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from boardctl.relay.games import (
-    PDN_FORM,
     RelayGame,
     _after,
     _clean,
@@ -37,7 +36,6 @@ from boardctl.relay.games import (
     _looks,
     _num,
     _same,
-    _unpacked,
 )
 from boardctl.relay.http import GameText, View
 from firmware.errors import BoardError
@@ -47,7 +45,7 @@ from firmware.rules.position import Position
 from firmware.rules.sets import find_rules
 
 __all__ = ["GAMES_PER_SOURCE", "MAX_MARKS", "MAX_MOVES", "MAX_SOURCES", "RelayState",
-           "delayed_views", "restore_games"]
+           "delayed_views"]
 
 GameKey = str
 #: Games one source may open (a hostile publisher inventing game ids is stopped there).
@@ -519,6 +517,17 @@ class RelayState:
             out.append((game, cached[1]))
         return out
 
+    def adopt(self, src: _Source, game: RelayGame, text: str | None) -> None:
+        """A game a former run kept (boardctl.relay.restore), taken in as the newest of
+        ``src``'s and of all (its ``order`` kept when it is past every game's: the store's
+        records say it), with its PDN ``text`` as kept (None: written anew when served)."""
+        game.order = max(game.order, self._order)
+        self._order = game.order + 1
+        self.games[game.key] = game
+        src.games, src.game, src.last = src.games + 1, game.game, game.key
+        if text is not None:
+            self._texts[game.key] = ((game.version, game.board), text)
+
 
 def _show(state: RelayState, game: RelayGame) -> None:
     """A game's first move (or its result): from now on it is served, in the place it takes
@@ -544,60 +553,6 @@ def _take_back(game: RelayGame, left: Any) -> int:
     game.position = None  # the next move plays the game through again
     game.result = game.reason = None
     return gone
-
-
-def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
-    """Take back into ``state`` the games a former run kept (boardctl.relay.store), as they
-    were written (their moves were checked when taken; a game's position is worked out again
-    at its next move, which checks them once more), with their PDN text when kept: a restart
-    serves a whole event again in about a second. Records that are not well-formed end a
-    game's moves there (it waits for a snapshot); the relay's bounds hold. The number taken."""
-    before = len(state.games)
-    for item in kept:
-        saved = item["game"]
-        ident = saved.get("game")
-        if not isinstance(ident, str | int) or isinstance(ident, bool):
-            continue
-        source, ident = str(item["source"]), _clean(str(ident))[:80]
-        src = state.source(source, topic=bool(item["topic"]))
-        key = f"{source}/{ident}" if src.topic else ident
-        if src.ignored or key in state.games or src.games >= GAMES_PER_SOURCE:
-            continue
-        board = saved.get("board")
-        if not src.topic and isinstance(board, str) and _clean(board):
-            src.board = _clean(board)
-        game = RelayGame(board=src.board, game=ident, key=key, source=source,
-                         order=state._order, version=1)
-        state.checks.setup(game, {k: saved.get(k) for k in ("rules", "start_fen", "tags",
-                                                             "time_control")})
-        start = game.start()
-        moves = _unpacked(saved.get("moves"), start.turn.value if start else "white")
-        good = next((k for k, m in enumerate(moves) if not (_good_move(m) and m["ply"] == k + 1)),
-                    len(moves))
-        state.checks.hold(game, [dict(m) for m in moves[:good]])
-        game.gap = good < len(moves) or len(game.moves) < good
-        result = saved.get("result")
-        game.result = result if isinstance(result, str) and result in RESULTS else None
-        game.reason = str(saved.get("reason") or "") if game.result else None
-        game.shown = bool(game.moves) or game.result is not None or saved.get("shown") is True
-        since = saved.get("clock_since")  # the clocks after the last move, if any
-        if isinstance(since, list) and len(since) == 4:
-            state.checks.apply(game, "clock", {"running": since[3],
-                                               "clock": {"white": since[1], "black": since[2]}})
-        state._order += 1
-        state.games[key] = game
-        src.games, src.game, src.last = src.games + 1, ident, key
-        text = saved.get("pdn")
-        # the text of exactly what was kept, as this version writes it (else written anew)
-        if isinstance(text, str) and not game.gap and saved.get("pdn_form") == PDN_FORM:
-            state._texts[key] = ((game.version, game.board), text)
-        for observer in state.observers:  # the live page: the game as a snapshot
-            observer(src.board, {"type": "snapshot", "game": ident, "rules": game.rules,
-                                 "start_fen": start.fen() if start is not None else None,
-                                 "tags": dict(game.tags), "moves": game.moves,
-                                 "time_control": game.time_control, "result": game.result,
-                                 "reason": game.reason})
-    return len(state.games) - before
 
 
 #: Changes of one game remembered (for the delayed view after a restart; the oldest go).
