@@ -198,30 +198,34 @@ def count_moves(body: str) -> dict[tuple[str, int], int]:
     return counts
 
 
-def poll(url: list[str], every: float, stop: threading.Event,
+def fetch(url: str, etag: str | None = None) -> tuple[str | None, str | None]:
+    """(body, ETag) of ``url``; (None, etag) for 304 Not Modified."""
+    request = urllib.request.Request(url, headers={"If-None-Match": etag} if etag else {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as resp:
+            return resp.read().decode(), resp.headers["ETag"]
+    except urllib.error.HTTPError as exc:
+        if exc.code == 304:
+            return None, etag
+        raise
+
+
+def poll(urls: list[list[str]], every: float, stop: threading.Event,
          seen: dict[tuple[str, int, int], float], stats: dict[str, int]) -> None:
-    """Fetch ``url[0]`` (the list lets the round's URL change) every ``every`` seconds."""
-    etag, last = None, ""
+    """Fetch the URLs ``urls[0]`` (the box lets the round's URLs change) every ``every``
+    seconds, with If-None-Match, as a broadcast site does."""
+    etags: dict[str, str | None] = {}
     while not stop.is_set():
-        if url[0] != last:
-            etag, last = None, url[0]
-        request = urllib.request.Request(last, headers={"If-None-Match": etag} if etag else {})
-        try:
-            with urllib.request.urlopen(request, timeout=5) as resp:
-                body = resp.read().decode()
-                etag = resp.headers["ETag"]
-                stats["200"] += 1
-        except urllib.error.HTTPError as exc:
-            stats[str(exc.code)] = stats.get(str(exc.code), 0) + 1
-            stop.wait(every)
-            continue
-        except OSError:
-            stop.wait(every)
-            continue
-        now = time.time()
-        for (board, round_), n in count_moves(body).items():
-            for ply in range(1, n + 1):
-                seen.setdefault((board, round_, ply), now)
+        for url in urls[0]:
+            try:
+                body, etags[url] = fetch(url, etags.get(url))
+            except OSError:
+                continue
+            stats["200" if body is not None else "304"] += 1
+            now = time.time()
+            for (board, round_), n in count_moves(body or "").items():
+                for ply in range(1, n + 1):
+                    seen.setdefault((board, round_, ply), now)
         stop.wait(every)
 
 
@@ -345,6 +349,14 @@ class Hall:
         path = f"/{HALL}.pdn" if round_ is None else f"/{HALL}/round/{round_}.pdn"
         return f"http://127.0.0.1:{self.http_port}{path}"
 
+    def urls(self, round_: int | None = None) -> list[str]:
+        """The hall's PDN, or a round's URLs (64 games each: ``R.pdn``, ``R-2.pdn``, ...)."""
+        if round_ is None:
+            return [self.url()]
+        parts = -(-(self.opts.boards + self.opts.real) // 64)
+        return [self.url(round_)] + [self.url(round_).replace(".pdn", f"-{k}.pdn")
+                                     for k in range(2, parts + 1)]
+
     def wait_served(self) -> None:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -434,20 +446,21 @@ def latency_line(sim: SimBoards, seen: dict[tuple[str, int, int], float],
             f"({len(latencies)} moves, {missing} not seen)")
 
 
-def served_all(sim: SimBoards, url: str, seconds: float = 60.0) -> None:
-    """Wait (at most ``seconds``) until ``url`` serves every move the boards have sent of
+def served_all(sim: SimBoards, urls: list[str], seconds: float = 60.0) -> None:
+    """Wait (at most ``seconds``) until ``urls`` serve every move the boards have sent of
     this round, so that a burst of snapshots is not counted in the next measured stretch."""
     deadline = time.monotonic() + seconds
     want = {(b, sim.round): len(m) for b, m in sim.moves.items() if m}
     while time.monotonic() < deadline:
+        counts: dict[tuple[str, int], int] = {}
         try:
-            with urllib.request.urlopen(url, timeout=5) as resp:
-                counts = count_moves(resp.read().decode())
-            if all(counts.get(k, 0) >= n for k, n in want.items()):
-                time.sleep(0.5)  # what the relay does after serving them
-                return
+            for url in urls:
+                counts.update(count_moves(fetch(url)[0] or ""))
         except OSError:
             pass
+        if all(counts.get(k, 0) >= n for k, n in want.items()):
+            time.sleep(0.5)  # what the relay does after serving them
+            return
         time.sleep(0.2)
     print(f"(the relay did not serve every move sent within {seconds:.0f} s)")
 
@@ -488,7 +501,7 @@ def one_round(hall: Hall, sim: SimBoards, opts: argparse.Namespace, stop: thread
 
 
 def long_event(hall: Hall, sim: SimBoards, opts: argparse.Namespace, stop: threading.Event,
-               seen: dict[tuple[str, int, int], float], url: list[str]) -> None:
+               seen: dict[tuple[str, int, int], float], urls: list[list[str]]) -> None:
     """``--rounds``: round after round, the earlier rounds' games kept by the relay."""
     print(f"long event: {opts.rounds} rounds of {opts.boards} simulated boards, "
           f"{opts.rate:g} moves/board/min for {opts.seconds:g} s a round, each game finished "
@@ -496,9 +509,9 @@ def long_event(hall: Hall, sim: SimBoards, opts: argparse.Namespace, stop: threa
     per_move = []
     for r in range(1, opts.rounds + 1):
         if r > 1:
-            url[0] = hall.url(r)
+            urls[0] = hall.urls(r)
             sim.begin(r)
-            served_all(sim, hall.url(r))  # the round's opening snapshots are in
+            served_all(sim, hall.urls(r))  # the round's opening snapshots are in
         phase = hall.begin(f"round {r}", sim)
         sim.run(opts.seconds, stop)
         hall.end(phase, sim)
@@ -509,7 +522,7 @@ def long_event(hall: Hall, sim: SimBoards, opts: argparse.Namespace, stop: threa
               + (f"{pct(sorted(seen[k] - sim.sent[k] for k in keys if k in seen), 0.99):.0f}"
                  if any(k in seen for k in keys) else "-") + " ms")
         sim.finish()
-        served_all(sim, hall.url(r))  # the games played out are in
+        served_all(sim, hall.urls(r))  # the games played out are in
     print(f"CPU a move, last round / first: {per_move[-1] / per_move[0]:.2f} "
           "(target: within 1.20)")
 
@@ -543,14 +556,14 @@ def main() -> int:
         sim = SimBoards(hall.broker.port, opts.boards, opts.rate)
         sim.begin()
         seen: dict[tuple[str, int, int], float] = {}
-        stats = {"200": 0}
-        url = [hall.url(1) if opts.rounds else hall.url()]
-        poller = threading.Thread(target=poll, args=(url, opts.poll, stop, seen, stats),
+        stats = {"200": 0, "304": 0}
+        urls = [hall.urls(1) if opts.rounds else hall.urls()]
+        poller = threading.Thread(target=poll, args=(urls, opts.poll, stop, seen, stats),
                                   daemon=True)
         poller.start()
-        served_all(sim, url[0])  # the opening snapshots are in
+        served_all(sim, urls[0])  # the opening snapshots are in
         if opts.rounds:
-            long_event(hall, sim, opts, stop, seen, url)
+            long_event(hall, sim, opts, stop, seen, urls)
         else:
             one_round(hall, sim, opts, stop, seen, stats)
         stop.set()

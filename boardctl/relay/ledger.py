@@ -176,7 +176,10 @@ def _add(game: dict[str, Any], record: Mapping[str, Any]) -> bool:
     marks = record.get("marks")
     if isinstance(marks, list) and marks:
         known = game.get("marks")
-        game["marks"] = ([*known, *marks] if isinstance(known, list) else marks)[
-            -MAX_MARKS:]
+        if not isinstance(known, list):
+            known = game["marks"] = []
+        known.extend(marks)
+        if len(known) > 2 * MAX_MARKS:  # the newest kept (the relay keeps MAX_MARKS)
+            del known[:-MAX_MARKS]
     game["pdn"] = None  # the text of fewer moves: written anew
     return True

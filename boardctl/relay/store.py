@@ -16,10 +16,12 @@ and fsyncs them at most once a group window (:data:`GROUP_S`): it serves (HTTP, 
 the pusher) only after the fsync (boardctl.relay.relay holds what changed until then), so
 what was served is on disk first, and the fsyncs are a few a second whatever the move rate.
 
-Compacted: when the file has grown past twice its size after the last compaction (and
-:data:`COMPACT_MIN`), and at a clean stop, it is written anew, every game whole with its PDN
-text (a temporary file, fsync'd, renamed over it, the folder fsync'd), so that reading it back
-stays fast (a whole event in about a second).
+Compacted: when the records added since it was last written whole pass half its size then
+(and :data:`COMPACT_MIN`), and at a clean stop, it is written anew, every game whole with its
+PDN text (a temporary file, fsync'd, renamed over it, the folder fsync'd), so that reading it
+back stays fast (a whole event within two seconds, a kill -9 included): its size is at most
+one and a half times the games', and a compaction's cost, spread over the moves since the
+last, is the same a move whatever the size of the event.
 
 Reading back, the records are folded into games (boardctl.relay.ledger.fold) and taken back
 as written (boardctl.relay.restore). A torn last line (a crash in mid-write) is dropped with a
@@ -112,6 +114,8 @@ class LogRead:
 
     records: list[dict[str, Any]] = field(default_factory=list)
     end: int = 0
+    #: The bytes of its games whole (about its size once compacted).
+    whole: int = 0
     n: int = -1
     c: str = ""
     problem: str = ""
@@ -140,7 +144,7 @@ def _line(read: LogRead, raw: bytes, where: str) -> None:
         text = raw.decode("ascii")
         if not text.endswith("\n"):
             raise ValueError("cut short")
-        record = loads(text)
+        record = _loads(text)
         if not isinstance(record, dict):
             raise ValueError("not a record")
         c = check_seal(text, record, read.n + 1, read.c, where)
@@ -154,6 +158,20 @@ def _line(read: LogRead, raw: bytes, where: str) -> None:
     read.end += len(raw)
     if read.n > 0:
         read.records.append(record)
+        if record.get("type") == "game":
+            read.whole += len(raw)
+
+
+def _loads(text: str) -> Any:
+    """A line's JSON: ``json.loads`` with its nesting bounded (a whole game's line nests its
+    moves in as many lists, which ``firmware.limits.loads`` would scan character by
+    character); a line with a surrogate escape is checked whole by ``firmware.limits``."""
+    if "\\ud" in text or "\\uD" in text:
+        return loads(text)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 class GameStore:
@@ -178,7 +196,7 @@ class GameStore:
         self._unsynced = False
         self._last_sync = float("-inf")
         self._retry_at = float("-inf")
-        #: The file's size after it was last written whole (or as found).
+        #: The file's size after it was last written whole (as found: its games whole).
         self._base = 0
         #: Written whole at the next keep: no file yet, an old form, damage, a lost backlog.
         self._whole = True
@@ -243,7 +261,7 @@ class GameStore:
             self._set_aside(self.path, read.problem, f"{read.n} records before it restored")
             return
         self._writer = JournalWriter(self.path, last_n=read.n, last_c=read.c, fsync=self.fsync)
-        self._base, self._whole = read.end, bool(self._old)
+        self._base, self._whole = read.whole, bool(self._old)
 
     def _load_old(self, paths: list[Path]) -> list[dict[str, Any]]:
         """A version-1 folder (module docstring)."""
@@ -279,7 +297,8 @@ class GameStore:
         False when a failed compaction waits to be tried again; OSError when the disk does not
         take them (the lines are kept and written with the next ones)."""
         writer = self._writer
-        if (self._whole or writer is None or writer.size > 2 * self._base + COMPACT_MIN):
+        if (self._whole or writer is None
+                or writer.size > self._base + max(COMPACT_MIN, self._base // 2)):
             if self.clock() < self._retry_at:
                 return False
             self.compact(everything())
