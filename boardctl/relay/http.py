@@ -41,7 +41,7 @@ import time
 import urllib.parse
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -74,6 +74,9 @@ class View:
 
     games: tuple[GameText, ...] = ()
     stamp: float = 0.0
+    #: The games by round (:meth:`rounds`), built at a view's first round request.
+    _by_round: dict[str | None, dict[str, list[GameText]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def body(self, games: list[GameText] | tuple[GameText, ...]) -> tuple[bytes, str, float]:
         """(PDN bytes, ETag, Last-Modified) of some of this view's games."""
@@ -81,6 +84,27 @@ class View:
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         changed = max((g.changed for g in games), default=0.0)
         return body, etag, changed
+
+    def rounds(self, hall: str | None = None) -> dict[str, list[GameText]]:
+        """The games (of ``hall``: their keys start with ``HALL/``; None: all) by round, in
+        order: each under its ``Round`` tag and under every round it is a part of (``3.1.2``
+        under ``3.1`` and ``3``). Built once a view: a broadcast site's every poll of a round
+        URL then costs what the round holds, not what the event has played."""
+        index = self._by_round.get(hall)
+        if index is None:
+            index = {}
+            for game in self.games:
+                if hall is not None and not game.key.startswith(hall + "/"):
+                    continue
+                tag = game.round
+                while True:
+                    index.setdefault(tag, []).append(game)
+                    cut = tag.rfind(".")
+                    if cut < 0:
+                        break
+                    tag = tag[:cut]
+            self._by_round[hall] = index  # two threads may build it at once: the same
+        return index
 
 
 def _natural(text: str) -> tuple[Any, ...]:
@@ -108,26 +132,21 @@ def select_games(view: View, hall: str | Sequence[str] | None,
     name = m.group(1) if m else path[1:-len(".pdn")] if path.endswith(".pdn") else ""
     if name not in halls or (m is None and path != f"/{name}.pdn"):
         return None
-    games = view.games if len(halls) == 1 else tuple(
-        g for g in view.games if g.key.startswith(name + "/"))
     if m is None:
-        return list(games)
+        return list(view.games) if len(halls) == 1 else [
+            g for g in view.games if g.key.startswith(name + "/")]
+    rounds = view.rounds(None if len(halls) == 1 else name)
     name, part = m.group(2), 1
-    rounds = {g.round for g in games}
     tail = re.fullmatch(r"(.+)-(\d{1,4})", name)
-    if tail and not any(_in_round(r, name) for r in rounds):
+    if tail and name not in rounds:
         name, part = tail.group(1), int(tail.group(2))
     if part < 1:
         return []
     # In the order the relay first heard of each game, never re-sorted: a broadcast site
     # (lidraughts) matches each game to its chapter by its place in the file and stops the
     # round when a game it has moves to another place, as a late board sorted in would.
-    chosen = [g for g in games if _in_round(g.round, name)]
+    chosen = rounds.get(name, [])
     return chosen[(part - 1) * PER_URL: part * PER_URL]
-
-
-def _in_round(tag: str, name: str) -> bool:
-    return tag == name or tag.startswith(name + ".")
 
 
 class Timeline:

@@ -28,7 +28,7 @@ from typing import Any
 from boardctl.relay.games import PDN_FORM, RelayGame, _packed, kept
 from boardctl.relay.state import MAX_MARKS
 
-__all__ = ["Ledger", "fold"]
+__all__ = ["Ledger", "Mark", "fold"]
 
 Mark = tuple[int, str | None, float]
 
@@ -51,8 +51,9 @@ def _head(game: RelayGame) -> tuple[Any, ...]:
 
 class Ledger:
     """What the store holds of each game (module docstring). ``records`` gives the records of
-    the games that changed since they were last written, ``whole`` every game whole (a
-    compaction); both take the games as the store will then hold them."""
+    the games that changed since they were last written (boardctl.relay.changes says which),
+    ``whole`` every game whole (a compaction); both take the games as the store will then
+    hold them."""
 
     def __init__(self) -> None:
         self._games: dict[str, _Written] = {}
@@ -66,31 +67,32 @@ class Ledger:
         self._games[game.key] = _Written(_head(game), list(game.moves), marks,
                                          (game.version, game.board))
 
-    def records(self, games: Mapping[str, RelayGame], texts: Mapping[str, tuple[str, float]],
-                marks: Mapping[str, Sequence[Mark]],
+    def records(self, changed: Iterable[RelayGame], games: Mapping[str, RelayGame],
+                texts: Mapping[str, tuple[str, float]], marks: Mapping[str, Sequence[Mark]],
                 topic: Callable[[str], bool]) -> list[dict[str, Any]]:
-        """The records of what changed in ``games`` (keyed as the state keys them) since the
-        last records: ``texts`` each game's PDN text (first of a pair), ``marks`` its marks,
-        ``topic`` whether a source is a hall board."""
+        """The records of the ``changed`` games (of all ``games``, keyed as the state keys
+        them: those no longer there are dropped) since the last records: ``texts`` each game's
+        PDN text (first of a pair), ``marks`` its marks, ``topic`` whether a source is a hall
+        board."""
         out: list[dict[str, Any]] = []
         written = self._games
-        for key, game in games.items():
-            was = written.get(key)
+        for game in changed:
+            was = written.get(game.key)
             if was is not None and was.looks == (game.version, game.board):
-                continue
-            game_marks = marks.get(key, ())
+                continue  # as written (a game read back at a restart)
+            game_marks = marks.get(game.key, ())
             added = self._added(was, game, len(game_marks))
             if added is None:
-                text = texts.get(key)
+                text = texts.get(game.key)
                 out.append(_whole(game, text[0] if text else None, game_marks,
                                   topic(game.source)))
-            else:
-                out.append({"type": "moves", "key": key, "from": added,
+            elif was is not None:
+                out.append({"type": "moves", "key": game.key, "from": added,
                             "moves": [_packed(m) for m in game.moves[added:]],
                             "clock_since": list(game.clock_since) if game.clock_since else None,
-                            "marks": [list(m) for m in game_marks[was.marks:]] if was else []})
+                            "marks": [list(m) for m in game_marks[was.marks:]]})
             self._note(game, len(game_marks))
-        if len(written) > len(games):  # every game is noted now: the rest are gone
+        if len(written) > len(games):  # the games before and the changed ones: the rest gone
             for key in [k for k in written if k not in games]:
                 del written[key]
                 out.append({"type": "drop", "key": key})

@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from boardctl.durable import write_atomically
-from boardctl.relay.games import RelayGame, _clean
-from boardctl.relay.http import GameText, PdnServer, Timeline, View
-from boardctl.relay.ledger import Ledger
-from boardctl.relay.restore import restore_games
+from boardctl.relay.changes import Changes
+from boardctl.relay.http import PdnServer, Timeline
+from boardctl.relay.keeper import Keeper
 from boardctl.relay.serial import SerialFeed
-from boardctl.relay.state import MAX_MARKS, RelayState, _mark, delayed_views
+from boardctl.relay.state import RelayState, delayed_views
 from boardctl.relay.store import GameStore
 from firmware.formats.feed import decode_line
 
@@ -51,14 +50,12 @@ class Relay:
         self.log = log
         #: Where the games are kept across restarts (None: nowhere, a test's relay).
         self.store = store
+        self.keeper = Keeper(store, log) if store is not None else None
         self._restored = store is None
-        #: What the store holds of each game (the records a change needs).
-        self.ledger = Ledger()
         #: Something changed that is not served yet (with a store: until its group's fsync).
         self.pending = False
-        #: Each game's changes: (moves, result, wall time), for a delayed view after a restart.
-        self._marks: dict[str, list[tuple[int, str | None, float]]] = {}
-        self._store_error: str | None = None
+        #: What changed since the last publish, and the view served.
+        self.changes = Changes()
         self.out = out
         self.server = server
         self.hall = hall
@@ -66,11 +63,6 @@ class Relay:
         self.wall = wall
         self.on_publish = on_publish
         self.writes = 0
-        self._published: View | None = None
-        #: Each game's PDN text and when it last changed (the first is the store's text too).
-        self._changed: dict[str, tuple[str, float]] = {}
-        #: Each game served, as last served.
-        self._served: dict[str, GameText] = {}
 
     def poll(self) -> bool:
         """Read every port once (and what the hall's boards sent); publish when the PDN
@@ -95,7 +87,7 @@ class Relay:
                 status = "online" if up else "offline"
                 self.state.notify(board, {"type": "status", "status": status})
         self.pending |= changed
-        if self._published is None or (self.pending and self._due()):
+        if self.changes.view is None or (self.pending and self._due()):
             self.publish()
         return changed
 
@@ -107,7 +99,7 @@ class Relay:
     @property
     def text(self) -> str:
         """Every game as PDN, as last published (live, never delayed; safe from any thread)."""
-        view = self._published
+        view = self.changes.view
         return "".join(game.text for game in view.games) if view is not None else ""
 
     def restore(self) -> int:
@@ -116,100 +108,32 @@ class Relay:
         if self._restored:
             return 0
         self._restored = True
-        assert self.store is not None
-        kept = self.store.load()
-        taken = restore_games(self.state, kept)
-        for item in kept:
-            ident = _clean(str(item["game"].get("game")))[:80]
-            key = f"{item['source']}/{ident}" if item["topic"] else ident
-            marks = item["game"].get("marks")
-            if key in self.state.games and isinstance(marks, list):
-                self._marks[key] = [(m[0], m[1], m[2]) for m in marks if _mark(m)][-MAX_MARKS:]
-        self.ledger.prime(self.state.games.values(), self._marks)  # as they are on disk
+        assert self.keeper is not None
+        taken = self.keeper.restore(self.state, self.changes)
         if self.timeline.delay > 0:
-            for view in delayed_views(self.state, self._marks, self.wall(),
+            for view in delayed_views(self.state, self.changes.marks, self.wall(),
                                       self.timeline.delay):
                 self.timeline.push(view)
-        if kept and self.log is not None:
-            self.log(f"relay: {taken} games restored from {self.store.folder}")
         self.publish()
         return taken
 
-    def _keep(self) -> None:
-        """The store's records of what changed (boardctl.relay.ledger), appended and made
-        durable before anything is served; a store that cannot be written is told, and the
-        games are served all the same."""
-        if self.store is None:
-            return
-        games, texts, marks = self.state.games, self._changed, self._marks
-
-        def topic(source: str) -> bool:
-            return self.state.source(source).topic
-
-        try:
-            kept = self.store.keep(lambda: self.ledger.records(games, texts, marks, topic),
-                                   lambda: self.ledger.whole(games.values(), texts, marks, topic))
-            self.store.sync()
-        except OSError as exc:
-            message = (f"relay: games cannot be kept in {self.store.folder}: "
-                       f"{exc.strerror or exc} (served all the same; a restart now would serve "
-                       "them only from the boards' snapshots)")
-            if message != self._store_error and self.log is not None:
-                self.log(message)
-            self._store_error = message
-            return
-        if kept and self._store_error is not None:
-            if self.log is not None:
-                self.log(f"relay: games kept in {self.store.folder} again")
-            self._store_error = None
-
     def publish(self) -> None:
-        """Keep what changed (the store), then serve it: the HTTP servers' view, ``--out`` and
-        the pusher."""
+        """Keep what changed (the store: appended and fsync'd), then serve it: the HTTP
+        servers' view, ``--out`` and the pusher."""
         self.pending = False
         now = self.wall()
-        changed = []
-        for game, body in self.state.texts():  # every game is kept; the games played are served
-            key = game.key or game.game
-            seen = self._changed.get(key)
-            if seen is None or seen[0] != body:  # when each game changed: its marks, kept
-                self._changed[key] = (body, now)
-                marks = self._marks.setdefault(key, [])
-                marks.append((len(game.moves), game.result, now))
-                del marks[:-MAX_MARKS]
-                changed.append(game)
-        self._keep()
-        if self._published is None or any(game.shown for game in changed) or (
-                changed and not self._served.keys() <= self.state.games.keys()):
-            self._serve(changed, now)  # a game played changed, or one served is gone
-
-    def _serve(self, changed: list[RelayGame], now: float) -> None:
-        served = self._served
-        for game in changed:
-            served[game.key or game.game] = self._game_text(game)
-        games = []
-        for key, game in self.state.games.items():
-            if game.shown:
-                text = served.get(key)
-                games.append(text if text is not None else served.setdefault(
-                    key, self._game_text(game)))
-        if len(served) > len(games):  # games no longer held (or not played yet)
-            for key in [k for k in served if k not in self.state.games]:
-                del served[key]
-        view = View(tuple(games), now)
-        self._published = view
+        changed = self.changes.since(self.state, now)
+        if self.keeper is not None:
+            self.keeper.keep(self.state, self.changes, changed)
+        view = self.changes.serve(self.state, changed, now)
+        if view is None:
+            return
         if self.out is not None:  # the file first: what HTTP serves is on disk already
             write_atomically(self.out, "".join(g.text for g in view.games), sync=False)
             self.writes += 1
         self.timeline.push(view)
         if self.on_publish is not None:
             self.on_publish()
-
-    def _game_text(self, game: RelayGame) -> GameText:
-        key = game.key or game.game
-        text, changed = self._changed[key]
-        return GameText(key, game.round_tag(), game.tags.get("Board") or game.board, text,
-                        changed)
 
     def wait(self, timeout: float) -> None:
         """Block until a port has something to read, a hall board sent something, or
@@ -233,21 +157,11 @@ class Relay:
         fast start the next time."""
         for feed in self.feeds:
             feed.close()
-        if self.store is None:
+        if self.keeper is None:
             return
         if self._restored:
             if self.pending:
                 self.publish()
-            self._compact()
-        self.store.close()
-
-    def _compact(self) -> None:
-        assert self.store is not None
-        games, texts, marks = self.state.games, self._changed, self._marks
-        try:
-            self.store.compact(self.ledger.whole(
-                games.values(), texts, marks, lambda s: self.state.source(s).topic))
-        except OSError as exc:
-            if self.log is not None:
-                self.log(f"relay: {self.store.folder}: not written anew at the stop: "
-                         f"{exc.strerror or exc} (read back as it is)")
+            self.keeper.close(self.state, self.changes)
+        else:
+            self.keeper.store.close()

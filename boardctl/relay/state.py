@@ -508,14 +508,16 @@ class RelayState:
     def texts(self) -> list[tuple[RelayGame, str]]:
         """Each game with its PDN text, in the order first heard of (each text is kept until
         that game changes: a tournament's relay rewrites only what moved)."""
-        out = []
-        for key, game in self.games.items():
-            looks = (game.version, game.board)
-            cached = self._texts.get(key)
-            if cached is None or cached[0] != looks:
-                cached = self._texts[key] = (looks, game.pdn())
-            out.append((game, cached[1]))
-        return out
+        return [(game, self.text(game)) for game in self.games.values()]
+
+    def text(self, game: RelayGame) -> str:
+        """One game's PDN text, kept until the game changes (the relay asks only for the games
+        that changed: boardctl.relay.relay)."""
+        looks = (game.version, game.board)
+        cached = self._texts.get(game.key)
+        if cached is None or cached[0] != looks:
+            cached = self._texts[game.key] = (looks, game.pdn())
+        return cached[1]
 
     def adopt(self, src: _Source, game: RelayGame, text: str | None) -> None:
         """A game a former run kept (boardctl.relay.restore), taken in as the newest of

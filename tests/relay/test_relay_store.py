@@ -358,3 +358,25 @@ def test_every_change_reads_back_as_it_was_served(tmp_path: Path, seed: int) -> 
             for board, seq in zip(boards, seqs, strict=True):
                 board.seq = seq
     relay.close()
+
+
+def test_a_sealed_line_that_is_no_text_ends_the_reading_there(tmp_path: Path) -> None:
+    """A record whose seal holds but whose text does not (a lone UTF-16 surrogate in a tag,
+    which no PDN can carry): the games before it are taken back, the file set aside."""
+    folder = tmp_path / "H"
+    relay = _relay(folder)
+    board = Board(relay, "b1")
+    board.game("g", 1, GAMES[0][:6])
+    relay.publish()
+    relay.close()
+    good = read_log(folder / "games.jsonl").records
+    bad = {**good[0], "key": "b2/g", "source": "b2",
+           "game": {**good[0]["game"], "tags": {"White": "\ud800"}, "order": 5}}
+    store = GameStore(folder).open()
+    store.compact([good[0], bad, {**bad, "key": "b3/g", "source": "b3"}])
+    store.close()
+    log: list[str] = []
+    again = _relay(folder, log)
+    assert list(again.state.games) == ["b1/g"] and len(again.state.games["b1/g"].moves) == 6
+    assert any("line 3: " in m and "surrogate" in m and "games.jsonl.bad" in m for m in log)
+    again.close()
