@@ -11,8 +11,10 @@ the same late in an event as in its first round (docs/SCALE.md).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from boardctl.relay.games import RelayGame
-from boardctl.relay.http import GameText, View
+from boardctl.relay.http import GameText, View, round_places
 from boardctl.relay.ledger import Mark
 from boardctl.relay.state import MAX_MARKS, RelayState
 
@@ -30,17 +32,25 @@ class Changes:
         #: Each game's changes: (moves, result, wall time), for a delayed view after a restart.
         self.marks: dict[str, list[Mark]] = {}
         self._served: dict[str, GameText] = {}
+        #: Each feed's games (their keys), for :meth:`since` given the feeds that sent.
+        self._by_source: dict[str, list[str]] = {}
+        #: Where each round's games are in the view (the same until the order changes).
+        self._places: dict[str, list[int]] | None = None
         #: The view last served (None: none yet).
         self.view: View | None = None
 
-    def since(self, state: RelayState, now: float) -> list[RelayGame]:
+    def since(self, state: RelayState, now: float,
+              sources: Collection[str] | None = None) -> list[RelayGame]:
         """The games whose PDN changed since the last call, their texts and marks noted (the
-        marks of a game whose text is the same are not); games no longer held forgotten."""
-        looks = self._looks
-        changed = [g for g in state.games.values() if looks.get(g.key) != (g.version, g.board)]
+        marks of a game whose text is the same are not); games no longer held forgotten.
+        ``sources``: the feeds that sent anything since (only their games can have changed),
+        None: every game looked at."""
+        changed = self._of(state, sources) if sources is not None else None
+        if changed is None:
+            changed = self._every(state)
         for game in changed:
             key = game.key
-            looks[key] = (game.version, game.board)
+            self._looks[key] = (game.version, game.board)
             body = state.text(game)
             seen = self.texts.get(key)
             if seen is None or seen[0] != body:
@@ -48,12 +58,40 @@ class Changes:
                 marks = self.marks.setdefault(key, [])
                 marks.append((len(game.moves), game.result, now))
                 del marks[:-MAX_MARKS]
+        return changed
+
+    def _every(self, state: RelayState) -> list[RelayGame]:
+        """Every game looked at (and the games of each feed noted)."""
+        looks = self._looks
         if len(looks) > len(state.games):
             for key in [k for k in looks if k not in state.games]:
                 del looks[key]
                 self.texts.pop(key, None)
                 self.marks.pop(key, None)
-        return changed
+        self._by_source = {}
+        for key, game in state.games.items():
+            self._by_source.setdefault(game.source, []).append(key)
+        return [g for g in state.games.values() if looks.get(g.key) != (g.version, g.board)]
+
+    def _of(self, state: RelayState, sources: Collection[str]) -> list[RelayGame] | None:
+        """The games of ``sources`` that changed; None when that cannot be told so (a game
+        gone, or more games than each source's newest: every game is looked at then)."""
+        looks, games, changed, new = self._looks, state.games, [], 0
+        if self.view is None:
+            return None
+        for name in sources:
+            keys = self._by_source.setdefault(name, [])
+            last = state.source(name).last
+            if last is not None and last not in looks and last not in keys:
+                keys.append(last)
+                new += 1
+            for key in keys:
+                game = games.get(key)
+                if game is None:
+                    return None
+                if looks.get(key) != (game.version, game.board):
+                    changed.append(game)
+        return changed if len(games) == len(looks) + new else None
 
     def serve(self, state: RelayState, changed: list[RelayGame], now: float) -> View | None:
         """The view to serve now, or None when no game served changed (nor went)."""
@@ -63,12 +101,16 @@ class Changes:
             return None
         for game in changed:
             if game.shown:
-                placed &= game.key in served
-                served[game.key] = self._game_text(game)
-        if not placed:  # a game served anew (it goes last) or gone: the order made again
+                was, now_served = served.get(game.key), self._game_text(game)
+                placed &= was is not None and was.round == now_served.round
+                served[game.key] = now_served
+        if not placed:  # a game served anew (it goes last), gone, or in another round
             served = self._served = {key: served.get(key) or self._game_text(game)
                                      for key, game in state.games.items() if game.shown}
-        self.view = View(tuple(served.values()), now)
+        games = tuple(served.values())
+        if not placed or self._places is None:
+            self._places = round_places(games)
+        self.view = View(games, now, places=self._places)
         return self.view
 
     def _game_text(self, game: RelayGame) -> GameText:

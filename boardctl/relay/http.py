@@ -40,7 +40,7 @@ import threading
 import time
 import urllib.parse
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -74,8 +74,11 @@ class View:
 
     games: tuple[GameText, ...] = ()
     stamp: float = 0.0
-    #: The games by round (:meth:`rounds`), built at a view's first round request.
-    _by_round: dict[str | None, dict[str, list[GameText]]] = field(
+    #: Where each round's games are in :attr:`games` (:func:`round_places`), when the relay
+    #: has them already (boardctl.relay.changes: the same from view to view until a game is
+    #: added or goes); else found at the view's first round request.
+    places: Mapping[str, Sequence[int]] | None = field(default=None, repr=False, compare=False)
+    _places: dict[str | None, dict[str, list[int]]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
     def body(self, games: list[GameText] | tuple[GameText, ...]) -> tuple[bytes, str, float]:
@@ -85,26 +88,35 @@ class View:
         changed = max((g.changed for g in games), default=0.0)
         return body, etag, changed
 
-    def rounds(self, hall: str | None = None) -> dict[str, list[GameText]]:
-        """The games (of ``hall``: their keys start with ``HALL/``; None: all) by round, in
-        order: each under its ``Round`` tag and under every round it is a part of (``3.1.2``
-        under ``3.1`` and ``3``). Built once a view: a broadcast site's every poll of a round
-        URL then costs what the round holds, not what the event has played."""
-        index = self._by_round.get(hall)
-        if index is None:
-            index = {}
-            for game in self.games:
-                if hall is not None and not game.key.startswith(hall + "/"):
-                    continue
-                tag = game.round
-                while True:
-                    index.setdefault(tag, []).append(game)
-                    cut = tag.rfind(".")
-                    if cut < 0:
-                        break
-                    tag = tag[:cut]
-            self._by_round[hall] = index  # two threads may build it at once: the same
-        return index
+    def round(self, name: str, hall: str | None = None) -> list[GameText] | None:
+        """The games of round ``name`` (and of its parts: ``3`` holds ``3.1`` and ``3.1.2``)
+        of ``hall`` (their keys start with ``HALL/``; None: every game), in order; None when
+        no game is of that round. A broadcast site's every poll of a round URL costs what the
+        round holds, not what the event has played."""
+        places = self.places if hall is None else None
+        if places is None:
+            places = self._places.get(hall)
+            if places is None:  # two threads may find them at once: the same
+                places = self._places[hall] = round_places(self.games, hall)
+        found = places.get(name)
+        return None if found is None else [self.games[k] for k in found]
+
+
+def round_places(games: Sequence[GameText], hall: str | None = None) -> dict[str, list[int]]:
+    """Where the games (of ``hall``) of each round are in ``games``: each under its ``Round``
+    tag and under every round it is a part of (``3.1.2`` under ``3.1`` and ``3``)."""
+    places: dict[str, list[int]] = {}
+    for k, game in enumerate(games):
+        if hall is not None and not game.key.startswith(hall + "/"):
+            continue
+        tag = game.round
+        while True:
+            places.setdefault(tag, []).append(k)
+            cut = tag.rfind(".")
+            if cut < 0:
+                break
+            tag = tag[:cut]
+    return places
 
 
 def _natural(text: str) -> tuple[Any, ...]:
@@ -135,18 +147,19 @@ def select_games(view: View, hall: str | Sequence[str] | None,
     if m is None:
         return list(view.games) if len(halls) == 1 else [
             g for g in view.games if g.key.startswith(name + "/")]
-    rounds = view.rounds(None if len(halls) == 1 else name)
+    of = None if len(halls) == 1 else name
     name, part = m.group(2), 1
+    chosen = view.round(name, of)
     tail = re.fullmatch(r"(.+)-(\d{1,4})", name)
-    if tail and name not in rounds:
+    if chosen is None and tail:
         name, part = tail.group(1), int(tail.group(2))
+        chosen = view.round(name, of)
     if part < 1:
         return []
     # In the order the relay first heard of each game, never re-sorted: a broadcast site
     # (lidraughts) matches each game to its chapter by its place in the file and stops the
     # round when a game it has moves to another place, as a late board sorted in would.
-    chosen = rounds.get(name, [])
-    return chosen[(part - 1) * PER_URL: part * PER_URL]
+    return (chosen or [])[(part - 1) * PER_URL: part * PER_URL]
 
 
 class Timeline:

@@ -56,6 +56,8 @@ class Relay:
         self.pending = False
         #: What changed since the last publish, and the view served.
         self.changes = Changes()
+        #: The feeds that sent anything since the last publish.
+        self._touched: set[str] = set()
         self.out = out
         self.server = server
         self.hall = hall
@@ -70,9 +72,11 @@ class Relay:
         if not self._restored:
             self.restore()
         changed = False
+        touched = self._touched
         for feed in self.feeds:
             for line in feed.read_lines():
                 changed |= self.state.feed_line(feed.name, line)
+                touched.add(feed.name)
         if self.hall is not None:
             for board, payload in self.hall.drain():
                 record = decode_line(payload)
@@ -83,12 +87,13 @@ class Relay:
                     continue
                 self.state.source(board, topic=True)
                 changed |= self.state.feed_record(board, record)
+                touched.add(board)
             for board, up in self.hall.drain_status():
                 status = "online" if up else "offline"
                 self.state.notify(board, {"type": "status", "status": status})
         self.pending |= changed
         if self.changes.view is None or (self.pending and self._due()):
-            self.publish()
+            self.publish(touched)
         return changed
 
     def _due(self) -> bool:
@@ -117,12 +122,14 @@ class Relay:
         self.publish()
         return taken
 
-    def publish(self) -> None:
+    def publish(self, sources: set[str] | None = None) -> None:
         """Keep what changed (the store: appended and fsync'd), then serve it: the HTTP
-        servers' view, ``--out`` and the pusher."""
+        servers' view, ``--out`` and the pusher. ``sources``: the feeds that sent anything
+        since the last publish (only their games are looked at), None: every game."""
         self.pending = False
         now = self.wall()
-        changed = self.changes.since(self.state, now)
+        changed = self.changes.since(self.state, now, sources)
+        self._touched = set()
         if self.keeper is not None:
             self.keeper.keep(self.state, self.changes, changed)
         view = self.changes.serve(self.state, changed, now)
