@@ -5,8 +5,11 @@ UART adapter, a pty, or any pySerial URL: boardctl.relay.serial) or, for a hall,
 broker (boardctl.relay.follower, where a board is known by its topic's name). :class:`RelayState`
 (pure: records in, PDN out) keeps every game it has heard of, with ``[%clock]`` comments and a
 ``Round "r.b"`` tag (round, then board); :class:`Relay` (the one state thread) reads the
-sources, writes the PDN to a file atomically when it changes and hands a new view to the HTTP
-servers (boardctl.relay.http: the hall, each round, 304s, a broadcast delay) and the pusher.
+sources and, for the games that changed (boardctl.relay.changes), keeps them in its store
+(boardctl.relay.keeper: appended and fsync'd in groups, at most one fsync a group window,
+what changed meanwhile held), then writes the PDN to a file atomically and hands a new view
+to the HTTP servers (boardctl.relay.http: the hall, each round, 304s, a broadcast delay) and
+the pusher: nothing is served before it is on disk.
 
 The state (records in, PDN out) is boardctl.relay.state; a game and the checks of its records
 are boardctl.relay.games.
