@@ -56,7 +56,10 @@ def done_to_leds(engine_moves: int = 30, move_time: float = 0.2) -> tuple[list[f
 
     hw = sim_hardware(8)
     spec = parse_engine("builtin", "russian", "10")
-    player = EnginePlayer(spec, Side.BLACK, move_time=move_time)
+    setup = GameSetup("russian", "3600+0")
+    state = Path(tempfile.mkdtemp(prefix="bench-engine-board-"))
+    service = Service(state, setup, hw, board="bench")
+    player = EnginePlayer(spec, Side.BLACK, service.door, move_time=move_time)
     done: dict[str, float] = {}
     latencies: list[float] = []
     strip = hw.leds
@@ -76,22 +79,16 @@ def done_to_leds(engine_moves: int = 30, move_time: float = 0.2) -> tuple[list[f
     original = player._on_reply
     player.client.on_reply = on_reply
     strip.show = timed_show  # type: ignore[method-assign]
-    setup = GameSetup("russian", "3600+0")
-    player.amend_setup(setup)
-    state = Path(tempfile.mkdtemp(prefix="bench-engine-board-"))
-    service = Service(state, setup, hw, board="bench")
-    player.attach(service)
+    service.door.seat(player)  # through the player door; closed with the service
     stop = threading.Event()
     thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
     thread.start()
     try:
         _play(service, hw, player, engine_moves)
+        hwm = _hwm_kib(player.client.pid)
     finally:
         stop.set()
         thread.join()
-        pid = player.client.pid
-        hwm = _hwm_kib(pid)
-        player.close()
     return latencies, hwm
 
 

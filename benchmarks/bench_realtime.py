@@ -413,8 +413,8 @@ def referee_latency(plies: int = 80, seeds: int = 3) -> tuple[list[float], list[
     import shutil
 
     from boardctl.service.hardware import EventScript, sim_hardware
-    from boardctl.service.outputs import Display
     from boardctl.service.service import GameSetup, Service
+    from boardctl.service.showing import Display
     from firmware.referee.referee import Referee
 
     decide: list[float] = []

@@ -26,16 +26,29 @@ def build_parser() -> argparse.ArgumentParser:
         description="Sensor draughts board: play, referee, clock, broadcast, rules tools.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"boardctl.commands.{name}")
         module.register(sub)
     return parser
 
 
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """The arguments; an option that is none of boardctl's is named before a missing COMMAND
+    (argparse says only "the following arguments are required: COMMAND" for ``boardctl
+    --frobnicate``)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)[:200]}"
+                     + ("" if args.command else " (boardctl --help lists the commands)"))
+    if args.command is None:
+        parser.error("the following arguments are required: COMMAND (boardctl --help lists "
+                     "them)")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     try:
         return int(args.func(args) or 0)
     except BoardError as exc:

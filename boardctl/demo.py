@@ -28,7 +28,7 @@ from firmware.errors import BoardError
 #: The bundled file and its default game: WK 2003, round 1, Weitsman - Tsjizjow, 0-1.
 BUNDLED = "wk2003.pdn"
 DEFAULT_GAME = 4
-#: The demo scans at 100 Hz (issue 5: 100 Hz or more): half the work of the Pi's 200 Hz.
+#: The demo scans at 100 Hz (issue 5: 100 Hz or more), the Pi's default ``scan_hz``.
 SCAN_HZ = 100.0
 
 

@@ -21,6 +21,19 @@ MAX_LINE = 64 * 1024
 MAX_FEN = 4096
 #: An event log or a journal (a six-hour game writes a few MiB).
 MAX_FILE = 64 * 1024 * 1024
+#: A feed line as a reader takes it (a long game's snapshot is tens of KiB; MQTT's payload
+#: is bounded lower, ``boardctl.hall.mqtt.MAX_PAYLOAD``).
+MAX_FEED_LINE = 1 << 20
+#: Plies a game may have (a ply number, the moves a snapshot lists).
+MAX_PLY = 10_000
+#: Seconds a clock may read, either way (a six-hour session is 21,600).
+MAX_CLOCK = 1e7
+#: Squares a record names (a 10x10 board has 100; an LED picture, a move's route).
+MAX_SQUARES = 128
+#: An id or a name on the feed (a game's id, a run's, a board's, a rule set's).
+MAX_ID = 256
+#: PDN tags a record carries (a game's header has a dozen).
+MAX_TAGS = 256
 
 
 class TooDeep(ValueError):

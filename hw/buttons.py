@@ -133,7 +133,7 @@ class StampedButton(DigitalInputDevice):  # type: ignore[misc]
 
 
 def _drain(presses: queue.SimpleQueue[ButtonPress]) -> list[ButtonPress]:
-    if presses.empty():  # the usual case, 200 times a second: no exception raised and caught
+    if presses.empty():  # the usual case, once a scan: no exception raised and caught
         return []
     out = []
     while True:

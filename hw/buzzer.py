@@ -23,6 +23,16 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from firmware.formats.reader import dispatch
+from firmware.formats.records import (
+    ClockRecord,
+    FeedRecord,
+    IrregularityRecord,
+    MoveRecord,
+    ResultRecord,
+    SnapshotRecord,
+)
+
 NS = 1_000_000_000
 #: Beep patterns: (on seconds, off seconds) per beep.
 PATTERNS: dict[str, tuple[tuple[float, float], ...]] = {
@@ -110,20 +120,28 @@ class Beeper:
         self._schedule = schedule or _thread_schedule
         self._cancel: Cancel | None = None
 
-    def on_record(self, record: Mapping[str, Any]) -> str | None:
+    def on_record(self, record: FeedRecord) -> str | None:
         """React to one feed record; the pattern sounded now, if any."""
-        kind = record.get("type")
-        if kind == "irregularity":
-            return self._sound("irregularity")
-        if kind == "result":
-            self._disarm()
-            reason = str(record.get("reason", ""))
-            if reason.startswith(("time forfeit", "default")):
-                return self._sound("flag")
-            return None
-        if kind in ("move", "clock", "snapshot"):
-            self._rearm(record)
+        return dispatch(record, _ON_RECORD, self)
+
+    def _on_irregularity(self, record: IrregularityRecord) -> str | None:
+        return self._sound("irregularity")
+
+    def _on_result(self, record: ResultRecord) -> str | None:
+        self._disarm()
+        if record.reason.startswith(("time forfeit", "default")):
+            return self._sound("flag")
         return None
+
+    def _on_move(self, record: MoveRecord) -> None:
+        running = {"white": "black", "black": "white"}.get(record.side)
+        self._rearm(record.clock, running)
+
+    def _on_clock(self, record: ClockRecord) -> None:
+        self._rearm(record.clock, record.running)
+
+    def _on_snapshot(self, record: SnapshotRecord) -> None:
+        self._rearm(record.clock, record.running, over=record.result is not None)
 
     def close(self) -> None:
         self._disarm()
@@ -138,19 +156,13 @@ class Beeper:
             self._cancel()
             self._cancel = None
 
-    def _rearm(self, record: Mapping[str, Any]) -> None:
+    def _rearm(self, clock: Mapping[str, float] | None, running: str | None,
+               over: bool = False) -> None:
         self._disarm()
-        if not self.ten_seconds or record.get("result"):
-            return
-        clock = record.get("clock")
-        running = record.get("running")
-        if record.get("type") == "move" and "running" not in record:
-            side = record.get("side")
-            running = {"white": "black", "black": "white"}.get(str(side))
-        if not isinstance(clock, Mapping) or running not in ("white", "black"):
+        if not self.ten_seconds or over or clock is None or running not in ("white", "black"):
             return
         left = clock.get(running)
-        if isinstance(left, bool) or not isinstance(left, int | float):
+        if left is None:
             return
         delay = round(left * NS) - TEN_SECONDS_NS
         if delay > 0:
@@ -159,6 +171,16 @@ class Beeper:
     def _ten_seconds(self) -> None:
         self._cancel = None
         self._sound("ten-seconds")
+
+
+#: What each record does to the beeper.
+_ON_RECORD: dict[type[Any], Callable[..., str | None]] = {
+    IrregularityRecord: Beeper._on_irregularity,
+    ResultRecord: Beeper._on_result,
+    MoveRecord: Beeper._on_move,
+    ClockRecord: Beeper._on_clock,
+    SnapshotRecord: Beeper._on_snapshot,
+}
 
 
 def open_beeper(config: Any, pin_factory: Any = None,

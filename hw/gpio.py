@@ -30,16 +30,23 @@ only gpiochip11-15 (Adafruit_Blinka#1119, pironman5#95). The label comes from th
 while the header's is found elsewhere, is refused for good (:class:`WrongChip`). On a Pi, a
 header chip not there yet (a Pi 5's RP1 sits behind PCIe) is waited for :data:`CHIP_WAIT_S`
 seconds, then :class:`GpioChipMissing` ends ``boardctl run`` with a status systemd restarts on;
-only "no GPIO library" or "not a Pi" (:class:`NoGpioBackend`) is final. Nothing here imports
-a Pi-only library at module level.
+only "no GPIO library" or "not a Pi" (:class:`NoGpioBackend`) is final. A chip that is there
+but that this process may not open (at boot, before udev has given ``/dev/gpiochipN`` to the
+``gpio`` group; a user not in ``gpio``) is a chip not ready, waited for the same way: the wait
+opens it as lgpio will (``O_RDWR``, lgGpiochipOpen in lgGpio.c), since lgpio's own failure says
+only "can not open gpiochip". Nothing here imports a Pi-only library at module level.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import grp
 import importlib
 import os
+import pwd
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -72,8 +79,18 @@ class GpioChipMissing(HardwareError):
     status, and systemd starts it again (``Restart=on-failure``)."""
 
 
-class ChipNotFound(BackendUnavailable):
+class ChipNotReady(BackendUnavailable):
+    """lgpio is there, the header's gpiochip cannot be used yet: on a Pi a restart may mend
+    it (:class:`GpioChipMissing`)."""
+
+
+class ChipNotFound(ChipNotReady):
     """lgpio is there, the header's gpiochip is not."""
+
+
+class ChipNotPermitted(ChipNotReady):
+    """The header's gpiochip is there, but this process may not open it: not (yet) in the
+    ``gpio`` group's hands, or the user not in that group."""
 
 
 class WrongChip(BackendUnavailable):
@@ -182,6 +199,39 @@ def chip_label(number: int, dev: Path = DEV, sys: Path = SYS, ioctl: Ioctl = fcn
     return chip_label_ioctl(path, ioctl) or chip_label_sysfs(target, sys)
 
 
+def _name(table: Callable[[int], Any], number: int) -> str:
+    try:
+        return str(table(number)[0])
+    except (KeyError, OverflowError):
+        return str(number)
+
+
+def chip_refusal(path: Path, after: str = "") -> str | None:
+    """Why this process may not open the chip as lgpio does (``O_RDWR``), in one line naming
+    its owner, group and mode (``after``: how long it was waited for); None when it may, or
+    when it fails otherwise (lgpio then says why). EACCES is the file's mode and groups;
+    EPERM, a device list (the unit's ``DeviceAllow``)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except PermissionError as exc:
+        try:
+            st = os.stat(path)
+            mode = (f"{_name(pwd.getpwuid, st.st_uid)}:{_name(grp.getgrgid, st.st_gid)} "
+                    f"{stat.S_IMODE(st.st_mode):04o}, ")
+        except OSError:
+            mode = ""
+        user = _name(pwd.getpwuid, os.geteuid())
+        how = ("the unit's device list (DeviceAllow) must take it in" if exc.errno == errno.EPERM
+               else f"it must belong to group gpio (udev gives it at boot: 99-boardctl.rules) "
+               f"and user {user} be in gpio")
+        return (f"{path} is there, but user {user} may not open it ({mode}"
+                f"{os.strerror(exc.errno or errno.EACCES)}){after}: {how}")
+    except OSError:
+        return None
+    os.close(fd)
+    return None
+
+
 def find_header_chip(dev: Path = DEV, sys: Path = SYS, ioctl: Ioctl = fcntl.ioctl) -> int | None:
     """The number of the 40-pin header's gpiochip, found by its label; None when no chip
     has one of :data:`HEADER_LABELS`."""
@@ -221,17 +271,22 @@ class ChipFinder:
         return f"{where}: set chip = -1 in [gpio] (found by its label)"
 
     def locate(self, config: GpioConfig, model: str) -> int:
-        """The chip lgpio opens: ``[gpio] chip`` or the header's by label; on a Pi, waited for
-        up to ``wait_s`` seconds. ChipNotFound says what is missing."""
+        """The chip lgpio opens: ``[gpio] chip`` or the header's by label, once this process
+        may open it; on a Pi, waited for up to ``wait_s`` seconds. ChipNotFound says what is
+        missing, ChipNotPermitted which chip may not be opened and why."""
+        waited = f" after {self.wait_s:g} s" if model else ""
         end = self.clock() + (self.wait_s if model else 0.0)
         while True:
             found = self._look(config)
-            if found is not None:
+            refusal = None if found is None else chip_refusal(self.dev / f"gpiochip{found}",
+                                                              waited)
+            if found is not None and refusal is None:
                 return found
             if self.clock() >= end:
                 break
             self.sleep(0.25)
-        waited = f" after {self.wait_s:g} s" if model else ""
+        if refusal is not None:  # there, and this process may not open it
+            raise ChipNotPermitted(refusal)
         if config.chip >= 0:
             missing = f"no {self.dev}/gpiochip{config.chip} ([gpio] chip){waited}"
             if find_header_chip(self.dev, self.sys, self.ioctl) is not None:
@@ -308,6 +363,9 @@ def _lgpio(config: GpioConfig, model: str, finder: ChipFinder) -> GpioBackend:
     try:
         factory = factory_module.LGPIOFactory(chip=chip)
     except Exception as exc:  # lgpio.error for a missing chip, PermissionError, ...
+        refusal = chip_refusal(finder.dev / f"gpiochip{chip}")  # changed since it was found
+        if refusal is not None:
+            raise ChipNotPermitted(refusal) from None
         raise BackendUnavailable(f"cannot open /dev/gpiochip{chip}: {_text(exc)}") from None
     opened = getattr(factory, "_chip", chip)
     if opened != chip:  # gpiozero before 2.0.1.post1 replaced chip= with its own guess
@@ -358,7 +416,7 @@ def open_backend(config: GpioConfig, model: str | None = None,
                  finder: ChipFinder | None = None) -> GpioBackend:
     """The first available backend of :func:`backend_order`, or a HardwareError naming why
     each one is unavailable: :class:`GpioChipMissing` on a Pi whose lgpio found no header
-    chip (a restart may find it), else :class:`NoGpioBackend`."""
+    chip, or one it may not open (a restart may find it ready), else :class:`NoGpioBackend`."""
     model = board_model() if model is None else model
     finder = ChipFinder(DEV, SYS, CHIP_WAIT_S) if finder is None else finder
     reasons = []
@@ -367,7 +425,7 @@ def open_backend(config: GpioConfig, model: str | None = None,
         try:
             return _OPENERS[name](config, model, finder)
         except BackendUnavailable as exc:
-            chip_missing = chip_missing or isinstance(exc, ChipNotFound)
+            chip_missing = chip_missing or isinstance(exc, ChipNotReady)
             reasons.append(f"{_NAMES[name]}: {exc}")
     where = f"on a {model}" if model else "(not a Raspberry Pi?)"
     text = f"no GPIO backend {where}: {'; '.join(reasons)}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from firmware.errors import HardwareError
+from firmware.rules.geometry import a_board
 
 
 class MatrixLayout:
@@ -47,7 +48,7 @@ class MatrixLayout:
             return self._bits[square]
         except KeyError:
             raise HardwareError(
-                f"{square!r} is not a dark square of a {self.size}x{self.size} board"
+                f"{square!r} is not a dark square of {a_board(self.size)}"
             ) from None
 
     def position(self, square: str) -> tuple[int, int]:
@@ -76,7 +77,7 @@ class MatrixLayout:
         """HardwareError unless there is a pin for every row and every column."""
         if len(row_pins) != self.rows or len(column_pins) != self.columns:
             raise HardwareError(
-                f"{self.wiring} wiring of a {self.size}x{self.size} board needs "
+                f"{self.wiring} wiring of {a_board(self.size)} needs "
                 f"{self.rows} row and {self.columns} column pins, "
                 f"got {len(row_pins)} and {len(column_pins)}"
             )

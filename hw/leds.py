@@ -25,11 +25,18 @@ The real backends import their libraries only inside :func:`open_real_strip`;
 :class:`PixelMap` says which pixel lies under which square: the strip starts at a corner,
 runs along ranks or files, optionally serpentine, possibly only under the dark squares, and
 the whole board may sit turned on the LED panel.
+
+A redraw is milliseconds of Python holding the GIL (on a Pi Zero 2 W about 10 ms: adafruit
+pixelbuf's colours, then neopixel_spi's byte per bit; benchmarks/bench_pi_threads.py), so it
+is drawn under :attr:`LedStrip.drawing`, which the service's sensing thread holds through each
+scan (boardctl.service.sensing): a redraw never lands in the middle of a scan's rows, and a
+scan due during a redraw starts when it ends.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -103,6 +110,9 @@ class LedStrip:
         self.pixels = pixels
         self.map = pixel_map
         self.colours: dict[str, Colour] = dict(DEFAULT_COLOURS if colours is None else colours)
+        #: Held while the pixels are drawn; whoever scans the matrix on another thread holds
+        #: it through the scan, so that the two never overlap (module docstring).
+        self.drawing = threading.Lock()
 
     @property
     def brightness(self) -> float:
@@ -129,20 +139,21 @@ class LedStrip:
                 raise HardwareError(
                     f"no colour for LED meaning {meaning!r} (known: {', '.join(self.colours)})"
                 ) from None
-        self.pixels.fill(OFF)
-        for index, colour in frame:
-            self.pixels[index] = colour
-        self.pixels.show()
+        self._draw(frame)
 
     def light(self, square: str, colour: Colour) -> None:
         """One square in one colour, all others off (hwtest's walk)."""
-        self.pixels.fill(OFF)
-        self.pixels[self.map.pixel[square]] = colour
-        self.pixels.show()
+        self._draw([(self.map.pixel[square], colour)])
 
     def off(self) -> None:
-        self.pixels.fill(OFF)
-        self.pixels.show()
+        self._draw([])
+
+    def _draw(self, frame: list[tuple[int, Colour]]) -> None:
+        with self.drawing:
+            self.pixels.fill(OFF)
+            for index, colour in frame:
+                self.pixels[index] = colour
+            self.pixels.show()
 
     def lit(self, colours: list[Colour] | None = None) -> dict[str, Colour]:
         """The squares lit in ``colours`` (a decoded frame; the pixels' buffer by default)."""
@@ -151,12 +162,13 @@ class LedStrip:
         return {sq: colours[i] for sq, i in self.map.pixel.items() if colours[i] != OFF}
 
     def walk(self, colour: Colour = (255, 255, 255)) -> Iterator[str]:
-        """Light each dark square in turn, in strip order; yields the square lit."""
-        for index in range(len(self.pixels)):
-            square = self.map.square_at(index)
-            if square is not None:
-                self.light(square, colour)
-                yield square
+        """Light each dark square in turn in board order (a1, c1, ..., b2, d2, ...: rank by
+        rank from White's side), whatever the strip's layout; yields the square lit. Along
+        the board, a wrong ``[leds.layout]`` shows: the light jumps instead of stepping (in
+        the strip's own order it would step along the strip whatever the layout said)."""
+        for square in sorted(self.map.pixel, key=lambda sq: (int(sq[1:]), sq[0])):
+            self.light(square, colour)
+            yield square
         self.off()
 
     def close(self) -> None:
@@ -197,6 +209,7 @@ def open_real_strip(size: int, config: LedConfig) -> LedStrip:
             pixels = neopixel_spi.NeoPixel_SPI(ExtendedSPI(*SPI_DEVICE), n,
                                                brightness=config.brightness, auto_write=False,
                                                pixel_order=config.pixel_order)
+            table_bits(pixels)
     except ImportError as exc:
         hint = (f" ({PWM_HINT})" if config.backend == "pwm"
                 else "; sudo ./systemd/install.sh installs it")
@@ -213,6 +226,38 @@ def open_real_strip(size: int, config: LedConfig) -> LedStrip:
             hint = " (is SPI enabled? sudo raspi-config nonint do_spi 0)"
         raise HardwareError(f"cannot open the LED strip: {text}{hint}") from None
     return LedStrip(pixels, pixel_map, config.colours)
+
+
+def table_bits(pixels: Any) -> bool:
+    """neopixel_spi's frame (one SPI byte per colour bit, ``bit1`` or ``bit0``) made from a
+    table of each colour byte's eight, in one join, instead of its loop over every bit: the
+    redraw's largest part (two thirds of its Python; benchmarks/bench_pi_threads.py). Tried
+    once here, on a frame of every byte value, against the library's own ``_transmogrify``;
+    only where they agree is the table used (True), else the library's loop stays."""
+    try:
+        bit0, bit1, spibuf = int(pixels._bit0), int(pixels._bit1), pixels._spibuf
+        library = pixels._transmogrify
+    except (AttributeError, TypeError, ValueError):
+        return False
+    table = [bytes(bit1 if value >> i & 1 else bit0 for i in range(7, -1, -1))
+             for value in range(256)]
+
+    def transmogrify(buffer: bytearray) -> None:
+        spibuf[:] = b"".join(map(table.__getitem__, buffer))
+
+    size = len(spibuf) // 8
+    sample = bytearray((7 * i + 13) % 256 for i in range(size))
+    sample[: min(size, 256)] = bytes(range(min(size, 256)))
+    try:
+        library(sample)
+        theirs = bytes(spibuf)
+        transmogrify(sample)
+        same = bytes(spibuf) == theirs and len(spibuf) == 8 * size
+    except Exception:  # noqa: BLE001 - any surprise: the library's own loop
+        same = False
+    if same:
+        pixels._transmogrify = transmogrify
+    return same
 
 
 #: The strip's SPI device: bus 0, chip select 0 (/dev/spidev0.0; data on MOSI, GPIO10).

@@ -14,8 +14,8 @@ The bitmask a scan returns, :class:`hw.matrix.MatrixLayout` and the fault checks
 
 lgpio's module functions are Python wrappers (mask the handle, convert the status, raise
 ``lgpio.error``) around the C functions of its extension module, ``lgpio._lgpio``. A scan makes
-21 calls, 200 times a second, and on a Pi Zero 2 the wrappers' Python is most of a scan's
-cost: the scan calls the C functions itself (less than half the Python per scan,
+21 calls, 100 times a second (``scan_hz``), and on a Pi Zero 2 the wrappers' Python is most
+of a scan's cost: the scan calls the C functions itself (less than half the Python per scan,
 benchmarks/bench_scan.py) when this lgpio has them and, tried once at the start, they answer
 as the wrappers do; else it calls the wrappers. Either way a failed call is a
 :class:`HardwareError` naming lgpio's error, never a wrong reading.

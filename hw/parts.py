@@ -11,8 +11,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from firmware.clock.face import FaceText
     from firmware.clock.gameclock import GameClock
+    from firmware.formats.records import FeedRecord
     from firmware.rules.sets import Side
     from hw.buttons import ButtonPress
     from hw.debounce import Debouncer, SquareEvent
@@ -58,7 +61,11 @@ class Buttons(Protocol):
 
 
 class Leds(Protocol):
-    """The LED strip under the squares (``hw.leds.LedStrip``)."""
+    """The LED strip under the squares (``hw.leds.LedStrip``). ``drawing`` is held while it is
+    drawn; a thread that scans the matrix meanwhile holds it through each scan."""
+
+    @property
+    def drawing(self) -> AbstractContextManager[Any]: ...
 
     def show(self, picture: Mapping[str, str]) -> None: ...
 
@@ -99,7 +106,7 @@ class Feed(Protocol):
 class Beeper(Protocol):
     """The buzzer's patterns on feed records (``hw.buzzer.Beeper``)."""
 
-    def on_record(self, record: Mapping[str, Any]) -> str | None: ...
+    def on_record(self, record: FeedRecord) -> str | None: ...
 
     def close(self) -> None: ...
 

@@ -17,6 +17,8 @@ command -v systemd-analyze >/dev/null 2>&1 || need="$need systemd"
 # nginx in front of the relay (tests/scale: the shipped docs/examples/nginx configuration)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need="$need nginx-light"
 command -v tmux >/dev/null 2>&1 || need="$need tmux"
+command -v espeak-ng >/dev/null 2>&1 || need="$need espeak-ng"  # the spoken game (tests/voice)
+command -v sox >/dev/null 2>&1 || need="$need sox"  # checks the voice's WAV files are not silent
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 echo "installing:$need"

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from records_helpers import heard
 from service_helpers import wk_game
 
 from boardctl.relay.http import PdnServer
@@ -20,6 +21,18 @@ from firmware.rules.notation import move_text
 ROOT = Path(__file__).resolve().parents[1]
 #: Where the page tests leave their screenshots (docs/img/live-page.png is one of them).
 SCREENSHOTS = Path(os.environ.get("LIVE_SCREENSHOTS", ROOT / "build" / "screenshots"))
+
+
+def feed(hall: Any, board: str, members: dict[str, Any], now: float) -> str | None:
+    """A record (its feed line's members) into a live hall's view model, as the relay hands
+    it on: read as its line's record, with the game's id the line names."""
+    record, game = heard(members)
+    return hall.feed(board, record, now, game)
+
+
+def observe(hub: LiveHub, source: str, members: dict[str, Any]) -> None:
+    """A record (its feed line's members) to the live hub, as the relay's observers are told."""
+    hub.observe(source, *heard(members))
 
 
 class FakeClock:

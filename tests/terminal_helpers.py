@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from firmware.formats.feed import decode_line
+from firmware.formats.reader import FeedLine, read_line
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The first 20 plies of WK 2003 round 1 as human hands made them (docs/examples).
@@ -40,10 +40,11 @@ def replay_feed(log: Path, rules: str = "international", tc: str | None = "300+5
     return out.splitlines()
 
 
-def records(lines: list[str]) -> list[dict[str, Any]]:
-    out = [decode_line(line) for line in lines]
-    assert all(r is not None for r in out), "a replayed line did not check"
-    return [r for r in out if r is not None]
+def records(lines: list[str]) -> list[Any]:
+    """Feed lines read as a watcher reads them: their typed records."""
+    out = [read_line(line) for line in lines]
+    assert all(isinstance(r, FeedLine) for r in out), "a replayed line did not check"
+    return [r.record for r in out if isinstance(r, FeedLine)]
 
 
 class FakeClock:

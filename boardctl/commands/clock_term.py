@@ -199,9 +199,9 @@ def _devices(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, int]]:
 
         factory = MockFactory()
         return simulated_faces(), ClockButtons(pins, pin_factory=factory), factory, pins
-    from hw.config import load_config
+    from boardctl.settings import load_config
 
-    config = load_config(args.config)
+    config = load_config(args.config).hardware
     pins = {"white": config.buttons.white, "black": config.buttons.black,
             "pause": config.buttons.pause}
     faces = ClockFaces.real(config.faces.i2c_bus, config.faces.white_address,

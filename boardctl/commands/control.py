@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 TAGS = ("event", "site", "date", "round", "board", "white", "black")
+#: How long ``new`` waits for its answer when it chooses an engine (started once for its name).
+NEW_ENGINE_S = 30.0
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -32,7 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _register_new(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("new", help="set up a new game on the running board")
+    p = sub.add_parser("new", help="set up a new game on the running board",
+                       description="Set up the next game on the running board: its rules, "
+                       "clock and start position, and who plays the computer's side. What is "
+                       "not given stays as it was, the computer included.")
     p.add_argument("--rules", help="rule set (default: the current game's)")
     p.add_argument("--time-control", help="time control, 'none' for no clock")
     p.add_argument("--fen", help="start position")
@@ -40,6 +45,16 @@ def _register_new(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag")
     p.add_argument("--force", action="store_true",
                    help="abandon a game in play (its journal is kept)")
+    g = p.add_argument_group("playing the computer (docs/ENGINE.md); each kept for the games "
+                             "after until changed")
+    g.add_argument("--engine", metavar="ENGINE",
+                   help="builtin, hub:COMMAND (a COMMAND the config's [engine] allowed "
+                   "lists, or the one the service started with), or none: no engine "
+                   "(default: the current game's)")
+    g.add_argument("--engine-side", choices=("white", "black"),
+                   help="the computer's colour (default: as before)")
+    g.add_argument("--engine-level", metavar="LEVEL",
+                   help="the built-in engine's level, 1-10 or a name (default: as before)")
     _common(p)
     p.set_defaults(func=run_control, cmd="new")
 
@@ -114,9 +129,14 @@ def parse_time(text: str) -> float:
 def _request_args(args: argparse.Namespace) -> dict[str, Any]:
     cmd = args.cmd
     if cmd == "new":
+        from boardctl.service.control import NULL
+
         tags = {t.capitalize(): getattr(args, t) for t in TAGS if getattr(args, t)}
+        engine = NULL if args.engine is not None and args.engine.strip() == "none" \
+            else args.engine
         return {"rules": args.rules, "time_control": args.time_control, "fen": args.fen,
-                "tags": tags or None, "force": args.force or None}
+                "tags": tags or None, "force": args.force or None, "engine": engine,
+                "engine_side": args.engine_side, "engine_level": args.engine_level}
     if cmd == "clock-set":
         return {"side": args.side, "seconds": parse_time(args.time)}
     if cmd == "moves-set":
@@ -149,8 +169,10 @@ ENGINE_SAID = {
 }
 
 
-def _engine_lines(engine: dict[str, Any]) -> list[str]:
+def _engine_lines(engine: dict[str, Any], rules: str | None) -> list[str]:
     """The engine's part of a status answer (boardctl run --engine)."""
+    from boardctl.terminal.view import square_names
+
     ident = engine.get("id") or {}
     name = " ".join(str(ident[k]) for k in ("name", "version") if ident.get(k)) or \
         engine.get("name")
@@ -161,8 +183,8 @@ def _engine_lines(engine: dict[str, Any]) -> list[str]:
     if isinstance(move, dict):
         lines.append(f"engine's move to carry out: {move.get('move')}")
     if engine.get("irregularity"):
-        lines.append("not the engine's move on the board: "
-                     + ", ".join(engine["irregularity"].get("squares") or []))
+        lines.append("not the engine's move on the board: " + ", ".join(
+            square_names(rules, engine["irregularity"].get("squares") or [])))
     if engine.get("hint"):
         lines.append(f"hint: {engine['hint']}")
     if engine.get("error"):
@@ -178,7 +200,9 @@ def _clock(seconds: float | None) -> str:
 
 
 def describe(answer: dict[str, Any]) -> str:
-    """A status answer as a few lines for a terminal."""
+    """A status answer as a few lines for a terminal (squares in the rule set's notation)."""
+    from boardctl.terminal.view import led_words
+
     lines = [f"game {answer.get('game')} on board {answer.get('board')}: {answer.get('rules')}"
              + (f", {answer['time_control']}" if answer.get("time_control") else "")]
     tags = answer.get("tags") or {}
@@ -197,11 +221,11 @@ def describe(answer: dict[str, Any]) -> str:
                      f"{' (running)' if running == 'black' else ''}"
                      f"{'' if running else ', stopped'}")
     if isinstance(answer.get("engine"), dict):
-        lines += _engine_lines(answer["engine"])
+        lines += _engine_lines(answer["engine"], answer.get("rules"))
     if answer.get("irregularity"):
         lines.append(f"irregularity: {answer['irregularity']}")
-    if answer.get("leds"):
-        lines.append("LEDs: " + ", ".join(f"{sq} {m}" for sq, m in sorted(answer["leds"].items())))
+    if isinstance(answer.get("leds"), dict) and answer["leds"]:
+        lines.append(f"LEDs: {led_words(answer.get('rules'), answer['leds'])}")
     if answer.get("result"):
         lines.append(f"result: {answer['result']} ({answer.get('reason')})")
     moves = answer.get("moves") or []
@@ -223,7 +247,10 @@ def run_control(args: argparse.Namespace) -> int:
     from boardctl.service.control import default_socket, request
 
     path = args.socket or default_socket(args.state_dir)
-    answer = request(path, args.cmd, **_request_args(args))
+    request_args = _request_args(args)
+    # an engine newly chosen is started once to read its name: give it time
+    timeout = NEW_ENGINE_S if isinstance(request_args.get("engine"), str) else 5.0
+    answer = request(path, args.cmd, timeout, **request_args)
     if args.json:
         print(json.dumps(answer, indent=2, sort_keys=True))
     elif args.cmd == "pdn":

@@ -80,13 +80,13 @@ def render(layout: Any, occupied: set[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from boardctl.settings import load_config
     from firmware.errors import BoardError
     from hw.assemble import open_matrix
-    from hw.config import load_config
     from hw.debounce import Debouncer
     from hw.diagnose import find_faults
 
-    config = load_config(args.config)
+    config = load_config(args.config).hardware
     out = sys.stdout
     m = config.matrix
     print(f"board {config.size}x{config.size}, {m.wiring} wiring: rows (rank 1 up) GPIO "
@@ -210,8 +210,11 @@ def _led_walk(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> 
             count += 1
             if not args.sim and not args.once:
                 time.sleep(args.led_step)
-        print(f"leds: walked {count} squares on {strip.map.count} pixels ({leds.backend})",
-              file=out)
+        # Nothing answers on a WS2812's data line: a strip that is not connected (or not
+        # powered) takes the walk as silently as one that lights. Only the builder can tell.
+        print(f"leds: walked {count} squares on {strip.map.count} pixels ({leds.backend}): "
+              "did each light in turn, from a1? (an unconnected strip cannot be detected: "
+              "look)", file=out)
     finally:
         strip.close()
 

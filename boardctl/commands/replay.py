@@ -19,8 +19,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.limits import loads
-
 #: Seconds of log time between two snapshot lines in ``--format feed`` (the service's period).
 SNAPSHOT_EVERY = 10.0
 
@@ -51,6 +49,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         help="shortest lift of one's own piece that is a touch, seconds (default 0.25; "
         "contact bounce under 0.02 s never is)",
+    )
+    p.add_argument(
+        "--start",
+        choices=("press", "move"),
+        default=None,
+        help="how the game starts: 'press' (a plain log's default: at its start event, or "
+        "at its first event without one), or 'move': at the first lift of a piece of the "
+        "side to move from the start position (a start event before it still starts it). "
+        "A journal says which",
     )
     p.add_argument("events", metavar="EVENTS.jsonl", help="the event log or journal ('-': stdin)")
     p.set_defaults(func=run)
@@ -83,23 +90,11 @@ def run(args: argparse.Namespace) -> int:
         fmt=args.format,
         settle=args.settle,
         touch_ns=touch_ns,
+        start=args.start,
         warn=lambda text: print(f"boardctl: warning: {text}", file=sys.stderr),
     )
     sys.stdout.write(out)
     return 0
-
-
-def _first_record(lines: list[bytes]) -> dict[str, Any] | None:
-    for raw in lines:
-        text = raw.decode("utf-8", "replace").strip("\x00 \t\r\n")
-        if not text:
-            continue
-        try:
-            rec = loads(text)
-        except ValueError:
-            return None
-        return rec if isinstance(rec, dict) else None
-    return None
 
 
 @dataclass
@@ -115,6 +110,7 @@ class _Log:
     tags: dict[str, str] = field(default_factory=dict)
     started: bool | None = None  # None: a plain log (a journal says)
     settle: float | None = None
+    start: str | None = None  # how the game starts (a journal says; a plain log: press)
 
 
 def replay_lines(
@@ -128,12 +124,15 @@ def replay_lines(
     settle: float | None = None,
     warn: Any = None,
     touch_ns: int | None = None,
+    start: str | None = None,
 ) -> str:
     """Replay the lines of an event log or journal; the PDN text or the feed lines."""
     from firmware.clock.timecontrol import TimeControl
     from firmware.errors import EventLogError
     from firmware.formats.events import NS, Start
-    from firmware.formats.feed import encode_line, header_record
+    from firmware.formats.feed import frame
+    from firmware.formats.journal import StartMode
+    from firmware.formats.records import HeaderRecord
     from firmware.rules.position import Position
     from firmware.rules.sets import find_rules
     from firmware.session.session import BoardSession
@@ -152,19 +151,19 @@ def replay_lines(
     _check_squares(log, rule_set, warn)
     started, clocked = log.started, None  # a journal: exactly as the service built its session
     if started is None:  # a plain log: play from the first event unless it has a start
-        started = not any(isinstance(e, Start) for e in log.events)
+        started = start != "move" and not any(isinstance(e, Start) for e in log.events)
         # The log tells how the game was played: presses commit moves; without them the
         # released hand is read from the board at rest (the clock, if any, follows the board).
         clocked = any(e.type == "press" for e in log.events)
     session = BoardSession(
         rule_set, time_control, fen, round((settle if settle is not None else 1.5) * NS),
         clocked=clocked, started=started, tags=log.tags, touch_ns=touch_ns,
+        start_mode=StartMode(start or log.start or StartMode.PRESS),
     )
     records = _play(session, log, fmt, warn)
     if fmt == "feed":
-        head = header_record("replay", "replay", rule_set.name)
-        lines_out = [encode_line(head, 0)]
-        lines_out += [encode_line(rec, seq) for seq, rec in enumerate(records, 1)]
+        lines_out = [frame(HeaderRecord("replay", "replay", rule_set.name), 0)]
+        lines_out += [frame(rec, seq) for seq, rec in enumerate(records, 1)]
         return "".join(lines_out)
     return session.pdn()
 
@@ -172,10 +171,9 @@ def replay_lines(
 def _read_log(lines: list[bytes], source: str, warn: Any) -> _Log:
     """A journal (its header first) or a plain event log, with the lines of its events."""
     from firmware.formats.events import event_from_record, read_events, same_instant_order
-    from firmware.formats.journal import read_journal
+    from firmware.formats.journal import opens_journal, read_journal
 
-    first = _first_record(lines)
-    if first is not None and first.get("type") == "game":
+    if opens_journal(lines):
         journal = read_journal(lines, source)
         header = journal.header
         where = [f"{source}: line {lineno}" for lineno in journal.lines]
@@ -184,7 +182,8 @@ def _read_log(lines: list[bytes], source: str, warn: Any) -> _Log:
         if journal.torn and warn is not None:
             warn(f"{source}: a torn last record was dropped (power cut)")
         return _Log(events, where, header.rules, header.fen, header.time_control,
-                    dict(header.tags), bool(getattr(header, "started", False)), header.settle)
+                    dict(header.tags), bool(getattr(header, "started", False)), header.settle,
+                    header.start)
     linenos: list[int] = []
     events = read_events(lines, source, linenos=linenos)
     where = [f"{source}: line {n}" for n in linenos]
@@ -199,6 +198,7 @@ def _check_squares(log: _Log, rule_set: Any, warn: Any) -> None:
     (a full-matrix board senses light squares too; a piece put on one is out of play,
     003 5.3)."""
     from firmware.errors import EventLogError
+    from firmware.rules.geometry import a_board
 
     size = rule_set.size
     geometry = rule_set.geometry
@@ -210,7 +210,7 @@ def _check_squares(log: _Log, rule_set: Any, warn: Any) -> None:
         if square is None:
             continue
         if square not in cells:
-            raise EventLogError(f"{w}: square {square!r} is not on a {size}x{size} board")
+            raise EventLogError(f"{w}: square {square!r} is not on {a_board(size)}")
         if geometry.is_dark(square):
             continue
         if event.type == "place":
@@ -222,14 +222,15 @@ def _check_squares(log: _Log, rule_set: Any, warn: Any) -> None:
             warn(f"{w}: lift on the empty light square {square!r} ignored (sensor noise)")
 
 
-def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[dict[str, Any]]:
+def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[Any]:
     """The log through the session; with ``fmt`` "feed", a full-state snapshot every
     SNAPSHOT_EVERY seconds of log time and at the end, as the service sends them on the
     serial line (CONTRACT.md "Broadcast feed")."""
     from firmware.errors import BoardError
-    from firmware.formats.events import NS
+    from firmware.formats.events import NS, Start
+    from firmware.formats.records import SnapshotRecord
 
-    records: list[dict[str, Any]] = []
+    records: list[Any] = []
     step = round(SNAPSHOT_EVERY * NS)
     next_snapshot = log.events[0].at + step if log.events else 0
     for event, w in zip(log.events, log.where, strict=True):
@@ -238,11 +239,14 @@ def _play(session: Any, log: _Log, fmt: str, warn: Any) -> list[dict[str, Any]]:
             records.append(session.snapshot("replay", next_snapshot))
             next_snapshot += step
         try:
+            if session.starts_game(event):  # the first move starts the game (issue 36)
+                records += session.handle(Start(event.at))
             records += session.handle(event)
         except BoardError as exc:  # an arbiter event the game could not take: say so, go on
             if warn is not None:
                 warn(f"{w}: {event.type} ignored: {exc}")
     records += session.finish()
-    if fmt == "feed" and log.events and (not records or records[-1]["type"] != "snapshot"):
+    if fmt == "feed" and log.events and (not records or not isinstance(records[-1],
+                                                                        SnapshotRecord)):
         records.append(session.snapshot("replay", session.last_at))
     return records

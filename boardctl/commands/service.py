@@ -17,6 +17,12 @@ from firmware.errors import BoardError
 logger = logging.getLogger(__name__)
 
 TAG_OPTIONS = ("event", "site", "date", "round", "board", "white", "black")
+_TAG_HELP = {
+    "board": "the board's name: on the feed, in a hall (the broker's topics) and the PDN Board "
+             "tag of a new game (default: the config's [broker] board, else the host name on "
+             "the feed only)",
+    "date": "PDN Date tag of a new game, YYYY.MM.DD (default: the day it is set up)",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -59,20 +65,20 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--touch-min", type=float, default=None,
                    help="shortest lift of one's own piece that is a touch, seconds (default: "
                    "the config's touch_min, 0.25)")
+    _add_start(p)
     p.add_argument("--snapshot-every", type=float, default=10.0,
                    help="seconds between full snapshots on the feed (default 10)")
     for tag in TAG_OPTIONS:
-        p.add_argument(f"--{tag}", help=f"PDN {tag.capitalize()} tag of a new game" if tag !=
-                       "board" else "the board's name: on the feed, in a hall (the broker's "
-                       "topics) and the PDN Board tag of a new game (default: the config's "
-                       "[broker] board, else the host name on the feed only)")
+        p.add_argument(f"--{tag}", help=_TAG_HELP.get(tag, f"PDN {tag.capitalize()} tag of a "
+                                                          "new game"))
     g = p.add_argument_group("playing the computer (docs/ENGINE.md)")
     g.add_argument("--engine", metavar="ENGINE",
                    help="make the computer a player: builtin or hub:COMMAND (config [engine])")
     g.add_argument("--engine-side", choices=("white", "black"),
                    help="the engine's colour (default black)")
     g.add_argument("--engine-level", metavar="LEVEL",
-                   help="the built-in engine's level, 1-10 or a name (default 10, full)")
+                   help="the built-in engine's level, 1-10 or beginner, easy, medium, hard, "
+                   "full (default 10, full: at most 8 s a move; docs/ENGINE.md)")
     g.add_argument("--engine-move-time", type=float, metavar="S",
                    help="seconds a move (default: from the engine's clock)")
     h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
@@ -84,6 +90,14 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
                    "without it the board takes no control messages ([broker] hall_key_file)")
     p.set_defaults(func=run_service)
+
+
+def _add_start(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--start", choices=("press", "move"), default=None,
+                   help="how a game starts: 'move', by its first move (as on a chess "
+                   "computer; a press still starts it), or 'press', by a clock press only (the "
+                   "tournament clock); default: the config's start, else press in a hall and "
+                   "with --events, move otherwise")
 
 
 def _register_demo(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -163,45 +177,43 @@ def run_service(args: argparse.Namespace) -> int:
     name = (hall.board if hall is not None else args.board) or os.uname().nodename or "board"
     if hall is not None:
         setup.tags.setdefault("Board", hall.board)
+    setup.start = _start_mode(args, config, hall is not None or script is not None)
     service: Service | None = None
 
     def on_connect() -> list[str] | None:
         return service.port_connected() if service is not None else None
 
     if args.sim:
-        hardware = sim_hardware(rules.size, config, feed_url=args.feed, on_connect=on_connect)
+        hardware = sim_hardware(rules.size, config.hardware, feed_url=args.feed,
+                                on_connect=on_connect)
     else:
         from hw.gpio import EXIT_NO_GPIO, NoGpioBackend
 
         try:
-            hardware = pi_hardware(config, feed_url=args.feed, on_connect=on_connect)
+            hardware = pi_hardware(config.hardware, feed_url=args.feed, on_connect=on_connect)
         except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
             print(f"boardctl: error: {exc}", file=sys.stderr)
             return EXIT_NO_GPIO
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      on_line=hall.on_line if hall is not None else None)
-    player = _engine_player(args, config, rules)
-    if player is not None:
-        player.attach(service)
-        player.amend_setup(setup)
-    try:
-        _serve(service, hall)
-    finally:
-        if player is not None:
-            player.close()
+                      on_line=hall.on_line if hall is not None else None,
+                      lineup=_engine_lineup(args, config, rules))
+    _serve(service, hall)
     logger.info("stopped")
     return 0
 
 
-def _engine_player(args: argparse.Namespace, config: Any, rules: Any) -> Any:
-    """``--engine`` (or the config's ``[engine]``): the engine's player, its PDN tags read
-    from the engine's own ``id`` (started once here), or None."""
+def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
+    """The computer's lineup (boardctl.engine.lineup): ``--engine`` (or the config's
+    ``[engine]``) for the first game, or nobody; each ``new`` may choose again, a Hub engine
+    only from the config's ``[engine] allowed`` (the one given here is allowed too). Checked
+    here, before anything starts."""
     import math
 
     from boardctl.engine.client import parse_engine
-    from boardctl.engine.player import EnginePlayer, check_side, engine_tags, probe
+    from boardctl.engine.lineup import EngineChoice, EngineLineup
+    from boardctl.engine.player import check_side
     from firmware.engine.levels import find_level
 
     section = config.engine
@@ -210,17 +222,17 @@ def _engine_player(args: argparse.Namespace, config: Any, rules: Any) -> Any:
         for flag in ("engine_side", "engine_level", "engine_move_time"):
             if getattr(args, flag) is not None:
                 raise BoardError(f"--{flag.replace('_', '-')} needs --engine")
-        return None
     level = args.engine_level or section.level
     find_level(level)  # a one-line error before anything starts
     move_time = args.engine_move_time if args.engine_move_time is not None else (
         section.move_time or None)
     if move_time is not None and not (math.isfinite(move_time) and 0.01 <= move_time <= 3600):
         raise BoardError(f"--engine-move-time must be between 0.01 and 3600 s, not {move_time}")
-    spec = parse_engine(text, rules.name, str(level))
+    if text:
+        parse_engine(text, rules.name, str(level))  # an unknown engine: one line, now
     side = check_side(args.engine_side or section.side)
-    tags = engine_tags(spec, probe(spec), side, str(level))
-    return EnginePlayer(spec, side, level=str(level), move_time=move_time, tags=tags)
+    return EngineLineup(EngineChoice(text or None, side, str(level), move_time),
+                        allowed=section.allowed)
 
 
 def _one_name(args: argparse.Namespace) -> None:
@@ -236,9 +248,9 @@ def _one_name(args: argparse.Namespace) -> None:
 def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
     """The board's configuration and the new game's rule set, checked against each other
     (with the other options that can be checked before anything starts)."""
+    from boardctl.settings import default_settings, load_config
     from firmware.clock.timecontrol import TimeControl
     from firmware.rules.sets import find_rules
-    from hw.config import default_config, load_config
 
     if args.time_control:
         TimeControl.parse(args.time_control)  # a clear error before anything starts
@@ -249,25 +261,26 @@ def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
         config = load_config(args.config)
     elif args.sim:  # a board of the new game's size, or of the game it resumes
         resumed = None if args.rules else _resumed_rules(args)
-        config = default_config(find_rules(args.rules or resumed or "international").size)
+        config = default_settings(find_rules(args.rules or resumed or "international").size)
     else:
         config = load_config(None)
-    rules = find_rules(args.rules or ("international" if config.size == 10 else "russian"))
-    if config.size != rules.size:
-        raise BoardError(
-            f"{config.source}: a {config.size}x{config.size} board cannot play {rules.name}"
-        )
+    size = config.hardware.size
+    rules = find_rules(args.rules or ("international" if size == 10 else "russian"))
+    if size != rules.size:
+        from firmware.rules.geometry import a_board
+
+        raise BoardError(f"{config.source}: {a_board(size)} cannot play {rules.name}")
     return config, rules
 
 
 def _resumed_rules(args: argparse.Namespace) -> str | None:
     """The rule set of the game in play in the state directory ``run --sim`` will use."""
     from boardctl.service.journal_file import resumed_rules
+    from boardctl.settings import default_settings
     from firmware.errors import RulesError
     from firmware.rules.sets import find_rules
-    from hw.config import default_config
 
-    name = resumed_rules(_state_dir(args, default_config(10)))
+    name = resumed_rules(_state_dir(args, default_settings(10)))
     try:
         return find_rules(name).name if name else None
     except RulesError:  # an unknown name: the start says why
@@ -314,6 +327,18 @@ def _setup(args: argparse.Namespace, config: Any, rules: Any, script: Any) -> An
     if script is not None and args.time_control is None:
         setup.clocked = script.has_presses  # as `boardctl replay` reads the same log
     return setup
+
+
+def _start_mode(args: argparse.Namespace, config: Any, arbiter: bool) -> Any:
+    """How a new game starts (issue 36): ``--start``, else the config's ``start``, else by
+    the press where an arbiter starts the round (a hall) or a log says when (``--events``),
+    by the first move otherwise (a board on its own, against the computer)."""
+    from firmware.formats.journal import StartMode
+
+    chosen = args.start or config.start
+    if chosen:
+        return StartMode(chosen)
+    return StartMode.PRESS if arbiter else StartMode.MOVE
 
 
 def _socket_path(args: argparse.Namespace, state_dir: Path) -> Path:
@@ -413,7 +438,8 @@ def run_export(args: argparse.Namespace) -> int:
     from boardctl.service.journal_file import current_path, load_journal
     from boardctl.service.service import rebuild, snapshot_of
     from firmware.errors import EventLogError
-    from firmware.formats.feed import encode_line, header_record
+    from firmware.formats.feed import frame
+    from firmware.formats.records import FeedRecord, GameRecord, HeaderRecord
 
     path = args.journal
     if path is None:
@@ -437,22 +463,21 @@ def run_export(args: argparse.Namespace) -> int:
     if not journal.verified:
         logger.warning(f"{path}: a version-1 journal: its records carry no checksums, not verified")
     if journal.lost is not None:
-        logger.warning(f"salvaged {len(journal.events)} events (ply {len(rebuilt.session.moves)}); "
-            f"lost: {journal.lost}")
+        events = len(journal.events)
+        logger.warning(f"salvaged {events} event{'' if events == 1 else 's'} "
+                       f"(ply {len(rebuilt.session.moves)}); lost: {journal.lost}")
         status = 3
     if args.format == "pdn":
         sys.stdout.write(rebuilt.session.pdn())
         return status
     header = journal.header
-    records: list[dict[str, Any]] = [
-        header_record(header.board, "export", header.rules, game=header.id),
-        {"type": "game", "game": header.id, "rules": header.rules, "fen": header.fen,
-         "time_control": header.time_control, "tags": dict(header.tags)},
+    records: list[FeedRecord] = [
+        HeaderRecord(header.board, "export", header.rules, header.id),
+        GameRecord(header.rules, header.fen, header.time_control, dict(header.tags), header.id),
+        *rebuilt.records, snapshot_of(rebuilt.session, header, rebuilt.at),
     ]
-    records += [{**r, "game": header.id} for r in rebuilt.records]
-    records.append(snapshot_of(rebuilt.session, header, rebuilt.at))
     for seq, rec in enumerate(records):
-        sys.stdout.write(encode_line(rec, seq))
+        sys.stdout.write(frame(rec, seq, header.id))
     return status
 
 

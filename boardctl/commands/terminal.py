@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--sensors", action="store_true", help="the reed matrix as the service "
                    "senses it (closed squares, stuck, shorted and flickering ones)")
     p.add_argument("--plain", action="store_true", help="one sentence a line instead of "
-                   "the screen (screen readers, logs)")
+                   "the screen, the game summed up first (screen readers, logs)")
     h = p.add_argument_group("a hall board over MQTT (docs/HALL.md)")
     h.add_argument("--broker", metavar="URL", help="mqtt://HOST:PORT or mqtts://HOST:PORT")
     h.add_argument("--hall", help="the hall's short name")
@@ -48,9 +48,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="the side the engine plays (default black)")
     p.add_argument("--engine-level", metavar="LEVEL", help="the built-in engine's level: 1 "
                    "(beginner) to 10 (full strength, the default), or beginner, easy, medium, "
-                   "hard, full")
+                   "hard, full; a move takes at most 0.5 s up to level 4, 3 s at level 8, "
+                   "8 s at 10 (docs/ENGINE.md)")
     p.add_argument("--engine-move-time", type=float, metavar="S", help="the engine's seconds "
                    "a move (default: from its clock, 2 s without a time control)")
+    p.add_argument("--start", choices=("move", "press"), default="move",
+                   help="how the game starts: 'move', by your first move (the default, as on a "
+                   "chess computer; with the engine as White, by carrying out its first move), "
+                   "or 'press', by a clock press")
     p.add_argument("--state-dir", type=Path, help="keep the game's journal here (default: "
                    "a temporary directory, removed at the end)")
     p.add_argument("--plain", action="store_true", help="a prompt and sentences instead of "

@@ -1,9 +1,11 @@
 """The computer as one of the players on the board (``boardctl run --engine``, issue 28).
 
-:class:`EnginePlayer` is a hook handed to the running service (:meth:`EnginePlayer.attach`):
-it runs on the referee's thread at every turn (``RefereeLoop.hooks``) and never waits for the
-engine, which thinks in its own process (:class:`boardctl.engine.client.EngineClient`); the
-engine's answer comes on the client's thread, goes through a queue and wakes the referee.
+:class:`EnginePlayer` is a player not at the board, seated through the player door
+(:mod:`boardctl.service.door`: it is a :class:`~boardctl.service.door.Player` and acts through
+the :class:`~boardctl.service.door.Seat` it is made with, never on the service's parts). It runs
+on the referee's thread at every turn and never waits for the engine, which thinks in its own
+process (:class:`boardctl.engine.client.EngineClient`); the engine's answer comes on the
+client's thread, goes through a queue and wakes the referee (``Seat.wake``).
 
 - The engine's turn, its clock running: the engine is asked (its clock's remaining time, or
   ``move_time``). Its move goes on the feed (``engine-move``: route and captured squares), into
@@ -35,13 +37,20 @@ from boardctl.engine.client import (
     ThinkRequest,
 )
 from boardctl.engine.process import EngineProcess
-from boardctl.service.control import ControlError
+from boardctl.service.control.schema import ControlError
+from boardctl.service.door import Seat
 from boardctl.service.games import GameSetup
 from firmware.clock.face import MoveOnFaces, segment_squares
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Press, Result, TakeBack
-from firmware.formats.journal import note_record
-from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE
+from firmware.formats.journal import StartMode
+from firmware.formats.records import (
+    ClearedRecord,
+    EngineMoveRecord,
+    EngineRecord,
+    IrregularityRecord,
+)
+from firmware.referee.decisions import MUST_MOVE, REMOVE
 from firmware.referee.kinds import IrregularityKind
 from firmware.rules.game import result_text
 from firmware.rules.notation import move_text
@@ -56,6 +65,8 @@ logger = logging.getLogger("boardctl.service.service")
 STEP_NS = 400_000_000
 #: The LED meaning of a hint's end square (its start square is ``must-move``).
 HINT_END = "last-move"
+#: The LED meaning of a landing square of the engine's move (nothing stood there to put back).
+LAND = "land"
 #: A press of the engine's button this soon after its move was committed is the habit of
 #: pressing after a move, not a hint.
 HABIT_NS = 3 * NS
@@ -76,7 +87,7 @@ DRAW_SCORE = 0
 def move_picture(position: Position, move: Move, now: int, step_ns: int = STEP_NS
                  ) -> dict[str, str]:
     """The LED language of an engine's move (docs/ENGINE.md): the start square ``must-move``,
-    the pieces to take off ``remove``, and the landing squares ``restore``, drawn in order:
+    the pieces to take off ``remove``, and the landing squares ``land``, drawn in order:
     the first alone, then the first two, ... the whole route, then again (a flying king's
     long capture reads square by square on 8x8 and 10x10 alike)."""
     alg = position.rules.geometry.algebraic
@@ -84,17 +95,17 @@ def move_picture(position: Position, move: Move, now: int, step_ns: int = STEP_N
     landings = move.route[1:]
     shown = (now // step_ns) % (len(landings) + 1) + 1
     for sq in landings[:shown]:
-        picture[alg(sq)] = RESTORE
+        picture[alg(sq)] = LAND
     picture[alg(move.start)] = MUST_MOVE
     return picture
 
 
-def move_line(position: Position, move: Move, ply: int) -> dict[str, Any]:
+def move_line(position: Position, move: Move, ply: int) -> EngineMoveRecord:
     """The feed's ``engine-move`` record for ``move`` in ``position``."""
     alg = position.rules.geometry.algebraic
-    return {"type": "engine-move", "ply": ply, "side": position.turn.value,
-            "move": move_text(position, move), "route": [alg(sq) for sq in move.route],
-            "captured": [alg(sq) for sq in move.captured]}
+    return EngineMoveRecord(ply, position.turn.value, move_text(position, move),
+                            tuple(alg(sq) for sq in move.route),
+                            tuple(alg(sq) for sq in move.captured))
 
 
 def probe(spec: EngineSpec, timeout: float = 10.0) -> dict[str, str]:
@@ -181,22 +192,22 @@ class Play:
 
 class PersonsRequests:
     """What the person asks of the engine's side: a hint, a resignation, a draw offer (the
-    engine's button is his hint gesture); handed the engine's client and the service (its
-    game, its frontier, its data path); run on the referee's thread."""
+    engine's button is his hint gesture); handed the engine's client and its seat (the game,
+    the time, an event of its own); run on the referee's thread."""
 
     def __init__(self, play: Play, side: Side, move_time: float | None, client: EngineClient,
-                 service: Any) -> None:
+                 seat: Seat) -> None:
         self.play = play
         self.side = side
         self.move_time = move_time
         self.client = client
-        self.service = service
+        self.seat = seat
 
     def on_press(self, side: str, at: int) -> bool:
         """The engine's clock button is the engine's: during the person's turn a press of it
         asks for a hint; during the engine's turn it is ignored (the board commits the
         engine's move). Before the game starts any press starts it."""
-        session = self.service.game.the_session
+        session = self.seat.session
         if side != self.side.value or not session.referee.started or self.play.handed_back:
             return False
         committed = self.play.committed_at
@@ -206,7 +217,7 @@ class PersonsRequests:
         return True
 
     def hint(self) -> dict[str, Any]:
-        session = self.service.game.the_session
+        session = self.seat.session
         if session.result is not None:
             raise ControlError("hint: the game is over")
         if session.position.turn is self.side:
@@ -221,7 +232,7 @@ class PersonsRequests:
         self.play.asked = _Asked(self.client.think(request), game_key(session), hint=True)
 
     def resign(self) -> dict[str, Any]:
-        session = self.service.game.the_session
+        session = self.seat.session
         if session.result is not None:
             raise ControlError(f"resign: the game is over already ({session.result['result']})")
         return {"records": self._end(session, result_text(session.rules, self.side),
@@ -229,7 +240,7 @@ class PersonsRequests:
 
     def offer_draw(self) -> dict[str, Any]:
         """The engine's answer from its last evaluation: a draw when it is not better."""
-        session = self.service.game.the_session
+        session = self.seat.session
         if session.result is not None:
             raise ControlError(f"offer-draw: the game is over already "
                                f"({session.result['result']})")
@@ -241,22 +252,21 @@ class PersonsRequests:
 
     def _end(self, session: BoardSession, result: str, reason: str) -> Any:
         """The game ends now (a ``result`` event); the engine stops thinking."""
-        at = max(self.service.frontier(), self.service.game.last_at)
         self.client.cancel()
         self.play.forget()
-        return self.service.path.handle(Result(at, result, reason))
+        return [r.to_json() for r in self.seat.commit(Result(self.seat.now(), result, reason))]
 
 
 class Shown:
     """What the board shows of the engine's side (referee's thread): its move (or a hint) on
     the LEDs, its move on the clock faces, and, when the board shows another move than the
     engine's, the way to it (a ``not-engine-move``: on the feed, in the journal, on the
-    LEDs); handed the service (its game, feed and journal)."""
+    LEDs); handed its seat (the game, the feed, the journal)."""
 
-    def __init__(self, play: Play, side: Side, service: Any) -> None:
+    def __init__(self, play: Play, side: Side, seat: Seat) -> None:
         self.play = play
         self.side = side
-        self.service = service
+        self.seat = seat
         #: The board as sensed when it showed another move than the engine's, and the LEDs
         #: that show the way from it to the engine's move.
         self.wrong: frozenset[int] | None = None
@@ -264,7 +274,7 @@ class Shown:
 
     def _session(self) -> BoardSession | None:
         """The game shown, unless the service has a new one not yet seen by a turn."""
-        session = self.service.game.the_session
+        session = self.seat.session
         return session if self.play.current(session) else None
 
     def leds(self, now: int) -> dict[str, str]:
@@ -301,25 +311,24 @@ class Shown:
         marks = table.marks_towards(sensed, table.result_of(move))
         self.wrong_leds = {m.square: m.meaning for m in marks}
         kind = IrregularityKind.NOT_ENGINE_MOVE
-        self.service.emit({"type": "irregularity", "kind": kind.value,
-                           "side": self.side.value, "squares": [m.square for m in marks],
-                           "leds": dict(self.wrong_leds)})
-        self.service.outbox.record(note_record(kind.value, t=at / NS))
+        self.seat.emit(IrregularityRecord(kind.value, self.side.value,
+                                          [m.square for m in marks], dict(self.wrong_leds)))
+        self.seat.note(kind.value, at)
 
     def clear(self, sensed: frozenset[int]) -> None:
         """A ``not-engine-move`` is over unless the board still shows ``sensed``."""
         if self.wrong is not None and self.wrong != sensed:
             self.forget()
-            self.service.emit({"type": "cleared"})
+            self.seat.emit(ClearedRecord())
 
     def forget(self) -> None:
         self.wrong, self.wrong_leds = None, {}
 
-    def status(self, now: int) -> dict[str, Any]:
+    def status(self) -> dict[str, Any]:
         """The ``status`` answer's shown parts: the hint, the engine's move as the feed's
-        ``engine-move`` has it while it is to be carried out, the irregularity, and ``leds``
-        as the strip shows them."""
-        said: dict[str, Any] = {"hint": None, "move": None, "irregularity": None, "leds": {}}
+        ``engine-move`` has it while it is to be carried out, the irregularity (the strip's
+        picture is the door's: :meth:`leds` under the referee's)."""
+        said: dict[str, Any] = {"hint": None, "move": None, "irregularity": None}
         session = self._session()
         if session is None:
             return said
@@ -327,39 +336,35 @@ class Shown:
         if hint is not None:
             said["hint"] = move_text(session.position, hint)
         if move is not None:
-            line = move_line(session.position, move, len(session.moves) + 1)
-            del line["type"]
-            said["move"] = line
+            said["move"] = move_line(session.position, move, len(session.moves) + 1).members()
             if self.wrong is not None:
                 said["irregularity"] = {"kind": IrregularityKind.NOT_ENGINE_MOVE.value,
                                         "squares": sorted(self.wrong_leds)}
-        said["leds"] = {**self.leds(now), **session.leds()}
         return said
 
 
 class EnginePlayer:
-    """The engine's side of the game (module docstring): its engine's client, the state of
-    its play (:class:`Play`), and the parts ``attach`` builds from the service's: the
-    person's requests (:class:`PersonsRequests`) and what is shown (:class:`Shown`).
-    Everything but :meth:`_on_reply` runs on the referee's thread."""
+    """The engine's side of the game (module docstring), a player of the door
+    (:class:`boardctl.service.door.Player`): its engine's client, the state of its play
+    (:class:`Play`), and its parts, each handed the seat it acts through: the person's
+    requests (:class:`PersonsRequests`) and what is shown (:class:`Shown`). Everything but
+    :meth:`_on_reply` and :meth:`close` runs on the referee's thread."""
 
-    requests: PersonsRequests
-    shown: Shown
-
-    def __init__(self, spec: EngineSpec, side: Side, *, level: str = "10",
+    def __init__(self, spec: EngineSpec, side: Side, seat: Seat, *, level: str = "10",
                  move_time: float | None = None, tags: Mapping[str, str] | None = None,
                  client: Callable[..., EngineClient] = EngineClient,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.spec = spec
         self.side = side
+        self.seat = seat
         self.level = level
         self.move_time = move_time
         self.tags = dict(tags or {})
         self.client = client(spec, on_reply=self._on_reply, clock=clock)
         self.play = Play()
+        self.requests = PersonsRequests(self.play, side, move_time, self.client, seat)
+        self.shown = Shown(self.play, side, seat)
         self._replies: queue.SimpleQueue[EngineReply] = queue.SimpleQueue()
-        self._wake: Callable[[], None] = lambda: None
-        self._service: Any = None
         self._retry_at = 0
         self.error: str | None = None
         self._failures = 0
@@ -377,24 +382,27 @@ class EnginePlayer:
         """The request out (the tests look whether there is one)."""
         return self.play.asked
 
-    # -- wiring ------------------------------------------------------------------------------
+    # -- the door: what the service calls ---------------------------------------------------
 
-    def attach(self, service: Any) -> None:
-        """Hook into a :class:`boardctl.service.service.Service` (before ``run``/``boot``)."""
-        self._service = service
-        self._wake = service.merge.wake
-        self.requests = requests = PersonsRequests(self.play, self.side, self.move_time,
-                                                   self.client, service)
-        self.shown = shown = Shown(self.play, self.side, service)
-        service.loop.hooks.append(self.on_turn)
-        service.loop.press_filter = requests.on_press
-        service.face.overlays.append(shown.leds)
-        service.face.face_move = shown.face_move
-        service.desk.handlers.update({"hint": lambda args: requests.hint(),
-                                      "resign": lambda args: requests.resign(),
-                                      "offer-draw": lambda args: requests.offer_draw()})
-        service.desk.on_new_game.append(self.amend_setup)
-        service.desk.status_extras.append(self.status)
+    def on_press(self, side: str, at: int) -> bool:
+        return self.requests.on_press(side, at)
+
+    def leds(self, now: int) -> dict[str, str]:
+        return self.shown.leds(now)
+
+    def face_move(self) -> MoveOnFaces | None:
+        return self.shown.face_move()
+
+    def answer(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The person's requests: ``hint``, ``resign``, ``offer-draw`` (None: not its own)."""
+        requests = self.requests
+        if cmd == "hint":
+            return requests.hint()
+        if cmd == "resign":
+            return requests.resign()
+        if cmd == "offer-draw":
+            return requests.offer_draw()
+        return None
 
     def amend_setup(self, setup: GameSetup) -> None:
         """A new game gets the engine's tags (a name given in the request wins), and without
@@ -404,28 +412,32 @@ class EnginePlayer:
         if setup.time_control is None:
             setup.clocked = True
 
+    def sides(self) -> frozenset[Side]:
+        """The engine's side, the person carrying out its moves, unless it was handed back to
+        him in this game (touch-move then binds him there)."""
+        handed_back = self.play.handed_back and self.play.current(self.seat.session)
+        return frozenset() if handed_back else frozenset((self.side,))
+
     def close(self) -> None:
         self.client.close()
 
     def _on_reply(self, reply: EngineReply) -> None:
         """The client's thread: hand the reply over and wake the referee."""
         self._replies.put(reply)
-        self._wake()
+        self.seat.wake()
 
     # -- the referee's turn ------------------------------------------------------------------
 
     def on_turn(self, at: int) -> None:
         """One referee's turn at game time ``at`` (module docstring)."""
         play = self.play
-        session = self._service.game.the_session
+        session = self.seat.session
         if not play.current(session):  # a new game, or the service came back
             play.session = session
             play.forget()
             self.shown.forget()
             self._failures, play.handed_back = 0, False
             self.client.new_game()
-        # the person carries out its moves: touch-move binds him there once it is handed back
-        session.referee.machine_sides = frozenset(() if play.handed_back else (self.side,))
         while True:
             try:
                 self._take(self._replies.get_nowait(), session, at)
@@ -450,9 +462,14 @@ class EnginePlayer:
             self._take_back(session, at, 2)
 
     def _may_think(self, session: BoardSession, at: int) -> bool:
+        """While the clock runs; before the start too in a game its first move starts (issue
+        36): the engine's first move is shown, and the person carrying it out starts it."""
+        if at < self._retry_at:
+            return False
+        if not session.referee.started:
+            return session.start_mode is StartMode.MOVE and session.result is None
         clock = session.clock
-        running = clock is None or (clock.started and clock.running is not None)
-        return session.referee.started and running and at >= self._retry_at
+        return clock is None or (clock.started and clock.running is not None)
 
     def _think(self, session: BoardSession, at: int) -> None:
         clock = session.clock
@@ -490,10 +507,8 @@ class EnginePlayer:
         self.shown.clear(frozenset())  # a not-engine-move of a former move of its is over
         play.move = (reply.move, asked.key)
         line = move_line(session.position, reply.move, len(session.moves) + 1)
-        self._service.outbox.record(note_record("engine-move", t=at / NS,
-                                                **{k: v for k, v in line.items()
-                                                   if k != "type"}))
-        self._service.emit(line)
+        self.seat.note("engine-move", at, **line.members())
+        self.seat.emit(line)
 
     def _failed(self, error: str, at: int) -> None:
         """An engine's error: on the feed and in status; asked again after RETRY_NS (the
@@ -506,8 +521,8 @@ class EnginePlayer:
         said: dict[str, Any] = {"error": error}
         if handed_back:
             said["handed_back"] = True
-        self._service.emit({"type": "engine", **said})
-        self._service.outbox.record(note_record("engine", t=at / NS, **said))
+        self.seat.emit(EngineRecord(error, handed_back))
+        self.seat.note("engine", at, **said)
         logger.warning(f"engine: {error}" + (" (its side handed back to the player)"
                                              if handed_back else ""))
 
@@ -529,7 +544,7 @@ class EnginePlayer:
         clock = session.clock
         if clock is not None and (clock.running is None or clock.adjournment is not None):
             return  # paused: committed when the clock runs again
-        self._service.path.handle(Press(at, self.side.value))
+        self.seat.commit(Press(at, self.side.value))
         if len(session.moves) > key[1]:
             self.play.move = None
             self.play.committed_at = at
@@ -553,13 +568,12 @@ class EnginePlayer:
         self.shown.clear(frozenset())  # a not-engine-move shown is over
         # the person's clock runs (on, or again after the engine's), as the journal's event
         # says
-        self._service.path.handle(TakeBack(at, plies, stop=False))
+        self.seat.commit(TakeBack(at, plies, stop=False))
         return True
 
     def status(self) -> dict[str, Any]:
-        """The ``status`` answer's ``engine`` member (what is shown: :meth:`Shown.status`)
-        and ``leds`` as the strip shows them."""
-        shown = self.shown.status(self._service.clock())
+        """The ``status`` answer's ``engine`` member (what is shown: :meth:`Shown.status`)."""
+        shown = self.shown.status()
         asked = self.play.asked
         return {"engine": {"name": self.spec.name, "side": self.side.value,
                            "level": self.level, "id": dict(self.client.engine_id),
@@ -568,8 +582,7 @@ class EnginePlayer:
                            "move": shown["move"], "irregularity": shown["irregularity"],
                            "error": self.error, "hint": shown["hint"],
                            "handed_back": self.play.handed_back,
-                           "score": self.play.score},
-                "leds": shown["leds"]}
+                           "score": self.play.score}}
 
 
 def check_side(text: str) -> Side:

@@ -175,7 +175,7 @@ class HubServer:
             b = budget(remaining=_time(args["time"], "time"),
                        increment=_time(args.get("inc", "0"), "inc"),
                        moves_to_go=int(_number(moves, "moves")) if moves else None)
-            self.limits = Limits(soft=b.soft, hard=b.hard)
+            self.limits = b.limits()  # a plan from the clock: the engine may take less
         elif "infinite" in args:
             self.limits = Limits()
         else:

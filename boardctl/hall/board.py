@@ -1,5 +1,7 @@
 """``boardctl run`` in a hall: the broker link and the setup applier, attached to the service
-through its ``on_line`` hook (docs/HALL.md, "Board configuration")."""
+as a link of its feed (``boardctl.service.feed.FeedLink``: each line as written, its record
+and the line as the broker carries it, with the run's id; docs/HALL.md, "Board
+configuration")."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from boardctl.hall.remote import RemoteControl
 from boardctl.hall.setup import SetupApplier
 from boardctl.hall.signing import Verifier, read_key
 from firmware.errors import BoardError
+from firmware.formats.feed import Written
 
 logger = logging.getLogger(__name__)
 
@@ -72,8 +75,8 @@ def broker_settings(args: argparse.Namespace, section: Any, source: str) -> Brok
 
 class HallBoard:
     """One board's hall parts: :class:`BoardLink` (feed out, setups and the desk's requests
-    in), :class:`SetupApplier` and, with the hall's key, :class:`RemoteControl`; ``on_line``
-    goes to the service, ``attach`` once it exists."""
+    in), :class:`SetupApplier` and, with the hall's key, :class:`RemoteControl`; ``attach``
+    hands them to the service (this is a link of its feed: :meth:`take`)."""
 
     def __init__(self, settings: BrokerSettings, state_dir: Path) -> None:
         self.settings = settings
@@ -101,12 +104,15 @@ class HallBoard:
             service.status_extras.append(lambda: {"desk": {"answered": remote.answered,
                                                            "refused": remote.refused}})
         service.status_extras.append(lambda: {"broker": self.link.status()})
+        service.ports.links.append(self)
         self.link.start()
 
-    def on_line(self, line: str) -> None:
-        self.link.send(line)
+    def take(self, written: Written) -> None:
+        """One feed line as written (the journal writer's thread): the broker's line to the
+        link, the record to the setup applier (a result may let a pending setup go)."""
+        self.link.send(written.network())
         if self.applier is not None:
-            self.applier.on_line(line)
+            self.applier.on_record(written.record)
 
     def _on_setup(self, payload: bytes) -> None:
         if self.applier is not None:

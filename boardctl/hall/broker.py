@@ -13,7 +13,8 @@ one ``select`` on the broker's socket and a wake-up pipe) and:
   a line leaves the queue only when the broker has acknowledged it. After a lost connection
   the unacknowledged lines are sent again (the relay drops the duplicates: moves carry their
   ply) and the service is asked for a snapshot (``request_snapshot``), which follows them;
-- stamps every line it publishes with its service run's id (:func:`with_run`), so that the
+- publishes each line as the service wrote it for the broker: stamped with its service run's
+  id (``firmware.formats.feed.Written.network``, on the journal writer's thread), so that the
   relay knows a restarted board's new run even when it missed the run's header;
 - when the queue overflows (``queue_lines``) the oldest lines are dropped and counted: the
   snapshot sent on reconnection carries the whole game, rebuilt from the journal, so a reader
@@ -41,7 +42,6 @@ from typing import Any
 
 from boardctl.hall.mqtt import PREFIX, BrokerConfig, check_name, connect_error, make_client, topic
 from firmware.errors import BoardError
-from firmware.formats.feed import decode_line, encode_line
 
 logger = logging.getLogger(__name__)
 
@@ -67,23 +67,6 @@ def instance_id(state_dir: Path) -> str:
     tmp.write_text(text + "\n", encoding="ascii")
     os.replace(tmp, path)
     return text
-
-
-def with_run(line: str, run: str | None) -> tuple[str, str | None]:
-    """A feed line as the broker carries it: with its service run's id (``run``, named by the
-    run's ``header`` line) as a last member, so that a relay that missed the header (it was
-    away when a restarted board announced itself) still knows the run each line is of
-    (docs/CONTRACT.md, "Many boards over a network"). Returns the line and the run now known."""
-    record = decode_line(line)
-    if record is None:
-        return line, run
-    if record["type"] == "header":
-        named = record.get("run")
-        return line, named if isinstance(named, str) else None
-    if run is None or "run" in record:
-        return line, run
-    record["run"] = run
-    return encode_line(record, record["seq"]).rstrip("\n"), run
 
 
 class Claim:
@@ -192,8 +175,6 @@ class _Talk:
         self.state = "connecting"
         self.connects = 0
         self.conflicts = 0
-        #: The service run whose lines are being published (its header's ``run``).
-        self.run: str | None = None
         self.last_error: str | None = None
 
     def on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
@@ -321,7 +302,6 @@ class _Talk:
         while outbox.replies:
             client.publish(self.topics["reply"], outbox.replies.popleft(), qos=1)
         while (line := outbox.next_line()) is not None:
-            line, self.run = with_run(line, self.run)
             info = client.publish(self.topics["feed"], line.encode("utf-8"), qos=1)
             outbox.sent(info.mid, line)
 
@@ -399,7 +379,8 @@ class BoardLink:
     # -- the service's side ------------------------------------------------------------------
 
     def send(self, line: str) -> None:
-        """Queue one feed line (with or without its newline); never blocks."""
+        """Queue one feed line as the broker carries it (with or without its newline); never
+        blocks."""
         self.outbox.put(line.rstrip("\n"))
         self._wake()
 

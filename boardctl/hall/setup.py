@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.errors import BoardError
+from firmware.formats.records import FeedRecord, ResultRecord, SetupRecord
 from firmware.pdn.tags import tags_problem
 
 MAX_SETUP = 16 * 1024
@@ -113,12 +114,13 @@ def faces_for(round_tag: str, board: str) -> tuple[str, str]:
 class SetupApplier:
     """Applies setups on the service's thread (``call_soon``) through its control path
     (``command``) and reports on the feed (``emit``). ``receive`` may be called from any
-    thread (the broker link's); ``on_line`` is the service's feed hook (its own thread)."""
+    thread (the broker link's); ``on_record`` is told each record on the feed (the journal
+    writer's thread)."""
 
     def __init__(self, state_dir: Path, board: str, *,
                  command: Callable[[Mapping[str, Any]], dict[str, Any]],
                  call_soon: Callable[[Callable[[], None]], None],
-                 emit: Callable[[Mapping[str, Any]], None],
+                 emit: Callable[[FeedRecord], None],
                  log: Callable[[str], None],
                  show: Callable[[tuple[str, str]], None] | None = None) -> None:
         self.path = Path(state_dir) / "hall-setup.json"
@@ -164,9 +166,9 @@ class SetupApplier:
 
     # -- the service's thread ----------------------------------------------------------------
 
-    def on_line(self, line: str) -> None:
+    def on_record(self, record: FeedRecord) -> None:
         """A result on the feed: a pending setup may go now (after this turn)."""
-        if self.pending is not None and '"type":"result"' in line:
+        if self.pending is not None and isinstance(record, ResultRecord):
             self.call_soon(self._retry)
 
     def _retry(self) -> None:
@@ -204,4 +206,4 @@ class SetupApplier:
 
     def _report(self, setup: RoundSetup, status: str, reason: str) -> None:
         self.log(f"setup {setup.id}: {status}: {reason}")
-        self.emit({"type": "setup", "id": setup.id, "status": status, "reason": reason})
+        self.emit(SetupRecord(setup.id, status, reason))

@@ -1,7 +1,9 @@
 """What changed in the relay's games between two publishes, and the view that serves them.
 
 :class:`Changes` (one a relay, on its state thread) finds the games whose PDN changed since
-the last publish with one pass over them, and does every other piece of work for those only:
+the last publish among the games of the feeds that sent anything meanwhile (every game only
+when that cannot tell: a game gone, or a feed with more than one new game), and does every
+other piece of work for those only:
 their PDN text (written anew by the state for a changed game alone), the marks of when each
 changed (for the delayed view after a restart: boardctl.relay.state.delayed_views, kept by the
 store), the store's records (boardctl.relay.ledger) and the served view, in which the games
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from boardctl.relay.delayed import MAX_MARKS
 from boardctl.relay.games import RelayGame
 from boardctl.relay.http import GameText, View, round_places
 from boardctl.relay.ledger import Mark
-from boardctl.relay.state import MAX_MARKS, RelayState
+from boardctl.relay.state import RelayState
 
 __all__ = ["Changes"]
 

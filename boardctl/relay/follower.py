@@ -86,10 +86,11 @@ class HallFollower:
         return self
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.disconnect()
-            self._client.loop_stop()
-            self._client = None
+        """Leave the broker (a stop, SIGTERM): no "lost ... reconnecting" is said for it."""
+        client, self._client = self._client, None
+        if client is not None:
+            client.disconnect()
+            client.loop_stop()
 
     def drain(self) -> list[tuple[str, bytes]]:
         with self._lock:

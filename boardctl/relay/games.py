@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.errors import BoardError
+from firmware.formats.records import MoveRecord
 from firmware.pdn import ClockReading, write_game
 from firmware.pdn.tags import fit_tags
 from firmware.rules.notation import parse_move
 from firmware.rules.position import Position
 
-__all__ = ["RelayGame", "kept"]
+__all__ = ["RelayGame", "kept", "move_records"]
 
 @dataclass
 class RelayGame:
@@ -167,19 +168,23 @@ def kept(game: RelayGame) -> dict[str, Any]:
             "clock_since": list(since) if (since := getattr(game, "clock_since", None)) else None}
 
 
+def move_records(moves: list[dict[str, Any]]) -> tuple[MoveRecord, ...]:
+    """A game's moves as the relay holds them (well-formed: checked when taken), as records."""
+    return tuple(MoveRecord(m["ply"], m["side"], m["move"], None, m.get("clock"))
+                 for m in moves)
+
+
 def _looks(game: RelayGame) -> tuple[Any, ...]:
     """Everything the game's PDN is made of (cheaper to compare than the PDN itself)."""
     return (game.rules, game.start_fen, dict(game.tags), game.time_control,
             [dict(m) for m in game.moves], game.result)
 
 
-def _details(game: RelayGame, record: Mapping[str, Any]) -> None:
+def _details(game: RelayGame, time_control: Any, tags: Any) -> None:
     """A record's time control and tags (those only while the game has no move)."""
-    tc = record.get("time_control")
-    if isinstance(tc, str) and _clean(tc):
-        game.time_control = _clean(tc)
-    tags = record.get("tags")
-    if isinstance(tags, dict) and not game.moves:  # a started game keeps its tags
+    if isinstance(time_control, str) and _clean(time_control):
+        game.time_control = _clean(time_control)
+    if isinstance(tags, Mapping) and not game.moves:  # a started game keeps its tags
         game.tags = fit_tags(tags)  # a hostile record is not a bigger PDN
 
 

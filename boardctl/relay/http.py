@@ -10,14 +10,21 @@ no request ever touches the relay's state. Paths::
                              heard of: each keeps its place), at most 64 a URL; a bigger round
                              goes on at R-2.pdn, R-3.pdn ...
     /games.pdn               every game (and / where no live page is mounted)
-    anything else            404, unless one of ``server.extra_handlers`` (the live page, the
-                             desk, the crosstable) answers it first
+    anything else            404 naming the paths this relay serves (its halls' own), unless
+                             one of ``server.extra_handlers`` (the live page, the desk, the
+                             crosstable) answers it first
+
+GET and HEAD read; POST is the desk's (404 elsewhere); PUT, DELETE, PATCH and OPTIONS get
+405 with ``Allow``; an unknown method, and a request that cannot be read, a one-line plain
+text error (never http.server's HTML page).
 
 Every PDN answer has an ``ETag`` and a ``Last-Modified`` (the newest change of the games it
 holds), and a poller that sends them back gets ``304 Not Modified``. With a broadcast delay
 (``--delay``) the public server answers from the view as it stood that many seconds ago
 (:class:`Timeline`), while an arbiters' server (``live=True``) answers from the newest.
-A round with no game yet is a valid, empty PDN body (200, zero games), never a 404.
+A round with no game yet is a valid, empty PDN body (200, zero games), never a 404; a round
+is a number (``3``, a sub-round ``3.2``), so a name no game's Round has that is not one
+(``/HALL/round/abc.pdn``) is a 404 that says so.
 
 A slow client cannot hold a connection slot (:data:`MAX_CLIENTS`): from the moment the server
 waits for a request on a connection (the first one, or the next one of a keep-alive
@@ -130,6 +137,22 @@ def _natural(text: str) -> tuple[Any, ...]:
 EVERY_GAME = frozenset({"/", "/games.pdn"})
 
 _ROUND = re.compile(r"/([A-Za-z0-9_-]+)/round/(.+)\.pdn")
+#: A round's name as a hall's rounds are numbered: ``3``, a sub-round ``3.12``.
+ROUND_NUMBER = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4})*")
+
+
+def not_found_text(hall: str | Sequence[str] | None, path: str) -> str:
+    """The 404's one line: what the relay serves, with its halls' own paths."""
+    halls = (hall,) if isinstance(hall, str) else tuple(hall or ())
+    served = ["/games.pdn"] + [p for h in halls for p in (f"/{h}.pdn", f"/{h}/round/R.pdn")]
+    text = f"no such file: {path[:80]}; this relay serves {', '.join(served)}"
+    m = _ROUND.fullmatch(path)
+    if m and m.group(1) in halls:
+        text += (f" (no game has Round {m.group(2)[:40]!r}, and a round not started yet is a "
+                 "number: R is 3, 3.2, or 3-2 for a round's games past the first 64)")
+    elif halls:
+        text += " (R a round: 3, 3.2, or 3-2 for a round's games past the first 64)"
+    return text + "\n"
 
 
 def select_games(view: View, hall: str | Sequence[str] | None,
@@ -159,6 +182,8 @@ def select_games(view: View, hall: str | Sequence[str] | None,
     # In the order the relay first heard of each game, never re-sorted: a broadcast site
     # (lidraughts) matches each game to its chapter by its place in the file and stops the
     # round when a game it has moves to another place, as a late board sorted in would.
+    if not chosen and not ROUND_NUMBER.fullmatch(name):
+        return None  # a round that has not started is a number: this names none
     return (chosen or [])[(part - 1) * PER_URL: part * PER_URL]
 
 
@@ -391,13 +416,41 @@ class _PdnHandler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _not_found(self, head_only: bool) -> None:
-        body = b"no such file: the relay serves /games.pdn, /HALL.pdn and /HALL/round/R.pdn\n"
-        self.send_response(404)
+        path = urllib.parse.urlsplit(self.path).path
+        self._plain(404, not_found_text(self.server.hall, path), head_only)
+
+    def _plain(self, code: int, text: str, head_only: bool = False,
+               headers: dict[str, str] | None = None) -> None:
+        """A one-line plain text answer."""
+        body = text.encode("utf-8", errors="replace")
+        self.send_response(code)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "text/plain; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if not head_only:
             self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        """http.server's errors (an unknown method, a request line or head that cannot be
+        read) as one line of plain text, not its HTML page."""
+        self.log_error("code %d, message %s", code, message)
+        phrase = self.responses.get(code, ("error", ""))[0]
+        self.close_connection = True
+        self._plain(code, f"{code} {phrase}: {message or explain or phrase}\n"[:300],
+                    head_only=self.command == "HEAD" or code < 200 or code in (204, 304),
+                    headers={"Connection": "close"})
+
+    def _not_allowed(self) -> None:
+        """PUT, DELETE, PATCH, OPTIONS: the relay only serves (and the desk takes POSTs)."""
+        self.close_connection = True
+        self._plain(405, f"{self.command[:20]} is not allowed: the relay answers GET and HEAD "
+                    "(POST for the arbiter's desk)\n",
+                    headers={"Allow": "GET, HEAD, POST", "Connection": "close"})
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed  # noqa: N815
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         self._send(head_only=False)

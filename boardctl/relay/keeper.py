@@ -14,10 +14,11 @@ import logging
 from collections.abc import Callable
 
 from boardctl.relay.changes import Changes
+from boardctl.relay.delayed import MAX_MARKS, _mark
 from boardctl.relay.games import RelayGame, _clean
 from boardctl.relay.ledger import Ledger
 from boardctl.relay.restore import restore_games
-from boardctl.relay.state import MAX_MARKS, RelayState, _mark
+from boardctl.relay.state import RelayState
 from boardctl.relay.store import GameStore
 
 __all__ = ["Keeper"]

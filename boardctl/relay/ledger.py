@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from boardctl.relay.delayed import MAX_MARKS
 from boardctl.relay.games import PDN_FORM, RelayGame, _packed, kept
-from boardctl.relay.state import MAX_MARKS
 
 __all__ = ["Ledger", "Mark", "fold"]
 

@@ -25,12 +25,14 @@ from typing import Any
 
 from boardctl.durable import write_atomically
 from boardctl.relay.changes import Changes
+from boardctl.relay.delayed import delayed_views
 from boardctl.relay.http import PdnServer, Timeline
 from boardctl.relay.keeper import Keeper
 from boardctl.relay.serial import SerialFeed
-from boardctl.relay.state import RelayState, delayed_views
+from boardctl.relay.state import RelayState
 from boardctl.relay.store import GameStore
-from firmware.formats.feed import decode_line
+from firmware.formats.reader import Refusal, read_line
+from firmware.formats.records import StatusRecord
 
 __all__ = ["Relay"]
 
@@ -82,18 +84,17 @@ class Relay:
                 touched.add(feed.name)
         if self.hall is not None:
             for board, payload in self.hall.drain():
-                record = decode_line(payload)
-                if record is None:  # not a feed line: it opens no source (nor takes a slot)
+                read = read_line(payload)
+                if isinstance(read, Refusal):  # not a feed line: it opens no source (nor a slot)
                     if bytes(payload).strip():
                         self.state.dropped += 1
                         self.hall.damaged(board)
                     continue
                 self.state.source(board, topic=True)
-                changed |= self.state.feed_record(board, record)
+                changed |= self.state.feed_record(board, read)
                 touched.add(board)
             for board, up in self.hall.drain_status():
-                status = "online" if up else "offline"
-                self.state.notify(board, {"type": "status", "status": status})
+                self.state.notify(board, StatusRecord("online" if up else "offline"))
         self.pending |= changed
         if self.changes.view is None or (self.pending and self._due()):
             self.publish(touched)

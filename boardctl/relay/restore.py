@@ -10,8 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from boardctl.relay.games import PDN_FORM, RelayGame, _clean, _good_move, _unpacked
+from boardctl.relay.games import (
+    PDN_FORM,
+    RelayGame,
+    _clean,
+    _good_move,
+    _unpacked,
+    move_records,
+)
 from boardctl.relay.state import GAMES_PER_SOURCE, RelayState
+from firmware.formats.records import SnapshotRecord
 from firmware.rules.game import RESULTS
 
 __all__ = ["restore_games"]
@@ -40,30 +48,35 @@ def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
         order = saved.get("order")
         game = RelayGame(board=src.board, game=ident, key=key, source=source, version=1,
                          order=order if type(order) is int and order > 0 else 0)
-        state.checks.setup(game, {k: saved.get(k) for k in ("rules", "start_fen", "tags",
-                                                             "time_control")})
-        start = game.start()
-        moves = _unpacked(saved.get("moves"), start.turn.value if start else "white")
-        good = next((k for k, m in enumerate(moves) if not (_good_move(m) and m["ply"] == k + 1)),
-                    len(moves))
-        state.checks.hold(game, [dict(m) for m in moves[:good]])
-        game.gap = good < len(moves) or len(game.moves) < good
-        result = saved.get("result")
-        game.result = result if isinstance(result, str) and result in RESULTS else None
-        game.reason = str(saved.get("reason") or "") if game.result else None
-        game.shown = bool(game.moves) or game.result is not None or saved.get("shown") is True
-        since = saved.get("clock_since")  # the clocks after the last move, if any
-        if isinstance(since, list) and len(since) == 4 and since[0] == len(game.moves):
-            state.checks.apply(game, "clock", {"running": since[3],
-                                               "clock": {"white": since[1], "black": since[2]}})
+        start = _take(state, game, saved)
         text = saved.get("pdn")
         # the text of exactly what was kept, as this version writes it (else written anew)
         fresh = isinstance(text, str) and not game.gap and saved.get("pdn_form") == PDN_FORM
         state.adopt(src, game, text if fresh else None)
         for observer in state.observers:  # the live page: the game as a snapshot
-            observer(src.board, {"type": "snapshot", "game": ident, "rules": game.rules,
-                                 "start_fen": start.fen() if start is not None else None,
-                                 "tags": dict(game.tags), "moves": game.moves,
-                                 "time_control": game.time_control, "result": game.result,
-                                 "reason": game.reason})
+            observer(src.board, SnapshotRecord(
+                ident, game.rules, start, None, dict(game.tags), move_records(game.moves),
+                game.time_control, result=game.result, reason=game.reason), ident)
     return len(state.games) - before
+
+
+def _take(state: RelayState, game: RelayGame, saved: Mapping[str, Any]) -> str | None:
+    """A kept game's rules, moves (up to the first that is not well-formed: then it waits for
+    a snapshot), result and clocks (only on the ply they were for) into ``game``; its start
+    position's FEN (None: the rule set's own)."""
+    state.checks.setup(game, saved.get("rules"), saved.get("start_fen"),
+                       saved.get("time_control"), saved.get("tags"))
+    start = game.start()
+    moves = _unpacked(saved.get("moves"), start.turn.value if start else "white")
+    good = next((k for k, m in enumerate(moves) if not (_good_move(m) and m["ply"] == k + 1)),
+                len(moves))
+    state.checks.hold(game, [dict(m) for m in moves[:good]])
+    game.gap = good < len(moves) or len(game.moves) < good
+    result = saved.get("result")
+    game.result = result if isinstance(result, str) and result in RESULTS else None
+    game.reason = str(saved.get("reason") or "") if game.result else None
+    game.shown = bool(game.moves) or game.result is not None or saved.get("shown") is True
+    since = saved.get("clock_since")  # the clocks after the last move, if any
+    if isinstance(since, list) and len(since) == 4 and since[0] == len(game.moves):
+        state.checks.clock_since(game, since[1], since[2], since[3])
+    return start.fen() if start is not None else None

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from boardctl.service.control import ControlError, Request
+from boardctl.service.control.schema import ControlError, Request
 from boardctl.service.games import CurrentGame, GameSetup, snapshot_of
 from boardctl.service.inbox import QUERIES
 from firmware.clock.gameclock import MIN_AFTER_CORRECTION_NS
@@ -50,8 +50,9 @@ class Arbitrated(Protocol):
         """The event along the one data path (BoardError: refused, nothing written)."""
         ...
 
-    def new_game(self, setup: GameSetup) -> None:
-        """A new game set up and announced on the feed."""
+    def new_game(self, setup: GameSetup, players: Mapping[str, Any]) -> None:
+        """A new game set up and announced on the feed, played by the player chosen from
+        ``players`` (the request's keys beyond the game's: :data:`GAME_KEYS`)."""
         ...
 
     def status(self, at: int) -> dict[str, Any]: ...
@@ -60,8 +61,8 @@ class Arbitrated(Protocol):
         """The simulated hand's act (BoardError on a real board)."""
         ...
 
-    def engine_request(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any]:
-        """A request the engine's player answers (ControlError: no engine plays here)."""
+    def player_request(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A request the player not at the board answers (ControlError: none plays here)."""
         ...
 
     def sensors(self) -> dict[str, Any]:
@@ -124,8 +125,19 @@ def _feed(service: Arbitrated, args: Mapping[str, Any], at: int) -> dict[str, An
     return {"snapshot": snapshot_of(service.game.the_session, service.game.the_header, at)}
 
 
+#: The ``new`` request's keys that set up the game; the others choose its player (the
+#: engine's ``engine``, ``engine_side``, ``engine_level``: boardctl.service.door.Lineup).
+GAME_KEYS = frozenset({"rules", "time_control", "fen", "tags", "force"})
+
+
+def players_of(args: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``new`` request's keys that choose its player."""
+    return {key: value for key, value in args.items() if key not in GAME_KEYS}
+
+
 def _new(service: Arbitrated, args: Mapping[str, Any], at: int) -> dict[str, Any]:
-    """A new game (a finished one, or ``force``), keeping the board's settings."""
+    """A new game (a finished one, or ``force``), keeping the board's settings and, unless
+    the request chooses another, its player."""
     session, header = service.game.the_session, service.game.the_header
     if session.moves and session.result is None and not args.get("force"):
         raise ControlError(f"game {header.id} is in play (ply {len(session.moves)}): record "
@@ -133,10 +145,10 @@ def _new(service: Arbitrated, args: Mapping[str, Any], at: int) -> dict[str, Any
     setup = GameSetup(rules=args.get("rules", header.rules),
                       time_control=args.get("time_control", header.time_control),
                       fen=args.get("fen"), tags=args.get("tags", {}), settle=header.settle,
-                      touch_min=header.touch_min)
+                      touch_min=header.touch_min, start=header.start)
     if "time_control" in args and args["time_control"].lower() in ("none", "-"):
         setup.time_control = None
-    service.new_game(setup)
+    service.new_game(setup, players_of(args))
     return service.status(0)
 
 
@@ -148,10 +160,11 @@ ANSWERS: dict[str, Callable[[Arbitrated, Mapping[str, Any], int], dict[str, Any]
     "new": _new,
     "sim": lambda service, args, at: service.sim(args),
     "sensors": lambda service, args, at: service.sensors(),
-    # with an engine (boardctl.engine.player): a hint, the person resigns, offers a draw
-    "hint": lambda service, args, at: service.engine_request("hint", args),
-    "resign": lambda service, args, at: service.engine_request("resign", args),
-    "offer-draw": lambda service, args, at: service.engine_request("offer-draw", args),
+    # to the player not at the board (the engine: boardctl.engine.player): a hint, the
+    # person resigns, offers a draw
+    "hint": lambda service, args, at: service.player_request("hint", args),
+    "resign": lambda service, args, at: service.player_request("resign", args),
+    "offer-draw": lambda service, args, at: service.player_request("offer-draw", args),
 }
 
 

@@ -15,9 +15,21 @@ from boardctl.service.hardware import Hardware
 from boardctl.service.outputs import Outbox
 from firmware.formats.events import NS, Event
 from firmware.formats.journal import decision_record, note_record
+from firmware.formats.records import (
+    AdjournedRecord,
+    ClockRecord,
+    GameRecord,
+    GapRecord,
+    HardwareRecord,
+    MoveRecord,
+    PositionRecord,
+    Record,
+    ResultRecord,
+    TakeBackRecord,
+)
 
 #: Records after which the journal is made durable at once (committed moves and results).
-DURABLE_RECORDS = frozenset({"move", "result", "position", "adjourned", "takeback"})
+DURABLE_RECORDS = (MoveRecord, ResultRecord, PositionRecord, AdjournedRecord, TakeBackRecord)
 #: Events after which the journal is made durable at once (pause and every arbiter act).
 DURABLE_EVENTS = frozenset(
     {"start", "pause", "resume", "accept", "clock-set", "moves-set", "adjourn",
@@ -43,7 +55,7 @@ class DataPath:
         #: feed's ``gap`` line, sent with every announcement until a new game.
         self.gap: dict[str, Any] | None = None
 
-    def handle(self, event: Event) -> list[dict[str, Any]]:
+    def handle(self, event: Event) -> list[Record]:
         """One event (game time) through the session, the journal and the feed; BoardError:
         refused, nothing written."""
         game = self.game
@@ -52,7 +64,7 @@ class DataPath:
             event = dataclasses.replace(event, at=game.last_at)
         records = session.handle(event)
         game.last_at = event.at
-        durable = event.type in DURABLE_EVENTS or any(r["type"] in DURABLE_RECORDS
+        durable = event.type in DURABLE_EVENTS or any(isinstance(r, DURABLE_RECORDS)
                                                       for r in records)
         out = self.outbox
         out.record(event.record(), durable=durable)
@@ -62,11 +74,10 @@ class DataPath:
         emit = self.feed.emit
         for rec in records:
             emit(rec)
-        clocked = any(r["type"] == "clock" for r in records)
+        clocked = any(isinstance(r, ClockRecord) for r in records)
         if event.type in CLOCK_EVENTS and session.clock is not None and not clocked:
-            status = session.status(event.at)
-            emit({"type": "clock", "event": event.type, "clock": status["clock"],
-                  "running": status["running"]})
+            timing = session.timing
+            emit(ClockRecord(event.type, timing.values_json(event.at), timing.running()))
         return records
 
     def tick(self, at: int) -> None:
@@ -78,7 +89,7 @@ class DataPath:
         records = session.tick(at)
         out = self.outbox
         if records:
-            durable = any(r["type"] in DURABLE_RECORDS for r in records)
+            durable = any(isinstance(r, DURABLE_RECORDS) for r in records)
             for rec in records:
                 out.record(decision_record(rec, at / NS), durable=durable)
             for rec in records:
@@ -98,10 +109,13 @@ class DataPath:
         emit = self.feed.emit
         if with_header:
             emit(self.feed.header_record())
-        emit({"type": "game", "rules": header.rules, "fen": header.fen,
-              "time_control": header.time_control, "tags": dict(header.tags)})
+        emit(GameRecord(header.rules, header.fen, header.time_control, dict(header.tags)))
         emit(snapshot_of(game.the_session, header, at))
         if self.hw.missing:  # degraded mode (boardctl.service.hardware.pi_hardware)
-            emit({"type": "hardware", "missing": list(self.hw.missing)})
-        if self.gap is not None:
-            emit({"type": "gap", **self.gap})
+            emit(HardwareRecord(tuple(self.hw.missing)))
+        gap = self.gap
+        if gap is not None:
+            recovered = gap["recovered"]
+            emit(GapRecord(gap["ply"], tuple(recovered) if recovered is not None else None,
+                           tuple(tuple(c) for c in gap["candidates"]), gap["count"],
+                           gap.get("text")))

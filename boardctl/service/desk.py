@@ -1,6 +1,7 @@
 """The arbiter's desk: what a control request reaches of the running service (the game in
-play, its data path, new games, the status, the simulated hand), the one implementation of
-:class:`boardctl.service.arbiter.Arbitrated` (whose functions answer the requests)."""
+play, its data path, new games and their players, the status, the simulated hand), the one
+implementation of :class:`boardctl.service.arbiter.Arbitrated` (whose functions answer the
+requests)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from boardctl.service import arbiter
-from boardctl.service.control import ControlError, Request
+from boardctl.service.control.schema import ControlError, Request
 from boardctl.service.datapath import DataPath
+from boardctl.service.door import PlayerDoor
 from boardctl.service.gamelife import GameLife
 from boardctl.service.games import CurrentGame, GameSetup
 from boardctl.service.hardware import Hardware
+from boardctl.service.inbox import RefereeInbox
 from boardctl.service.loop import frontier
 from boardctl.service.sensing import EventMerge, SimHand
 from boardctl.service.showing import BoardFace
@@ -22,47 +25,68 @@ from firmware.formats.events import NS, Event
 class Desk:
     """Control requests on the referee's thread (:meth:`answer`); the simulated hand's acts
     from any thread (:meth:`sim`). ``status_extras``: more for ``status`` (the broker link's
-    state), called on the referee's thread."""
+    state), called on the referee's thread. A player not at the board answers its own
+    requests and plays the new games its lineup chooses (``door``)."""
 
     def __init__(self, game: CurrentGame, merge: EventMerge, path: DataPath, life: GameLife,
-                 face: BoardFace, hand: SimHand, hardware: Hardware, *, board: str) -> None:
+                 door: PlayerDoor, face: BoardFace, hand: SimHand, inbox: RefereeInbox,
+                 hardware: Hardware, *, board: str) -> None:
         self.game = game
         self.merge = merge
         self.path = path
         self.life = life
+        self.door = door
         self.face = face
         self.hand = hand
+        self.inbox = inbox
         self.hw = hardware
         self.board = board
-        self.status_extras: list[Callable[[], dict[str, Any]]] = []
-        #: Requests a hook answers instead of the arbiter (an engine's ``hint``, ``resign``,
-        #: ``offer-draw``: boardctl.engine.player), on the referee's thread.
-        self.handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {}
-        #: Called with a new game's setup before it is set up (an engine's PDN tags).
-        self.on_new_game: list[Callable[[GameSetup], None]] = []
+        #: Plies a power cut lost (issue 30); the broker link's state (boardctl.hall.board).
+        self.status_extras: list[Callable[[], dict[str, Any]]] = [life.gap_status]
 
     def answer(self, req: Request) -> dict[str, Any]:
         """One request, on the referee's thread (boardctl.service.arbiter.on_request)."""
         return arbiter.on_request(self, req)
 
-    def engine_request(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any]:
-        """A request the engine's hook answers (``hint``, ``resign``, ``offer-draw``)."""
-        handler = self.handlers.get(cmd)
-        if handler is None:
-            raise ControlError(f"{cmd}: no engine plays on this board (boardctl run --engine)")
-        return handler(args)
+    def from_elsewhere(self, req: Request) -> Mapping[str, Any]:
+        """A request from another thread than the referee's (the control socket's, a hall's):
+        the simulated hand acts at once (stamped when the request arrived); a new game's
+        player is made ready here (what is slow about it: never on the referee's thread);
+        anything else is answered on the referee's (:meth:`answer`, through the inbox)."""
+        if req.cmd == "sim":
+            return self.sim(req.args)
+        if req.cmd == "new":
+            self.ready(arbiter.players_of(req.args), req.args.get("rules"))
+        return self.inbox.ask(req)
+
+    def player_request(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A request the player not at the board answers (``hint``, ``resign``, ``offer-draw``
+        to the engine)."""
+        answer = self.door.answer(cmd, args)
+        if answer is None:
+            raise ControlError(f"{cmd}: no engine plays on this board (boardctl run --engine, "
+                               "or boardctl new --engine)")
+        return answer
 
     def frontier(self) -> int:
         return frontier(self.game, self.merge)
 
     def handle(self, event: Event) -> list[dict[str, Any]]:
-        return self.path.handle(event)
+        """The event along the data path; its records as an answer carries them (JSON)."""
+        return [record.to_json() for record in self.path.handle(event)]
 
-    def new_game(self, setup: GameSetup) -> None:
-        for amend in self.on_new_game:
-            amend(setup)
-        self.life.new_game(setup)
+    def new_game(self, setup: GameSetup, players: Mapping[str, Any]) -> None:
+        """A new game, played by the player its lineup chooses from ``players`` (the ``new``
+        request's keys beyond the game's), then announced; refused: nothing changed."""
+        self.door.new_game(setup, players, self.life.new_game)
         self.path.announce()
+
+    def ready(self, players: Mapping[str, Any], rules: str | None) -> None:
+        """On the thread a ``new`` request comes from, before the referee's: what is slow about
+        choosing its player (boardctl.service.door.Lineup.ready)."""
+        header = self.game.header
+        if header is not None:
+            self.door.ready(players, rules or header.rules)
 
     def sensors(self) -> dict[str, Any]:
         """The ``sensors`` answer: what the sensing thread sees, and ``expected``: the
@@ -94,6 +118,7 @@ class Desk:
             status["feed_port"] = {"connected": hw.feed.connected, "written": hw.feed.written,
                                    "dropped": hw.feed.dropped}
         status["alarm"] = self.face.alarm
+        self.door.status(status)  # a player not at the board: its part, its LED picture
         for extra in self.status_extras:  # e.g. the broker link's state (boardctl.hall.board)
             status.update(extra())
         return status

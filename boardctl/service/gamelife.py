@@ -28,7 +28,7 @@ from boardctl.service.sensing import Sensing
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Pause, Recovered, Resume
 from firmware.formats.journal import note_record
-from firmware.rules.geometry import Geometry
+from firmware.rules.geometry import Geometry, a_board
 from firmware.rules.sets import find_rules
 from firmware.session.gap import BOUND, Gap, find_gap, plies_text
 from firmware.session.session import BoardSession
@@ -75,7 +75,7 @@ class GameLife:
         n = find_rules(rules).size
         size = getattr(self.hw, "size", n)
         if n != size:
-            raise BoardError(f"{what}: {rules} is played on a {n}x{n} board; "
+            raise BoardError(f"{what}: {rules} is played on {a_board(n)}; "
                              f"this board is {size}x{size}")
 
     def recover(self, path: Path) -> None:

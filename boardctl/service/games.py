@@ -4,13 +4,17 @@ path by which the service recovers and ``boardctl export`` prints a game."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from boardctl.service.journal_file import new_game_id
 from firmware.errors import BoardError, EventLogError
 from firmware.formats.events import NS, event_from_record
-from firmware.formats.journal import GameHeader, Journal
+from firmware.formats.journal import GameHeader, Journal, StartMode
+from firmware.formats.records import Record, SnapshotRecord
+from firmware.pdn.tags import MAX_TAGS
+from firmware.rules.geometry import a_board
 from firmware.session.session import BoardSession
 
 
@@ -29,18 +33,29 @@ class GameSetup:
     clocked: bool | None = None
     #: The shortest touch in seconds (``--touch-min``, config ``touch_min``; None: default).
     touch_min: float | None = None
+    #: How the game starts: a press (the tournament clock), or the first move too (issue 36).
+    start: StartMode = StartMode.PRESS
 
-    def header(self, board: str, game_id: str | None = None) -> GameHeader:
+    def header(self, board: str, game_id: str | None = None,
+               now: float | None = None) -> GameHeader:
+        """The journal's header of the game set up now (``now``: wall-clock seconds): its
+        ``Date`` tag, unless the arbiter gave one (or all the tags a game may have), is the
+        local date (PDN's ``YYYY.MM.DD``), so that the journal, and ``export`` from it, say
+        when it was played."""
+        now = time.time() if now is None else now
+        tags = dict(self.tags)
+        if "Date" not in tags and len(tags) < MAX_TAGS:
+            tags = {"Date": time.strftime("%Y.%m.%d", time.localtime(now)), **tags}
         return GameHeader(
-            game_id or new_game_id(), self.rules, self.fen, self.time_control, dict(self.tags),
-            board, self.settle, self.started, self.clocked, self.touch_min,
+            game_id or new_game_id(now), self.rules, self.fen, self.time_control, tags,
+            board, self.settle, self.started, self.clocked, self.touch_min, self.start,
         )
 
 
 def session_for(header: GameHeader) -> BoardSession:
     """A fresh session for a journal's game (BoardError for a bad rule set, FEN or control)."""
     kwargs: dict[str, Any] = {"started": header.started, "tags": dict(header.tags),
-                              "clocked": header.clocked}
+                              "clocked": header.clocked, "start_mode": header.start}
     if header.settle is not None:
         kwargs["settle_ns"] = round(header.settle * NS)
     if header.touch_min is not None:
@@ -54,7 +69,7 @@ class Rebuilt:
 
     session: BoardSession
     #: The feed records the replay produced, in order.
-    records: list[dict[str, Any]]
+    records: list[Record]
     #: Game time (ns) the journal last recorded: where the game stands.
     at: int
 
@@ -65,7 +80,7 @@ def rebuild(journal: Journal, source: str = "journal") -> Rebuilt:
     session = session_for(journal.header)
     cells = set(session.rules.geometry.all_cells())
     size = session.rules.size
-    records: list[dict[str, Any]] = []
+    records: list[Record] = []
     for rec, lineno in zip(journal.events, journal.lines, strict=True):
         where = f"{source}: line {lineno}"
         event = event_from_record(rec, where)
@@ -73,7 +88,7 @@ def rebuild(journal: Journal, source: str = "journal") -> Rebuilt:
         if square is not None and square not in cells:
             # A journal whose sensor squares do not fit its rule set's board is damaged (or
             # its header was edited): say so rather than rebuild some other game from it.
-            raise EventLogError(f"{where}: square {square!r} is not on a {size}x{size} board")
+            raise EventLogError(f"{where}: square {square!r} is not on {a_board(size)}")
         try:
             records += session.handle(event)
         except BoardError:
@@ -90,13 +105,11 @@ def sensed_squares(session: BoardSession) -> set[str]:
     return {alg(sq) for sq in referee.board()} | set(referee.light)
 
 
-def snapshot_of(session: BoardSession, header: GameHeader, at: int) -> dict[str, Any]:
+def snapshot_of(session: BoardSession, header: GameHeader, at: int) -> SnapshotRecord:
     """The feed's full-state record for a reader joining late: the session's own snapshot
     (which starts from an accepted position where there is one), with the journal's tags."""
-    record = session.snapshot(header.id, at)
-    record["tags"] = header.tags
-    record["time_control"] = header.time_control
-    return record
+    return replace(session.snapshot(header.id, at), tags=header.tags,
+                   time_control=header.time_control)
 
 
 class CurrentGame:

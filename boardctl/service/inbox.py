@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from boardctl.service.control import ControlError, Request
+from boardctl.service.control.schema import ControlError, Request
 from boardctl.service.outputs import Outbox
 
 #: How old a ``status`` answer may be when the control thread gives it again.

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 
 from boardctl.service.datapath import DataPath
+from boardctl.service.door import PlayerDoor
 from boardctl.service.games import CurrentGame, snapshot_of
 from boardctl.service.inbox import Answer, RefereeInbox
 from boardctl.service.notify import Notifier
@@ -19,6 +20,7 @@ from boardctl.service.sensing import EventMerge
 from boardctl.service.showing import BoardFace
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Event, Pause, Press, Resume, Start
+from firmware.formats.records import AlarmRecord
 
 logger = logging.getLogger("boardctl.service.service")
 
@@ -37,16 +39,18 @@ def frontier(game: CurrentGame, merge: EventMerge) -> int:
 
 class RefereeLoop:
     """The referee's turn over the parts it is handed: the merge it takes events from, the
-    inbox of control requests (answered by ``answer``), the data path, the board's face, the
-    outbox whose batch it commits, the notifier's watchdog."""
+    inbox of control requests (answered by ``answer``), the data path, the player door (a
+    player not at the board: its press, its turn), the board's face, the outbox whose batch
+    it commits, the notifier's watchdog."""
 
     def __init__(self, game: CurrentGame, merge: EventMerge, inbox: RefereeInbox,
-                 path: DataPath, face: BoardFace, outbox: Outbox, notifier: Notifier, *,
-                 answer: Answer) -> None:
+                 path: DataPath, door: PlayerDoor, face: BoardFace, outbox: Outbox,
+                 notifier: Notifier, *, answer: Answer) -> None:
         self.game = game
         self.merge = merge
         self.inbox = inbox
         self.path = path
+        self.door = door
         self.face = face
         self.outbox = outbox
         self.notifier = notifier
@@ -56,11 +60,6 @@ class RefereeLoop:
         self._reconnected = threading.Event()
         self._alarm_sent: str | None = None
         self.next_watchdog = 0
-        #: Called each turn after the events with the game time (an engine's player:
-        #: boardctl.engine.player); it may hand events to the data path.
-        self.hooks: list[Callable[[int], None]] = []
-        #: A press a hook takes for itself (True: not the referee's; an engine's button).
-        self.press_filter: Callable[[str, int], bool] | None = None
 
     def call_soon(self, fn: Callable[[], None]) -> None:
         """From any thread: run ``fn`` on the referee's thread, on the next turn."""
@@ -82,20 +81,19 @@ class RefereeLoop:
         for event in self.merge.take():
             event = dataclasses.replace(event, at=game.game_time(event.at))
             if isinstance(event, Press):
-                if self.press_filter is not None and self.press_filter(event.side, event.at):
+                if self.door.on_press(event.side, event.at):  # the player's own button
                     continue
                 event = self._press_event(event.side, event.at)
             self._try(self._before_start(event))  # a refused event is logged, not fatal
         at = max(self.frontier(), game.last_at)
-        for hook in self.hooks:
-            hook(at)
+        self.door.turn(at)  # a player not at the board: what it got, what the board shows
         self.path.tick(at)
         face = self.face
         face.publish_clock()
         face.show(at, now)
         if face.alarm != self._alarm_sent:
             self._alarm_sent = face.alarm
-            self.path.feed.emit({"type": "alarm", "alarm": face.alarm})
+            self.path.feed.emit(AlarmRecord(face.alarm))
         if self._reconnected.is_set():
             self._reconnected.clear()
             self.path.announce(with_header=False)
@@ -134,9 +132,14 @@ class RefereeLoop:
 
     def _before_start(self, event: Event) -> Event:
         """A clock press before the game has started starts it (the player with Black
-        starts White's clock, seed 004 §32)."""
-        if isinstance(event, Press) and not self.game.the_session.referee.started:
+        starts White's clock, seed 004 §32). In a game that starts by its first move
+        (issue 36), that move's first lift starts it too: a ``start`` at its time, journaled
+        before it."""
+        session = self.game.the_session
+        if isinstance(event, Press) and not session.referee.started:
             return Start(event.at)
+        if session.starts_game(event):
+            self._try(Start(event.at))
         return event
 
     def _try(self, event: Event) -> None:

@@ -1,4 +1,5 @@
-"""I/O off the referee's path (issue 10 item 2): the journal, the feed, the LEDs and faces.
+"""The journal writer, off the referee's path (issue 10 item 2): the journal, then the feed
+(the LEDs and faces have their own thread: :class:`boardctl.service.showing.Display`).
 
 :class:`Outbox` takes what one referee turn produced (journal records, whether they must be
 durable, feed lines) as one batch. Its thread (the journal writer; ``threaded=False`` runs it
@@ -38,7 +39,6 @@ from typing import Any, Protocol
 
 from boardctl.service.journal_file import CURRENT, JournalWriter, Spill, create_journal, spill_path
 from boardctl.service.threadname import name_thread
-from firmware.formats.feed import encode_line
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class Batch:
         self.durable = False
         #: Feed records and their sequence numbers, encoded as lines on the writer's thread
         #: (JSON and CRC are output work: the referee's thread only numbers them).
-        self.lines: list[tuple[Mapping[str, Any], int]] = []
+        self.lines: list[tuple[Any, int]] = []
         #: Go on with another journal: (writer, what is on disk already, header), or
         #: (None, b"", header): create a new game's journal (on the writer's thread).
         self.writer: tuple[JournalWriter | None, bytes, Any] | None = None
@@ -78,7 +78,7 @@ class JournalWriting:
     reopen the journal, write and group-fsync, send the lines after, watch the state
     directory, raise and clear alarms."""
 
-    def __init__(self, state_dir: Path, send: Callable[[str], None], *,
+    def __init__(self, state_dir: Path, send: Callable[[Any, int], None], *,
                  fsync: Callable[[int], None] = os.fsync,
                  on_alarm: Callable[[str | None], None] = lambda message: None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -114,7 +114,7 @@ class JournalWriting:
     def handle(self, batches: list[Batch]) -> None:
         """The batches waiting (none: the watch and the retries only), in one write and at
         most one fsync, then their feed lines."""
-        lines: list[tuple[Mapping[str, Any], int]] = []
+        lines: list[tuple[Any, int]] = []
         for batch in batches:
             if batch.writer is not None:
                 self._write()
@@ -140,7 +140,7 @@ class JournalWriting:
         self._watch()
         for record, seq in lines:
             try:
-                self.send(encode_line(record, seq))
+                self.send(record, seq)  # framed as its line there (boardctl.service.feed)
             except Exception as exc:  # a sink's bug must not stop the journal
                 logger.warning(f"feed line {seq}: {type(exc).__name__}: {exc}")
 
@@ -296,7 +296,7 @@ class Outbox:
     (the turn's batch, tickets, the queue and the thread), the writing in :attr:`journal`
     (a :class:`JournalWriting`)."""
 
-    def __init__(self, state_dir: Path, send: Callable[[str], None], *,
+    def __init__(self, state_dir: Path, send: Callable[[Any, int], None], *,
                  fsync: Callable[[int], None] = os.fsync,
                  on_alarm: Callable[[str | None], None] = lambda message: None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -316,7 +316,7 @@ class Outbox:
         self.batch.records.append(rec)
         self.batch.durable |= durable
 
-    def line(self, record: Mapping[str, Any], seq: int) -> None:
+    def line(self, record: Any, seq: int) -> None:
         """Feed record number ``seq``, a line on the feed once the turn's records are in the
         journal (the record is the outbox's from now on: nobody changes it)."""
         self.batch.lines.append((record, seq))
@@ -407,150 +407,3 @@ class Outbox:
     def close(self) -> None:
         self.stop()
         self.journal.close()
-
-
-#: What the faces show, every other second, while the journal has an alarm.
-ALARM_FACE = "Err "
-
-
-def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
-                 note: tuple[str, str] | None = None, move: Any = None) -> None:
-    """The clock faces at game time ``at``; with an alarm, every other second ``Err`` on both
-    (blinking) in turn with the times, which keep counting; with a ``note`` (a round's
-    pairing, White's face then Black's) and no alarm, the note instead of the times; with a
-    ``move`` (an engine's, ``firmware.clock.face.MoveOnFaces``) it with the times."""
-    from firmware.clock.face import FaceText, move_face_view
-    from firmware.rules.sets import Side
-
-    if alarm is not None and (at // 1_000_000_000) % 2 == 1:
-        for side in (Side.WHITE, Side.BLACK):
-            faces.show(side, FaceText(ALARM_FACE, blink=True))
-        return
-    if note is not None and alarm is None:
-        faces.show(Side.WHITE, FaceText(note[0]))
-        faces.show(Side.BLACK, FaceText(note[1]))
-        return
-    if move is not None:
-        for side in (Side.WHITE, Side.BLACK):
-            faces.show(side, move_face_view(game_clock, side, at, move))
-        return
-    faces.update(game_clock, at)
-
-
-class Display:
-    """The LEDs and the clock faces on their own thread: the referee posts a new LED picture
-    when it changes and a copy of the game clock after each event; the thread writes the LEDs
-    at once and the faces ``faces_hz`` times a second from that copy (the faces write only
-    what changed), so they keep counting whatever the disk or the referee is doing."""
-
-    def __init__(self, hardware: Any, faces_ns: int, clock: Callable[[], int]) -> None:
-        self.hw = hardware
-        self.faces_ns = faces_ns
-        self.clock = clock
-        self._cond = threading.Condition()
-        self._picture: dict[str, str] | None = None
-        self._game_clock: Any = None
-        self._origin = 0
-        self._alarm: str | None = None
-        self._note: tuple[str, str] | None = None
-        #: An engine's move on the faces (BoardFace.face_move), or None.
-        self._move: Any = None
-        #: Something was posted since the faces were last drawn.
-        self._posted = False
-        self._stop = False
-        self._thread: threading.Thread | None = None
-
-    @property
-    def alarm(self) -> str | None:
-        """The journal's alarm (boardctl.service.outputs.Outbox), shown on the faces."""
-        return self._alarm
-
-    @alarm.setter
-    def alarm(self, message: str | None) -> None:
-        with self._cond:
-            if message != self._alarm:
-                self._alarm = message
-                self._posted = True
-                self._cond.notify()
-
-    @property
-    def note(self) -> tuple[str, str] | None:
-        """A round's pairing shown instead of the times (Service.face_note)."""
-        return self._note
-
-    @note.setter
-    def note(self, note: tuple[str, str] | None) -> None:
-        with self._cond:
-            if note != self._note:
-                self._note = note
-                self._posted = True
-                self._cond.notify()
-
-    @property
-    def move(self) -> Any:
-        """An engine's move shown on the faces with the times (BoardFace.face_move)."""
-        return self._move
-
-    @move.setter
-    def move(self, move: Any) -> None:
-        with self._cond:
-            if move != self._move:
-                self._move = move
-                self._posted = True
-                self._cond.notify()
-
-    def show(self, picture: Mapping[str, str]) -> None:
-        with self._cond:
-            self._picture = dict(picture)
-            self._cond.notify()
-
-    def publish(self, game_clock: Any, origin: int) -> None:
-        snapshot = game_clock.copy()
-        with self._cond:
-            self._game_clock, self._origin = snapshot, origin
-            self._posted = True
-            self._cond.notify()
-
-    def wait_s(self) -> float | None:
-        """How long the thread may sleep with nothing posted: the faces' period while they
-        count, blink or alternate; None (until something is posted) while they stand still:
-        no clock yet, or one not started (the set times, or a round's pairing)."""
-        game_clock = self._game_clock
-        if self._alarm is None and (game_clock is None or not game_clock.started):
-            return None
-        return self.faces_ns / 1e9
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="display", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        name_thread("boardctl-display")
-        while True:
-            with self._cond:
-                if self._picture is None and not self._posted and not self._stop:
-                    self._cond.wait(self.wait_s())
-                picture, self._picture = self._picture, None
-                self._posted = False
-                game_clock, origin, stop = self._game_clock, self._origin, self._stop
-            if picture is not None and self.hw.leds is not None:
-                try:
-                    self.hw.leds.show(picture)
-                except Exception as exc:
-                    logger.warning(f"LEDs: {exc}")
-            if game_clock is not None and self.hw.faces is not None:
-                try:
-                    update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm,
-                                 self.note, self.move)
-                except Exception as exc:
-                    logger.warning(f"clock faces: {exc}")
-            if stop:
-                return
-
-    def stop(self) -> None:
-        with self._cond:
-            self._stop = True
-            self._cond.notify()
-        if self._thread is not None:
-            self._thread.join(2.0)
-            self._thread = None

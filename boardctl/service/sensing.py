@@ -18,6 +18,7 @@ busy the referee is.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import threading
 import time
@@ -54,7 +55,7 @@ class EventMerge:
     def put(self, source: str, events: Iterable[Event], mark: int) -> None:
         """Events (monotonic stamps) from ``source``, which will deliver nothing before
         ``mark`` from now on. Wakes the referee only when an event can be released (an idle
-        board scanned at 200 Hz wakes nobody)."""
+        board scanned at 100 Hz wakes nobody)."""
         self.put_all(((source, events, mark),))
 
     def put_all(self, batches: Iterable[tuple[str, Iterable[Event], int]]) -> None:
@@ -76,7 +77,7 @@ class EventMerge:
 
     def advance(self, source: str, mark: int, source2: str | None = None,
                 mark2: int = 0) -> None:
-        """:meth:`put_all` with no events (a scan that saw nothing new, 200 times a second on
+        """:meth:`put_all` with no events (a scan that saw nothing new, 100 times a second on
         an idle board): the marks raised without the lock when no event waits. Only the
         sensing thread puts, and it raises a mark before it looks at the heap; an event
         another call puts afterwards is weighed against the raised mark."""
@@ -249,6 +250,7 @@ class Sensing:
         bell = self._bell
         assert bell is not None
         period, clock, script = self.period_ns, self.clock, self.script
+        drawing = getattr(self.hw.leds, "drawing", None) or contextlib.nullcontext()
         next_at = clock()
         while not self._stopping:
             now = clock()
@@ -264,7 +266,9 @@ class Sensing:
                 if due is not None:
                     wake = min(wake, self.origin() + due)
             try:
-                self.sense(now, max(now + 1, wake))
+                with drawing:  # no LED redraw in the middle of a scan (hw/leds.py), and the
+                    now = clock()  # scan stamped when it runs, after a redraw it waited for
+                    self.sense(now, max(now + 1, wake))
             except Exception as exc:  # a pin read failing: stop and say so, never spin
                 self.error = exc
                 self.merge.wake()
@@ -316,7 +320,7 @@ class SimHand:
     events do (scanned, debounced, stamped, merged in time order), never by a path of its own.
 
     A lift or a place is answered once a scan has seen it: the sensing thread's next scan,
-    at most one scan period (5 ms at 200 Hz) after the request (without the thread, under
+    at most one scan period (10 ms at 100 Hz) after the request (without the thread, under
     ``Service.step``: a scan at once). So its stamp is the request's arrival to within one
     scan, as a real sensor's is to the move, and a client that waits for each answer (the
     socket's clients do) has its acts stamped in the order it made them: a press after a

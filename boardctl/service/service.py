@@ -14,6 +14,8 @@ wait for each other (docs/DESIGN.md "The service")::
     control thread (boardctl.service.control): requests through the referee's inbox
     (boardctl.service.inbox), answered by boardctl.service.arbiter; the simulated hand's acts
     (boardctl.service.sensing.SimHand) on the control thread, through the sensors
+    a player not at the board (an engine): called through the player door
+    (boardctl.service.door) on the referee's thread, and acting through it
 
 :class:`Service` builds these parts, each handed only the others it uses, and is the public
 entry: :meth:`Service.run` starts the threads on real time; :meth:`Service.step` is one turn of
@@ -45,9 +47,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from boardctl.service.control import ControlServer, Request, respond
+from boardctl.service.control.schema import respond
+from boardctl.service.control.server import ControlServer
 from boardctl.service.datapath import CLOCK_EVENTS, DURABLE_EVENTS, DURABLE_RECORDS, DataPath
 from boardctl.service.desk import Desk
+from boardctl.service.door import Lineup, PlayerDoor
 from boardctl.service.feed import Feed, FeedPorts
 from boardctl.service.gamelife import GameLife
 from boardctl.service.games import (  # re-exported: the service's callers import them from here
@@ -63,13 +67,14 @@ from boardctl.service.inbox import RefereeInbox
 from boardctl.service.journal_file import current_path
 from boardctl.service.loop import HOUSEKEEPING_S, IDLE_S, RefereeLoop
 from boardctl.service.notify import Notifier
-from boardctl.service.outputs import Display, FeedSink, Outbox
+from boardctl.service.outputs import FeedSink, Outbox
 from boardctl.service.sensing import BUTTONS, SCRIPT, SENSORS, EventMerge, Sensing, SimHand
-from boardctl.service.showing import BoardFace
+from boardctl.service.showing import BoardFace, Display
 from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError, EventLogError, HardwareError
 from firmware.formats.events import NS, Pause
 from firmware.formats.journal import GameHeader, note_record
+from firmware.formats.records import FeedRecord
 from firmware.session.session import BoardSession
 
 logger = logging.getLogger(__name__)
@@ -102,6 +107,7 @@ class Service:
         sinks: list[FeedSink] | None = None,
         fsync: Callable[[int], None] = os.fsync,
         threaded_io: bool = False,
+        lineup: Lineup | None = None,
     ) -> None:
         self.state_dir = Path(state_dir)
         self.setup = setup
@@ -117,32 +123,38 @@ class Service:
         self.control: ControlServer | None = None
         self._lock_fd = -1
         self.game = CurrentGame()
-        sources = [SENSORS, BUTTONS] + ([SCRIPT] if script is not None else [])
+        # No clock buttons (degraded): no buttons' watermark to wait for, or nothing is released.
+        sources = [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
+            + ([SCRIPT] if script is not None else [])
         self.merge = EventMerge(sources)
         self.sensing = Sensing(hardware, script, self.merge, lambda: self.game.origin, clock)
         self.hand = SimHand(hardware, self.sensing, clock)
-        self.face = BoardFace(hardware, self.game, faces_ns=self.faces_ns, wake=self.merge.wake)
         self.ports = FeedPorts(hardware.feed, on_line, list(sinks or []))
         self.outbox = Outbox(self.state_dir, self.ports.send, fsync=fsync,
-                             on_alarm=self.face.on_alarm, clock=lambda: self.clock() / NS)
+                             on_alarm=lambda message: self.face.on_alarm(message),
+                             clock=lambda: self.clock() / NS)
         self.feed = Feed(self.game, self.outbox, self.ports, hardware, board=board,
                          snapshot_every_ns=round(snapshot_every * NS), clock=clock)
         self.path = DataPath(self.game, self.feed, self.outbox, hardware,
                              heartbeat_ns=round(heartbeat * NS), clock=clock)
+        self.door = PlayerDoor(self.game, self.path, self.outbox, self.merge.wake, clock,
+                               now=lambda: max(self.frontier(), self.game.last_at), lineup=lineup)
+        self.face = BoardFace(hardware, self.game, self.door, faces_ns=self.faces_ns,
+                              wake=self.merge.wake)
         self.life = GameLife(self.game, self.path, self.outbox, self.sensing, hardware,
                              state_dir=self.state_dir, board=board, clock=clock, script=script,
                              fsync=fsync)
-        self.desk = Desk(self.game, self.merge, self.path, self.life, self.face, self.hand,
-                         hardware, board=board)
+        self.inbox = RefereeInbox(self.merge.wake, self.outbox)
+        self.desk = Desk(self.game, self.merge, self.path, self.life, self.door, self.face,
+                         self.hand, self.inbox, hardware, board=board)
         #: More for ``status`` (the broker link's state), called on the referee's thread.
         self.status_extras = self.desk.status_extras
-        self.status_extras.append(self.life.gap_status)  # plies a power cut lost (issue 30)
-        self.inbox = RefereeInbox(self.merge.wake, self.outbox)
-        self.loop = RefereeLoop(self.game, self.merge, self.inbox, self.path, self.face,
-                                self.outbox, self.notifier, answer=self.desk.answer)
+        self.loop = RefereeLoop(self.game, self.merge, self.inbox, self.path, self.door,
+                                self.face, self.outbox, self.notifier, answer=self.desk.answer)
 
     def boot(self) -> None:
-        """Resume the game in the state directory, or set up a new one; then listen."""
+        """Resume the game in the state directory, or set up a new one, with its player not
+        at the board (the lineup's: boardctl.service.door); then listen."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self._lock_fd = lock_state_dir(self.state_dir)
         if self.threaded_io:
@@ -154,7 +166,10 @@ class Service:
             except EventLogError as exc:  # never silently another game: the arbiter decides
                 raise EventLogError(f"{exc} (`boardctl export --salvage --state-dir "
                                     f"{self.state_dir}` shows what can be recovered)") from None
+            self.door.open(self.game.the_header.rules)
         else:
+            self.door.open(self.setup.rules)
+            self.door.amend_setup(self.setup)
             self.life.new_game(self.setup)
         if self.socket_path is not None:
             self.control = ControlServer(self.socket_path, self.desk.answer, self.group)
@@ -202,7 +217,7 @@ class Service:
             self.face.display = Display(self.hw, self.faces_ns, self.clock)
             self.face.display.start()
             if self.control is not None:
-                self.control.handler = self._from_control
+                self.control.handler = self.desk.from_elsewhere
                 self.control.start()
             # What boot made (modules, tables, the recovered game) lives as long as the
             # service: out of the collector's sight, a collection on any thread (the GIL
@@ -220,6 +235,7 @@ class Service:
         """Clean stop: clocks paused and journaled, a last snapshot, every part closed."""
         self.notifier.stopping()
         self.sensing.stop()
+        self.door.close()  # the player not at the board stops (an engine's process)
         session, header = self.game.session, self.game.header
         if session is not None and header is not None:
             at = max(self.game.game_time(self.clock()), self.game.last_at)
@@ -250,18 +266,11 @@ class Service:
         referees: through the referee's inbox."""
         line = request if isinstance(request, str) else json.dumps(request)
         if self.inbox.elsewhere():
-            return respond(self._from_control, line)
+            return respond(self.desk.from_elsewhere, line)
         try:
             return respond(self.desk.answer, line)
         finally:
             self.outbox.commit()  # on the referee's thread: the turn's batch
-
-    def _from_control(self, req: Request) -> Mapping[str, Any]:
-        """A request from another thread than the referee's: the simulated hand acts at once
-        (stamped when the request arrived), anything else is answered on the referee's."""
-        if req.cmd == "sim":
-            return self.desk.sim(req.args)
-        return self.inbox.ask(req)
 
     def status(self, at: int) -> dict[str, Any]:
         return self.desk.status(at)
@@ -281,8 +290,9 @@ class Service:
         """From any thread: the game and a snapshot on the next turn (a reader reconnected)."""
         self.loop.request_snapshot()
 
-    def emit(self, record: Mapping[str, Any]) -> None:
-        """On the service's thread: one more record on the feed (numbered like the rest)."""
+    def emit(self, record: FeedRecord) -> None:
+        """On the service's thread: one more record on the feed (numbered like the rest), a
+        typed record (``firmware.formats.records``)."""
         self.feed.emit(record)
 
     def call_soon(self, fn: Callable[[], None]) -> None:

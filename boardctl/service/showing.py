@@ -1,17 +1,24 @@
-"""What the board shows at the end of each referee's turn: the LED picture and the clock
-faces, straight to the parts under ``step()`` or through the display thread
-(``boardctl.service.outputs.Display``) under ``run()``, only what changed; the journal's alarm
-and a round's pairing on the faces."""
+"""What the board shows: at the end of each referee's turn (:class:`BoardFace`) the LED
+picture and the clock faces, straight to the parts under ``step()`` or through the display
+thread (:class:`Display`) under ``run()``, only what changed; the journal's alarm and a round's
+pairing on the faces (:func:`update_faces`).
+
+:class:`Display` is the display thread: the referee posts a new LED picture when it changes and
+a copy of the game clock after each event; the thread writes the LEDs at once and the faces
+at their rate from that copy, so they keep counting whatever the disk or the referee is
+doing (the journal writer is :mod:`boardctl.service.outputs`)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from boardctl.service.door import PlayerDoor
 from boardctl.service.games import CurrentGame
 from boardctl.service.hardware import Hardware
-from boardctl.service.outputs import Display, update_faces
+from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError
 
 logger = logging.getLogger("boardctl.service.service")
@@ -21,10 +28,12 @@ class BoardFace:
     """The LEDs and faces of the game in play. ``on_alarm`` is the journal writer's one call
     into it (its thread); everything else runs on the referee's thread."""
 
-    def __init__(self, hardware: Hardware, game: CurrentGame, *, faces_ns: int,
-                 wake: Callable[[], None]) -> None:
+    def __init__(self, hardware: Hardware, game: CurrentGame, door: PlayerDoor, *,
+                 faces_ns: int, wake: Callable[[], None]) -> None:
         self.hw = hardware
         self.game = game
+        #: A player not at the board: its LED picture under the referee's, a move on the faces.
+        self.door = door
         self.faces_ns = faces_ns
         self.wake = wake
         #: The display thread under run() (None: the parts are written on the referee's).
@@ -39,12 +48,6 @@ class BoardFace:
         self._next_faces = 0
         #: The clock last handed to the display, and its generation then (publish_clock).
         self._clock_shown: tuple[Any, int] | None = None
-        #: More LED pictures under the referee's (an engine's move, a hint), each called with
-        #: the monotonic time; the referee's marks win a square both light.
-        self.overlays: list[Callable[[int], dict[str, str]]] = []
-        #: A move the faces show with the times (an engine's waiting to be carried out:
-        #: ``firmware.clock.face.MoveOnFaces``), or None; asked at every turn.
-        self.face_move: Callable[[], Any] | None = None
 
     def on_alarm(self, message: str | None) -> None:
         """The journal writer's thread: an alarm raised or cleared (the referee shows it)."""
@@ -70,17 +73,14 @@ class BoardFace:
         """The LED picture when it changed (or the game did), the faces at their rate."""
         session = self.game.the_session
         picture = session.leds()
-        if self.overlays:
-            merged: dict[str, str] = {}
-            for overlay in self.overlays:
-                merged.update(overlay(now))
-            picture = {**merged, **picture}
+        if self.door.calls is not None:  # the player's picture (an engine's move, a hint)
+            picture = {**self.door.leds(now), **picture}  # the referee's marks win
         if self.note is not None and session.clock is not None and session.clock.started:
             self.note = None  # a round's pairing shows until the game's clock starts
         changed = picture != self._leds or self._leds_of is not session
         if changed:
             self._leds_of = session
-        move = self.face_move() if self.face_move is not None else None
+        move = self.door.face_move()
         if self.display is not None:  # threaded: the display thread writes them
             self.display.note = self.note
             self.display.move = move
@@ -100,3 +100,150 @@ class BoardFace:
                 update_faces(self.hw.faces, session.clock, at, self.alarm, self.note, move)
             except BoardError as exc:
                 logger.warning(f"clock faces: {exc}")
+
+
+#: What the faces show, every other second, while the journal has an alarm.
+ALARM_FACE = "Err "
+
+
+def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
+                 note: tuple[str, str] | None = None, move: Any = None) -> None:
+    """The clock faces at game time ``at``; with an alarm, every other second ``Err`` on both
+    (blinking) in turn with the times, which keep counting; with a ``note`` (a round's
+    pairing, White's face then Black's) and no alarm, the note instead of the times; with a
+    ``move`` (an engine's, ``firmware.clock.face.MoveOnFaces``) it with the times."""
+    from firmware.clock.face import FaceText, move_face_view
+    from firmware.rules.sets import Side
+
+    if alarm is not None and (at // 1_000_000_000) % 2 == 1:
+        for side in (Side.WHITE, Side.BLACK):
+            faces.show(side, FaceText(ALARM_FACE, blink=True))
+        return
+    if note is not None and alarm is None:
+        faces.show(Side.WHITE, FaceText(note[0]))
+        faces.show(Side.BLACK, FaceText(note[1]))
+        return
+    if move is not None:
+        for side in (Side.WHITE, Side.BLACK):
+            faces.show(side, move_face_view(game_clock, side, at, move))
+        return
+    faces.update(game_clock, at)
+
+
+class Display:
+    """The LEDs and the clock faces on their own thread: the referee posts a new LED picture
+    when it changes and a copy of the game clock after each event; the thread writes the LEDs
+    at once and the faces ``faces_hz`` times a second from that copy (the faces write only
+    what changed), so they keep counting whatever the disk or the referee is doing."""
+
+    def __init__(self, hardware: Any, faces_ns: int, clock: Callable[[], int]) -> None:
+        self.hw = hardware
+        self.faces_ns = faces_ns
+        self.clock = clock
+        self._cond = threading.Condition()
+        self._picture: dict[str, str] | None = None
+        self._game_clock: Any = None
+        self._origin = 0
+        self._alarm: str | None = None
+        self._note: tuple[str, str] | None = None
+        #: An engine's move on the faces (BoardFace.face_move), or None.
+        self._move: Any = None
+        #: Something was posted since the faces were last drawn.
+        self._posted = False
+        self._stop = False
+        self._thread: threading.Thread | None = None
+
+    @property
+    def alarm(self) -> str | None:
+        """The journal's alarm (boardctl.service.outputs.Outbox), shown on the faces."""
+        return self._alarm
+
+    @alarm.setter
+    def alarm(self, message: str | None) -> None:
+        with self._cond:
+            if message != self._alarm:
+                self._alarm = message
+                self._posted = True
+                self._cond.notify()
+
+    @property
+    def note(self) -> tuple[str, str] | None:
+        """A round's pairing shown instead of the times (Service.face_note)."""
+        return self._note
+
+    @note.setter
+    def note(self, note: tuple[str, str] | None) -> None:
+        with self._cond:
+            if note != self._note:
+                self._note = note
+                self._posted = True
+                self._cond.notify()
+
+    @property
+    def move(self) -> Any:
+        """An engine's move shown on the faces with the times (BoardFace.face_move)."""
+        return self._move
+
+    @move.setter
+    def move(self, move: Any) -> None:
+        with self._cond:
+            if move != self._move:
+                self._move = move
+                self._posted = True
+                self._cond.notify()
+
+    def show(self, picture: Mapping[str, str]) -> None:
+        with self._cond:
+            self._picture = dict(picture)
+            self._cond.notify()
+
+    def publish(self, game_clock: Any, origin: int) -> None:
+        snapshot = game_clock.copy()
+        with self._cond:
+            self._game_clock, self._origin = snapshot, origin
+            self._posted = True
+            self._cond.notify()
+
+    def wait_s(self) -> float | None:
+        """How long the thread may sleep with nothing posted: the faces' period while they
+        count, blink or alternate; None (until something is posted) while they stand still:
+        no clock yet, or one not started (the set times, or a round's pairing)."""
+        game_clock = self._game_clock
+        if self._alarm is None and (game_clock is None or not game_clock.started):
+            return None
+        return self.faces_ns / 1e9
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="display", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        name_thread("boardctl-display")
+        while True:
+            with self._cond:
+                if self._picture is None and not self._posted and not self._stop:
+                    self._cond.wait(self.wait_s())
+                picture, self._picture = self._picture, None
+                self._posted = False
+                game_clock, origin, stop = self._game_clock, self._origin, self._stop
+            if picture is not None and self.hw.leds is not None:
+                try:
+                    self.hw.leds.show(picture)
+                except Exception as exc:
+                    logger.warning(f"LEDs: {exc}")
+            if game_clock is not None and self.hw.faces is not None:
+                try:
+                    update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm,
+                                 self.note, self.move)
+                except Exception as exc:
+                    logger.warning(f"clock faces: {exc}")
+            if stop:
+                return
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(2.0)
+            self._thread = None

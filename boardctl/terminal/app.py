@@ -1,8 +1,10 @@
 """The terminal screens (Textual): the board, the clocks, the moves, the notices, and for
 ``boardctl play`` a prompt; ``boardctl watch --sensors`` swaps the board for the reed matrix.
 
-Fits 80x24 for both board sizes: the board (33 columns, 11 lines on 10x10) and its notices on
-the left, the game's name, the clocks and the moves on the right, the prompt at the bottom.
+Fits 80x24 for both board sizes: the board (33 columns, 11 lines on 10x10) on the left, the
+game's name, the clocks and the moves on the right; under them, across the whole width the
+terminal has, the notices (the engine's move, the LEDs in words, the irregularity, the last
+move, the answer to what was typed) and the alerts; the prompt at the bottom.
 A :class:`boardctl.terminal.sources.Source` runs on a thread of its own and hands what it
 reads to the app's thread (``call_from_thread``); the clocks tick from the last reading on a
 timer that redraws only when a face's text changes.
@@ -171,10 +173,10 @@ class BoardApp(App[int]):
     #top { height: 1fr; }
     #left { width: 35; }
     #board { height: 11; }
-    #notices { height: 1fr; }
     #right { width: 1fr; padding-left: 1; }
     #info { height: 6; }
     #moves { height: 1fr; }
+    #notices { height: auto; max-height: 8; }
     #alerts { height: auto; max-height: 5; }
     #prompt { dock: bottom; height: 1; border: none; padding: 0 1; }
     """
@@ -199,13 +201,14 @@ class BoardApp(App[int]):
         with Horizontal(id="top"):
             with Vertical(id="left"):
                 yield BoardWidget(self.view, id="board")
-                yield NoticesWidget(self.view, id="notices")
             with Vertical(id="right"):
                 yield InfoWidget(self.view, self.clock, id="info")
                 yield MovesWidget(self.view, id="moves")
+        yield NoticesWidget(self.view, id="notices")
         yield AlertsWidget(self.view, id="alerts")
         if self.prompt is not None:
-            yield Input(placeholder="a move (32-28), a square, press, help, quit", id="prompt")
+            yield Input(placeholder="a move (c3-d4, 32-28), a square, press, help, quit",
+                        id="prompt")
 
     def on_mount(self) -> None:
         self._fit()
@@ -249,7 +252,7 @@ class BoardApp(App[int]):
             if self.view.size != self._board_size:
                 self._fit()
             for widget_id in ("#board", "#notices", "#info", "#moves", "#alerts"):
-                self.query_one(widget_id).refresh(layout=widget_id == "#alerts")
+                self.query_one(widget_id).refresh(layout=widget_id in ("#notices", "#alerts"))
             self._faces = self.view.faces(self.clock())
 
     def tick(self) -> None:
@@ -266,7 +269,7 @@ class BoardApp(App[int]):
     def say(self, message: str) -> None:
         notices = self.query_one(NoticesWidget)
         notices.message = message
-        notices.refresh()
+        notices.refresh(layout=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.input.value = ""

@@ -1,7 +1,13 @@
 """``--plain``: what the screens show, as sentences one a line, for screen readers and logs
 (as ``boardctl clock --plain``): a summary first, then one line for each thing that happens
 (a move with both clocks, an irregularity, a result, an alarm, a hardware warning, the link
-lost or back). Nothing is drawn in place and the clocks' ticking says nothing."""
+lost or back). Nothing is drawn in place and the clocks' ticking says nothing.
+
+The summary comes as soon as the view knows the game: the control socket's first ``status``;
+a feed read from a run's or a game's first line (its header, its game line) says each thing
+as it comes; one joined late (MQTT: the board is heard from its next snapshot) is summed up
+at that snapshot, and again at the snapshot that makes good after the link or lines were
+lost (the moves said meanwhile may have been missed)."""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from typing import IO, Any
 
 from boardctl.terminal.status import apply_status
 from boardctl.terminal.view import BoardView
+from firmware.formats.records import GameRecord, HeaderRecord, SnapshotRecord
 
 
 def summary(view: BoardView, now: float) -> str:
@@ -43,6 +50,8 @@ class PlainPrinter:
         self.out = out
         self.clock = clock
         self._first = True
+        #: The game summed up or followed from its start (since the link last failed).
+        self._told = False
         self._sensors = ""
         self.lock = threading.Lock()
 
@@ -51,10 +60,16 @@ class PlainPrinter:
         view = self.view
         if kind == "record":
             said = view.apply(payload, now)
+            if isinstance(payload, HeaderRecord | GameRecord):
+                self._told = True  # followed from its start: each thing said as it comes
+            elif isinstance(payload, SnapshotRecord) and not self._told:
+                said.append(summary(view, now))  # the game as it stands, at last
+                self._told = True
         elif kind == "status":
             said = apply_status(view, payload, now)
             if self._first:  # the game as it stands, not each of its moves again
                 said = [summary(view, now)]
+            self._told = True
         elif kind == "sensors":
             from boardctl.terminal.sensors import sensors_sentence
 
@@ -63,6 +78,8 @@ class PlainPrinter:
             self._sensors = line
         else:
             said = [f"link: {payload}" if payload else "link: back"]
+            if payload:
+                self._told = False
         self._first = False
         self.say(*said)
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from boardctl.service.control import ControlError
 from boardctl.terminal.sources import SocketClient, SocketSource
-from boardctl.terminal.view import BoardView
+from boardctl.terminal.view import BoardView, square_names
 from firmware.errors import BoardError
 
 #: Seconds the service has to come up.
@@ -86,6 +86,9 @@ class Hand:
             return HELP + (f"; {ENGINE_HELP}" if status.get("engine") else "")
         if word.lower() in ENGINE_WORDS:
             return ENGINE_WORDS[word.lower()](self, status)
+        if status.get("result") is not None:  # the game, the screen and the board agree
+            raise BoardError(f"{word[:40]} not made: the game is over ({status['result']}); "
+                             "type new for a new game")
         if word.lower() == "press":
             side = str(status.get("turn"))
             self.act("press", side=side)
@@ -95,7 +98,7 @@ class Hand:
         if square is not None:
             kind = "lift" if square in board else "place"
             self.act(kind, square)
-            return f"{kind} {square}"
+            return f"{kind} {square_names(str(status.get('rules')), [square])[0]}"
         return self.move(status, word)
 
     def move(self, status: dict[str, Any], text: str) -> str:
@@ -141,6 +144,13 @@ class Hand:
                 return status
             time.sleep(0.01)
 
+    def settle_result(self) -> None:
+        """Wait (up to :data:`SETTLE_S`) for a result the service has given to be in its
+        ``status`` (cached for a moment), so that the next line sees the game over."""
+        deadline = time.monotonic() + SETTLE_S
+        while self._status().get("result") is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+
     def restore(self, status: dict[str, Any], target: set[str]) -> None:
         """The board made to show ``target`` (occupied squares): pieces off, then on."""
         board = self._board(status)
@@ -167,6 +177,7 @@ def _hint(hand: Hand, status: dict[str, Any]) -> str:
 def _resign(hand: Hand, status: dict[str, Any]) -> str:
     _engine_of(status, "resign")
     hand.client.ask("resign")
+    hand.settle_result()
     return "you resigned"
 
 
@@ -174,6 +185,7 @@ def _draw(hand: Hand, status: dict[str, Any]) -> str:
     _engine_of(status, "draw")
     answer = hand.client.ask("offer-draw")
     if answer.get("draw") == "accepted":
+        hand.settle_result()
         return "the engine accepts: a draw"
     score = answer.get("score")
     return "the engine declines the draw" + (f" (it sees {score / 100:+.2f} men for itself)"
@@ -254,6 +266,8 @@ class Service:
                    "--state-dir", str(state)]
         if args.time_control:
             command += ["--time-control", args.time_control]
+        if getattr(args, "start", None):
+            command += ["--start", args.start]
         if args.engine:  # the service plays the engine's side and lights its moves
             command += ["--engine", args.engine, "--engine-side", args.engine_side]
             if getattr(args, "engine_level", None):
@@ -300,7 +314,8 @@ class Service:
 
 
 def play(args: argparse.Namespace) -> int:
-    """The service started, the game started, the screen (or plain lines) until ``quit``."""
+    """The service started, the screen (or plain lines) until ``quit``; the game starts with
+    the first move (``--start move``) or the first press (``--start press``)."""
     from firmware.rules.sets import find_rules
 
     find_rules(args.rules)  # an unknown rule set is told before anything starts
@@ -308,11 +323,7 @@ def play(args: argparse.Namespace) -> int:
     state = Path(tempfile.mkdtemp(prefix="boardctl-play-")) if temporary else args.state_dir
     service = Service(args, state)
     try:
-        client = service.wait_ready()
-        status = client.ask("status")
-        if not status.get("started") and not status.get("result"):
-            client.ask("start")
-        hand = Hand(client)
+        hand = Hand(service.wait_ready())
         source = SocketSource(service.socket)
         if args.plain:
             return _plain(hand, source)

@@ -3,7 +3,8 @@
 
 A source's :meth:`run` blocks on its own thread until ``stop`` is set, handing what it reads to
 ``deliver(kind, payload)``: ``("status", answer)`` (the control socket's ``status``),
-``("record", feed record)``, ``("sensors", answer)`` or ``("link", text or None)`` (how the
+``("record", typed feed record)`` (``firmware.formats.records``, each line read once by
+``firmware.formats.reader``), ``("sensors", answer)`` or ``("link", text or None)`` (how the
 link is: None when all is well).
 
 The control socket answers requests and pushes nothing, so :class:`SocketSource` asks for
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from boardctl.service.control import ControlError, encode
+from firmware.formats.reader import FeedLine, Refusal, read_line
+from firmware.formats.records import HeaderRecord, SnapshotRecord, StatusRecord
 
 #: Seconds between two ``status`` requests.
 POLL_S = 0.05
@@ -153,10 +156,10 @@ class FeedOrder:
         self.last: int | None = None
         self.gaps = 0
 
-    def take(self, record: dict[str, Any]) -> tuple[bool, bool]:
+    def take(self, line: FeedLine) -> tuple[bool, bool]:
         """(take it, lines were lost before it)."""
-        seq = record["seq"]
-        if record.get("type") == "header":
+        seq = line.seq
+        if isinstance(line.record, HeaderRecord):
             self.last = seq
             return True, False
         if self.last is not None and seq <= self.last:
@@ -175,6 +178,9 @@ class MqttSource:
         self.hall = hall
         self.board = board
         self.order = FeedOrder()
+        #: The link said it waits for a snapshot (at the start, after lost lines, after the
+        #: broker was lost): the next one says it is back, once.
+        self.waiting = True
 
     def run(self, deliver: Deliver, stop: threading.Event) -> None:
         import os
@@ -191,11 +197,13 @@ class MqttSource:
                 deliver("link", f"broker refused: {reason}")
                 return
             client.subscribe([(feed, 1), (status, 1)])
+            self.waiting = True
             deliver("link", "waiting for a snapshot")
 
         def on_disconnect(client: Any, userdata: Any, flags: Any, reason: Any,
                           props: Any = None) -> None:
             if not stop.is_set():
+                self.waiting = True
                 deliver("link", f"broker lost ({reason}); reconnecting")
 
         client.on_connect = on_connect
@@ -217,19 +225,19 @@ class MqttSource:
 
     def _message(self, is_feed: bool, payload: bytes, deliver: Deliver) -> None:
         from boardctl.hall.mqtt import MAX_PAYLOAD
-        from firmware.formats.feed import decode_line
 
         if not is_feed:
-            text = payload[:20].decode("ascii", "replace")
-            deliver("record", {"type": "status", "status": text})
+            deliver("record", StatusRecord(payload[:20].decode("ascii", "replace")))
             return
-        record = decode_line(payload) if len(payload) <= MAX_PAYLOAD else None
-        if record is None:
+        line = read_line(payload) if len(payload) <= MAX_PAYLOAD else None
+        if line is None or isinstance(line, Refusal):
             return  # damaged or foreign: dropped, as the relay drops it
-        take, lost = self.order.take(record)
+        take, lost = self.order.take(line)
         if lost:
+            self.waiting = True
             deliver("link", "lost lines: waiting for a snapshot")
-        if take:
-            if record.get("type") == "snapshot":
+        if take and not isinstance(line.record, Refusal):
+            if isinstance(line.record, SnapshotRecord) and self.waiting:
+                self.waiting = False
                 deliver("link", None)
-            deliver("record", record)
+            deliver("record", line.record)

@@ -80,8 +80,8 @@ def _notices(view: BoardView, status: Mapping[str, Any]) -> list[str]:
     if not isinstance(kind, str) and isinstance(engine, Mapping) and isinstance(
             engine.get("irregularity"), Mapping):  # the board shows another move than its
         kind, side = engine["irregularity"].get("kind"), engine.get("side")
-    text = (irregularity_text(kind[:40], side, sorted(view.leds)) if isinstance(kind, str)
-            else None)
+    squares = sorted(view.square_names(list(view.leds)), key=lambda sq: (len(sq), sq))
+    text = irregularity_text(kind[:40], side, squares) if isinstance(kind, str) else None
     if text != view.irregularity:
         if text is not None:
             said.append(f"irregularity: {text}")

@@ -1,6 +1,7 @@
-"""What a terminal shows of a board: :class:`BoardView`, built from feed records (the serial
-line's, MQTT's, ``boardctl replay --format feed``'s) or from the control socket's ``status``
-answers, the same either way.
+"""What a terminal shows of a board: :class:`BoardView`, built from typed feed records (the
+serial line's, MQTT's, ``boardctl replay --format feed``'s, read by
+``firmware.formats.reader``; one step per record class, ``_RECORDS``) or from the control
+socket's ``status`` answers, the same either way.
 
 Pure: no terminal, no I/O. Each change returns the plain sentences it is worth (``--plain``
 prints them, one a line, for screen readers and logs); the clocks are kept as the last reading
@@ -11,24 +12,87 @@ and the monotonic second it was taken, so a face ticks down between readings
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.errors import BoardError
+from firmware.formats.reader import Refusal, dispatch
+from firmware.formats.records import (
+    UNSAID,
+    AdjournedRecord,
+    AlarmRecord,
+    ClearedRecord,
+    ClockRecord,
+    EngineMoveRecord,
+    EngineRecord,
+    FeedRecord,
+    GameRecord,
+    GapRecord,
+    HardwareRecord,
+    HeaderRecord,
+    IrregularityRecord,
+    MoveRecord,
+    PositionRecord,
+    ResultRecord,
+    SetupRecord,
+    SnapshotRecord,
+    StatusRecord,
+    TakeBackRecord,
+)
 
 SIDES = ("white", "black")
-#: What each LED meaning asks of the player (docs/DESIGN.md: the LED pictures).
-LED_WORDS = {"restore": "put back", "remove": "take off", "must-move": "must move",
-             "wrong": "wrong", "last-move": "last move"}
+#: What each LED meaning asks of the player (docs/DESIGN.md: the LED pictures), in the order
+#: they are told (the engine's move as it is carried out: lift, land, take off).
+LED_WORDS = {"must-move": "must move", "land": "land here", "remove": "take off",
+             "restore": "put back", "wrong": "wrong", "last-move": "last move"}
 #: A move lost on the way, until a snapshot tells it.
 LOST = "?"
 #: The longest clock reading taken (a hostile feed's 1e300 is not one).
 MAX_SECONDS = 1e7
 #: The most lit squares told in words.
 MAX_LEDS = 24
+#: The most squares named in the rule set's notation at once (a hostile feed sends more).
+MAX_NAMED = 100
 #: The most moves a view keeps (a game is far shorter; a hostile feed is not).
 MAX_MOVES = 10_000
+
+
+def square_names(rules: str | None, squares: Any) -> list[str]:
+    """Algebraic squares (the LEDs' and the sensors' names) as ``rules`` writes them: numbers on
+    10x10 (``b4`` is 31), algebraic on 8x8; a name that is no dark square stays as it is
+    (cut short). Not a list: none."""
+    from firmware.rules.sets import find_rules
+
+    if not isinstance(squares, list | tuple):
+        return []
+    try:
+        ruleset = find_rules(rules) if rules else None
+    except BoardError:
+        ruleset = None
+    out = []
+    for square in squares[:MAX_NAMED]:
+        name = str(square)[:4]
+        if ruleset is not None:
+            try:
+                name = ruleset.square_name(ruleset.geometry.number(name))
+            except BoardError:
+                pass
+        out.append(name)
+    return out
+
+
+def led_words(rules: str | None, leds: Mapping[str, str]) -> str:
+    """``32 must move, 28 land here, 23 take off``: an LED picture (algebraic square ->
+    meaning) in words, squares as ``rules`` writes them, in the order of :data:`LED_WORDS`
+    and then of the squares (numbers as numbers)."""
+    order = {meaning: i for i, meaning in enumerate(LED_WORDS)}
+    items = list(leds.items())[:MAX_NAMED]
+    names = square_names(rules, [square for square, _ in items])
+    lit = sorted(zip(names, (m for _, m in items), strict=True), key=lambda item: (
+        order.get(item[1], len(order)), (len(item[0]), item[0])))
+    text = ", ".join(f"{sq} {LED_WORDS.get(m, str(m)[:20])}" for sq, m in lit[:MAX_LEDS])
+    return text + (f" and {len(leds) - MAX_LEDS} more" if len(leds) > MAX_LEDS else "")
 
 
 def face_text(seconds: float | None) -> str:
@@ -160,10 +224,12 @@ class BoardView:
         return f"{self.move_number(len(self.moves) - 1)} {self.moves[-1]}"
 
     def led_text(self) -> str:
-        """``c3 take off, d4 put back``: the lit squares in words (sensor order)."""
-        lit = sorted(self.leds.items())
-        text = ", ".join(f"{sq[:4]} {LED_WORDS.get(m, m[:20])}" for sq, m in lit[:MAX_LEDS])
-        return text + (f" and {len(lit) - MAX_LEDS} more" if len(lit) > MAX_LEDS else "")
+        """``32 must move, 28 land here``: the lit squares in words (led_words)."""
+        return led_words(self.rules, self.leds)
+
+    def square_names(self, squares: Any) -> list[str]:
+        """Algebraic squares (the LEDs', the sensors') as the rule set writes them."""
+        return square_names(self.rules, squares)
 
     def times_text(self, now: float) -> str:
         faces = self.faces(now)
@@ -171,36 +237,32 @@ class BoardView:
 
     # -- feed records -----------------------------------------------------------------------
 
-    def apply(self, record: Mapping[str, Any], now: float) -> list[str]:
+    def apply(self, record: FeedRecord | Refusal, now: float) -> list[str]:
         """One feed record in; the sentences it is worth (none for a record that shows nothing
-        new). A record missing what it should carry changes nothing."""
-        kind = record.get("type")
-        handler = _RECORDS.get(kind) if isinstance(kind, str) else None
-        if handler is None:
+        new: a refusal, a record of a type this board does not know)."""
+        said = dispatch(record, _RECORDS, self, now)
+        if said is None:
             return []
-        said = handler(self, record, now)
         self.version += 1
         return said
 
 
-def _header(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    if isinstance(rec.get("board"), str):
-        view.board = rec["board"]
-    if isinstance(rec.get("rules"), str):
-        view.rules = rec["rules"]
-    return [f"board {view.board or '?'} started (run {str(rec.get('run'))[:40]})"]
+def _header(view: BoardView, rec: HeaderRecord, now: float) -> list[str]:
+    view.board = rec.board
+    if rec.rules is not None:
+        view.rules = rec.rules
+    return [f"board {view.board or '?'} started (run {rec.run[:40]})"]
 
 
-def _game(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+def _game(view: BoardView, rec: GameRecord, now: float) -> list[str]:
     view.moves, view.result, view.irregularity, view.leds = [], None, None, {}
     view.adjourned, view.gap = False, None
     view.engine_move = view.engine_error = view.engine_hint = None
-    view.tags = {str(k): str(v) for k, v in rec.get("tags", {}).items()} if isinstance(
-        rec.get("tags"), Mapping) else {}
-    view._set_time_control(rec.get("time_control"))
-    rules = rec.get("rules") if isinstance(rec.get("rules"), str) else view.rules
-    fen = rec.get("fen")
-    if not isinstance(fen, str) and isinstance(rules, str):
+    view.tags = dict(rec.tags or {})
+    view._set_time_control(rec.time_control)
+    rules = rec.rules if rec.rules is not None else view.rules
+    fen = rec.fen
+    if fen is None and rules is not None:
         from firmware.rules.position import Position
         from firmware.rules.sets import find_rules
 
@@ -214,26 +276,23 @@ def _game(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
     return [said] + ([problem] if problem else [])
 
 
-def _move(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    move, side = rec.get("move"), rec.get("side")
-    if not isinstance(move, str) or side not in SIDES:
-        return []
-    ply = rec.get("ply")
+def _move(view: BoardView, rec: MoveRecord, now: float) -> list[str]:
+    move, side, ply = rec.move, rec.side, rec.ply
     if not view.moves:
-        view.first_side = side if not isinstance(ply, int) or ply % 2 else (
-            "black" if side == "white" else "white")
-    if isinstance(ply, int) and not isinstance(ply, bool) and len(view.moves) < ply <= MAX_MOVES:
+        view.first_side = side if ply % 2 else ("black" if side == "white" else "white")
+    if len(view.moves) < ply <= MAX_MOVES:
         # plies lost on the way (a gap in seq) are shown as "?" until a snapshot tells them
         view.moves += [LOST] * (ply - 1 - len(view.moves))
     if len(view.moves) < MAX_MOVES:
         view.moves.append(move)
-    problem = view.set_position(None, rec.get("fen"))
-    view._read_clock(rec.get("clock"), "black" if side == "white" else "white", now)
-    if view.clock is not None and "clock" in rec:
-        view.running = "black" if side == "white" else "white"
+    problem = view.set_position(None, rec.fen)
+    running = "black" if side == "white" else "white"
+    view._read_clock(rec.clock, running, now)
+    if view.clock is not None and rec.clock is not None:
+        view.running = running
     view.leds, view.irregularity, view.engine_move, view.engine_hint = {}, None, None, None
     said = f"{view.last_move()} by {side}"
-    if rec.get("clock") is not None:
+    if rec.clock is not None:
         said += f"; {view.times_text(now)}"
     return [said] + ([problem] if problem else [])
 
@@ -241,100 +300,84 @@ def _move(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
 def irregularity_text(kind: str, side: Any, squares: Any, held: Any = None) -> str:
     """``touch-move (white): c3 (held 1.2 s)``."""
     text = kind + (f" ({side})" if side in SIDES else "")
-    if isinstance(squares, list) and squares:
+    if isinstance(squares, list | tuple) and squares:
         text += ": " + ", ".join(str(s) for s in squares[:20])
     if isinstance(held, int | float) and not isinstance(held, bool):
         text += f" (held {held:.1f} s)"
     return text
 
 
-def _irregularity(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    kind = rec.get("kind")
-    if not isinstance(kind, str):
-        return []
-    view.irregularity = irregularity_text(kind, rec.get("side"), rec.get("squares"),
-                                          rec.get("held"))
-    leds = rec.get("leds")
-    if isinstance(leds, Mapping):
-        view.leds = {str(k): str(v) for k, v in leds.items()}
+def _irregularity(view: BoardView, rec: IrregularityRecord, now: float) -> list[str]:
+    view.irregularity = irregularity_text(rec.kind, rec.side, view.square_names(rec.squares),
+                                          rec.held)
+    if rec.leds is not None:
+        view.leds = dict(rec.leds)
     return [f"irregularity: {view.irregularity}"]
 
 
-def _cleared(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+def _cleared(view: BoardView, rec: ClearedRecord, now: float) -> list[str]:
     view.leds = {}
     return ["the board is right again"]
 
 
-def _result(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    if not isinstance(rec.get("result"), str):
-        return []
-    view.result = f"{rec['result']} ({rec.get('reason') or 'no reason given'})"
+def _result(view: BoardView, rec: ResultRecord, now: float) -> list[str]:
+    view.result = f"{rec.result} ({rec.reason or 'no reason given'})"
     view.running = None
     return [f"result {view.result}"]
 
 
-def _snapshot(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    problem = view.set_position(rec.get("rules"), rec.get("fen"))
-    moves = rec.get("moves")
-    if isinstance(moves, list):
-        names = [m["move"] for m in moves if isinstance(m, Mapping)
-                 and isinstance(m.get("move"), str)][:MAX_MOVES]
-        first = moves[0].get("side") if moves and isinstance(moves[0], Mapping) else None
-        view.moves, view.first_side = names, first if first in SIDES else view.turn or "white"
-    if isinstance(rec.get("tags"), Mapping):
-        view.tags = {str(k): str(v) for k, v in rec["tags"].items()}
-    if "time_control" in rec:
-        view._set_time_control(rec.get("time_control"))
-    if "clock" in rec:
-        view._read_clock(rec.get("clock"), rec.get("running"), now)
-    view.result = (f"{rec['result']} ({rec.get('reason') or 'no reason given'})"
-                   if isinstance(rec.get("result"), str) else None)
-    leds = rec.get("leds")
-    view.leds = {str(k): str(v) for k, v in leds.items()} if isinstance(leds, Mapping) else {}
+def _snapshot(view: BoardView, rec: SnapshotRecord, now: float) -> list[str]:
+    problem = view.set_position(rec.rules, rec.fen)
+    if rec.moves is not None:
+        moves = rec.moves[:MAX_MOVES]
+        first = moves[0].side if moves else None
+        view.moves = [m.move for m in moves]
+        view.first_side = first if first in SIDES else view.turn or "white"
+    view.tags = dict(rec.tags)
+    if rec.time_control is not UNSAID:
+        view._set_time_control(rec.time_control)
+    if rec.clock is not None:
+        view._read_clock(rec.clock, rec.running, now)
+    view.result = (f"{rec.result} ({rec.reason or 'no reason given'})"
+                   if rec.result is not None else None)
+    view.leds = dict(rec.leds) if rec.leds is not None else {}
     if view.link == "lost lines":
         view.link = "online"
     return [problem] if problem else []
 
 
-def _alarm(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    alarm = rec.get("alarm")
-    view.alarm = str(alarm)[:300] if alarm is not None else None
+def _alarm(view: BoardView, rec: AlarmRecord, now: float) -> list[str]:
+    view.alarm = rec.alarm[:300] if rec.alarm is not None else None
     return [f"ALARM: {view.alarm}" if view.alarm else "alarm over: the journal is written again"]
 
 
-def _hardware(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    missing = rec.get("missing")
-    if not isinstance(missing, list):
-        return []
-    view.warnings = [f"missing: {str(m)[:60]}" for m in missing[:8]]
+def _hardware(view: BoardView, rec: HardwareRecord, now: float) -> list[str]:
+    view.warnings = [f"missing: {m[:60]}" for m in rec.missing[:8]]
     return [f"hardware: {', '.join(view.warnings)}"] if view.warnings else []
 
 
-def _clock(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    view._read_clock(rec.get("clock"), rec.get("running"), now)
-    return [f"clock {str(rec.get('event'))[:20]}; {view.times_text(now)}"]
+def _clock(view: BoardView, rec: ClockRecord, now: float) -> list[str]:
+    view._read_clock(rec.clock, rec.running, now)
+    return [f"clock {rec.event[:20]}; {view.times_text(now)}"]
 
 
-def _position(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    problem = view.set_position(None, rec.get("fen"))
+def _position(view: BoardView, rec: PositionRecord, now: float) -> list[str]:
+    problem = view.set_position(None, rec.fen)
     view.leds = {}
-    return [problem or f"position accepted: {str(rec.get('fen'))[:200]}"]
+    return [problem or f"position accepted: {rec.fen[:200]}"]
 
 
-def _adjourned(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+def _adjourned(view: BoardView, rec: AdjournedRecord, now: float) -> list[str]:
     view.adjourned, view.running = True, None
-    return [f"adjourned: {rec.get('side')} sealed a move"]
+    return [f"adjourned: {rec.side} sealed a move"]
 
 
-def _takeback(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+def _takeback(view: BoardView, rec: TakeBackRecord, now: float) -> list[str]:
     """Plies taken back: the moves after ply N dropped (the position comes with the next
     snapshot, or the control socket's next status)."""
-    ply = rec.get("ply")
-    if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
-        return []
-    del view.moves[ply:]
+    del view.moves[rec.ply:]
     view.result = view.engine_move = None
-    return [f"taken back: {ply} plies left"]
+    return [f"taken back: {rec.ply} plies left"]
 
 
 #: Candidates a ``gap`` line is told with at most, and the longest sentence.
@@ -342,28 +385,22 @@ GAP_SHOWN = 8
 GAP_TEXT = 600
 
 
-def _pdn_list(value: Any) -> list[str] | None:
-    """A list of PDN moves as a feed line carries it, or None when it is not one."""
-    if not isinstance(value, list) or not all(isinstance(m, str) for m in value):
-        return None
+def _pdn_list(value: Sequence[str]) -> list[str]:
+    """A list of PDN moves as a sentence tells it."""
     return [m[:40] for m in value[:20]]
 
 
-def gap_text(rec: Mapping[str, Any]) -> str | None:
+def gap_text(rec: GapRecord) -> str:
     """The feed's ``gap`` line in words: the plies rebuilt from the board as sensed, or the
-    candidates the arbiter chooses from (None: a line without its ply)."""
-    ply = rec.get("ply")
-    if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
-        return None
-    recovered = _pdn_list(rec.get("recovered"))
-    if recovered:
-        n = len(rec["recovered"])
+    candidates the arbiter chooses from."""
+    ply = rec.ply
+    if rec.recovered:
+        n = len(rec.recovered)
         return (f"rebuilt {n} {'ply' if n == 1 else 'plies'} after ply {ply} from the board "
-                f"(lost to a power cut): {' '.join(recovered)}")[:GAP_TEXT]
-    raw = rec.get("candidates")
-    candidates = [c for c in map(_pdn_list, raw[:GAP_SHOWN]) if c] if isinstance(raw, list) else []
-    count = rec.get("count")
-    if not isinstance(count, int) or isinstance(count, bool) or count < len(candidates):
+                f"(lost to a power cut): {' '.join(_pdn_list(rec.recovered))}")[:GAP_TEXT]
+    candidates = [c for c in map(_pdn_list, rec.candidates[:GAP_SHOWN]) if c]
+    count = rec.count
+    if count is None or count < len(candidates):
         count = len(candidates)
     head = f"plies missing after ply {ply} (a power cut?): "
     if not candidates:
@@ -374,61 +411,51 @@ def gap_text(rec: Mapping[str, Any]) -> str | None:
     return (head + f"{count} {word}: {shown}{more}; the arbiter decides")[:GAP_TEXT]
 
 
-def _gap(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    text = gap_text(rec)
-    if text is None:
-        return []
-    view.gap = text
-    return [text]
+def _gap(view: BoardView, rec: GapRecord, now: float) -> list[str]:
+    view.gap = gap_text(rec)
+    return [view.gap]
 
 
-def _engine_move(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+def _engine_move(view: BoardView, rec: EngineMoveRecord, now: float) -> list[str]:
     """The engine's move for the person to carry out (``boardctl run --engine``)."""
-    move, ply = rec.get("move"), rec.get("ply")
-    if not isinstance(move, str) or not isinstance(ply, int) or isinstance(ply, bool) \
-            or not 1 <= ply <= MAX_MOVES:
-        return []
-    view.engine_move = f"{view.move_number(ply - 1)} {move[:40]}"
+    view.engine_move = f"{view.move_number(rec.ply - 1)} {rec.move[:40]}"
     view.engine_error = None  # it answers again
-    route = rec.get("route")
-    if isinstance(route, list) and route and all(isinstance(sq, str) for sq in route):
+    route = rec.route
+    if route:
         # the LED picture as it ends: the start square, the landing squares, the pieces off
-        view.leds = {sq[:4]: "restore" for sq in route[1:MAX_LEDS]}
+        view.leds = {sq[:4]: "land" for sq in route[1:MAX_LEDS]}
         view.leds[route[0][:4]] = "must-move"
-        captured = rec.get("captured")
-        if isinstance(captured, list):
-            view.leds.update({str(sq)[:4]: "remove" for sq in captured[:MAX_LEDS]})
+        view.leds.update({sq[:4]: "remove" for sq in rec.captured[:MAX_LEDS]})
     return [f"the engine plays {view.engine_move}: carry it out"
             + (f" (LEDs: {view.led_text()})" if view.leds else "")]
 
 
-def _engine(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
+def _engine(view: BoardView, rec: EngineRecord, now: float) -> list[str]:
     """The engine's error line (and its side handed back to the person)."""
-    error = rec.get("error")
-    if not isinstance(error, str):
-        return []
-    view.engine_error = error[:200] + ("; it is out until a new game: make its moves "
-                                       "yourself and press its clock"
-                                       if rec.get("handed_back") is True else "")
+    view.engine_error = rec.error[:200] + ("; it is out until a new game: make its moves "
+                                           "yourself and press its clock"
+                                           if rec.handed_back else "")
     return [f"engine: {view.engine_error}"]
 
 
-def _status(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    view.link = str(rec.get("status"))[:20]
+def _status(view: BoardView, rec: StatusRecord, now: float) -> list[str]:
+    view.link = rec.status[:20]
     return [f"board {view.link}"]
 
 
-def _setup(view: BoardView, rec: Mapping[str, Any], now: float) -> list[str]:
-    text = f"setup {str(rec.get('id'))[:40]}: {str(rec.get('status'))[:20]}"
-    if rec.get("reason"):
-        text += f" ({str(rec['reason'])[:120]})"
+def _setup(view: BoardView, rec: SetupRecord, now: float) -> list[str]:
+    text = f"setup {rec.id[:40]}: {rec.status[:20]}"
+    if rec.reason:
+        text += f" ({rec.reason[:120]})"
     return [text]
 
 
-_RECORDS = {
-    "header": _header, "game": _game, "move": _move, "irregularity": _irregularity,
-    "cleared": _cleared, "result": _result, "snapshot": _snapshot, "alarm": _alarm,
-    "hardware": _hardware, "clock": _clock, "position": _position, "adjourned": _adjourned,
-    "status": _status, "setup": _setup, "takeback": _takeback,
-    "gap": _gap, "engine-move": _engine_move, "engine": _engine,
+#: Each record class's step.
+_RECORDS: dict[type[Any], Callable[..., list[str]]] = {
+    HeaderRecord: _header, GameRecord: _game, MoveRecord: _move,
+    IrregularityRecord: _irregularity, ClearedRecord: _cleared, ResultRecord: _result,
+    SnapshotRecord: _snapshot, AlarmRecord: _alarm, HardwareRecord: _hardware,
+    ClockRecord: _clock, PositionRecord: _position, AdjournedRecord: _adjourned,
+    StatusRecord: _status, SetupRecord: _setup, TakeBackRecord: _takeback, GapRecord: _gap,
+    EngineMoveRecord: _engine_move, EngineRecord: _engine,
 }

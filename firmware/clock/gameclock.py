@@ -39,173 +39,137 @@ is created or lost. An hourglass moves what one side uses to the other; count-up
 
 from __future__ import annotations
 
-from firmware.clock import arithmetic as rules
-from firmware.clock.corrections import MIN_AFTER_CORRECTION_NS, ArbiterCorrections
-from firmware.clock.ledger import SIDES, changes
+from firmware.clock import corrections, play
+from firmware.clock.corrections import MIN_AFTER_CORRECTION_NS
+from firmware.clock.ledger import ClockLedger
 from firmware.clock.records import Adjournment, ClockError, ClockPress, Flag
-from firmware.clock.timecontrol import Kind
+from firmware.clock.timecontrol import TimeControl
 from firmware.rules.sets import Side
 
 __all__ = ["Adjournment", "ClockError", "ClockPress", "Flag", "GameClock",
            "MIN_AFTER_CORRECTION_NS"]
 
 
-class GameClock(ArbiterCorrections):
-    """Two faces and the rules of the time control; every call takes the monotonic time. The
-    books and the faces' reads are :class:`firmware.clock.ledger.ClockLedger`'s, the
-    arbiter's corrections :class:`firmware.clock.corrections.ArbiterCorrections`'."""
+class GameClock:
+    """Two faces and the rules of the time control; every call takes the monotonic time.
+    ``books`` (:class:`firmware.clock.ledger.ClockLedger`) holds its state and reads the
+    faces; the play (``firmware.clock.play``) and the arbiter's corrections
+    (``firmware.clock.corrections``) are functions that keep them."""
 
-    # -- play ------------------------------------------------------------------------------
+    __slots__ = ("books",)
 
-    @changes
+    def __init__(self, control: TimeControl | str) -> None:
+        self.books = ClockLedger(control)
+
+    def copy(self) -> GameClock:
+        """An independent copy that reads as this clock does now (the display thread's)."""
+        other = GameClock.__new__(GameClock)
+        other.books = self.books.copy()
+        return other
+
+    @property
+    def generation(self) -> int:
+        """Moved by every change (a press, a pause, a correction, a refused call included):
+        while it stands, a copy reads as the clock does."""
+        return self.books.generation
+
+    @property
+    def control(self) -> TimeControl:
+        return self.books.control
+
+    # -- play (firmware.clock.play) --------------------------------------------------------
+
     def start(self, at: int, side: Side = Side.WHITE) -> None:
-        """The arbiter starts the game: ``side``'s clock runs (White's unless a position with
-        Black to move was set up), whether or not that player is present (004 §32)."""
-        self._check_time(at)
-        if self.started:
-            raise ClockError("the clock is already started")
-        self._turn = side
-        self._running = True
-        self._since = at
-        self._turn_done = 0
+        play.start(self.books, at, side)
 
-    @changes
     def press(self, side: Side, at: int) -> ClockPress:
-        """``side`` ends its turn at ``at`` (the time of the button's first edge): the move
-        counts, the turn is settled and the opponent's clock starts (004 §32)."""
-        self._check_time(at)
-        if self._adjournment is not None:
-            return ClockPress(side, at, False, "adjourned", self._moves[side])
-        if not self.started:
-            return ClockPress(side, at, False, "not-started", self._moves[side])
-        if not self._running:
-            return ClockPress(side, at, False, "paused", self._moves[side])
-        if side is not self._turn:
-            return ClockPress(side, at, False, "not-running", self._moves[side])
-        pending = self.next_flag_at()
-        fallen = (pending is not None and pending <= at) or any(
-            t is not None for t in self._flags.values()
-        )
-        first = self.flag(at) if fallen else None
-        if first is not None and not self.control.counts_up:
-            self._record_flag_if_fallen(at)
-            return ClockPress(
-                side, at, False, "flag", self._moves[side], overstep=first.side is side,
-                flag=first,
-            )
-        return self._settle(side, at)
+        return play.press(self.books, side, at)
 
-    @changes
     def pause(self, at: int) -> bool:
-        """The arbiter stops the clocks (004 §33). False if they were not running."""
-        self._check_time(at)
-        if not self._running or self._turn is None:
-            return False
-        self._record_flag_if_fallen(at)
-        self._turn_done = self._turn_elapsed(at)
-        self._since = at
-        self._running = False
-        return True
+        return play.pause(self.books, at)
 
-    @changes
     def resume(self, at: int) -> bool:
-        """The arbiter restarts the clock of the side whose turn it is. False if it runs
-        already or was never started; :class:`ClockError` while adjourned."""
-        self._check_time(at)
-        if self._adjournment is not None:
-            raise ClockError("the game is adjourned: resume it with the sealed move")
-        if self._running or self._turn is None:
-            return False
-        self._running = True
-        self._since = at
-        return True
+        return play.resume(self.books, at)
 
-    # -- adjournment (004 §34-35) ------------------------------------------------------------
-
-    @changes
     def adjourn(self, at: int, session_ns: int | None = None) -> Adjournment:
-        """Adjourn: the side to move has sealed his move; the clocks stop and the times are
-        recorded (004 §34). With ``session_ns`` (the time set for the session, e.g. 4 h) the
-        sealer adjourning early takes the rest of the session on his own clock (004 §34: the
-        used times then add up to the session)."""
-        self._check_time(at)
-        if self._adjournment is not None:
-            raise ClockError("the game is already adjourned")
-        sealer = self._turn
-        if sealer is None:
-            raise ClockError("the clock is not started: nothing to adjourn")
-        self.pause(at)
-        self._running = False
-        charged = 0
-        if session_ns is not None:
-            total = self.used(Side.WHITE, at) + self.used(Side.BLACK, at)
-            charged = max(0, session_ns - total)
-            if charged:
-                self._used[sealer] += charged
-                if self.control.counts_up:
-                    self._base[sealer] += charged
-                else:
-                    self._base[sealer] -= charged
-                    if self._face(sealer, at) == 0 and self._flags[sealer] is None:
-                        self._flags[sealer] = at
-        self._adjournment = Adjournment(
-            sealer,
-            at,
-            {s: self._face(s, at) for s in SIDES},
-            {s: self.used(s, at) for s in SIDES},
-            dict(self._moves),
-            charged,
-        )
-        return self._adjournment
+        return play.adjourn(self.books, at, session_ns)
 
-    @changes
     def resume_adjourned(self, at: int) -> ClockPress:
-        """Resumption (004 §35): the arbiter has set up the position and opened the envelope;
-        the sealed move is played on the clock (it counts as the sealer's move, with its
-        increment or control) and the opponent's clock starts at ``at``."""
-        self._check_time(at)
-        record = self._adjournment
-        if record is None:
-            raise ClockError("the game is not adjourned")
-        self._adjournment = None
-        self._running = True
-        self._since = at
-        return self._settle(record.sealer, at)
+        return play.resume_adjourned(self.books, at)
 
-    # -- inside ----------------------------------------------------------------------------
+    # -- the arbiter's corrections (firmware.clock.corrections) ----------------------------
 
-    def _settle(self, side: Side, at: int) -> ClockPress:
-        """End ``side``'s turn at ``at`` and start the opponent's clock."""
-        self._record_flag_if_fallen(at)
-        elapsed = self._turn_elapsed(at)
-        before = self._base[side]
-        flag_at = self._flags[side]
-        overstep = flag_at is not None and flag_at <= at
-        self._moves[side] += 1
-        moves = self._moves[side]
-        credited = 0
-        control = False
-        if self.control.counts_up:
-            after = before + elapsed
-        elif overstep:
-            after = 0
-        else:
-            bonus, amount = self._stage_bonus_for_move(side, moves)
-            next_stage = self.control.control_at(moves)
-            period = next_stage.seconds_ns if next_stage is not None else 0
-            control = next_stage is not None
-            credited = rules.credit(bonus, amount, elapsed) + period
-            after = rules.settled(before, elapsed, bonus, amount, period)
-        if self.control.kind is Kind.HOURGLASS:
-            other = side.other
-            self._base[other] = self._face(other, at)
-        self._used[side] += elapsed
-        self._base[side] = after
-        self._turn = side.other
-        self._since = at
-        self._turn_done = 0
-        self._running = True
-        flag = None if flag_at is None else Flag(side, flag_at)
-        return ClockPress(
-            side, at, True, "", moves, elapsed, credited, max(0, after), overstep, control, flag
-        )
+    def set_remaining(self, side: Side, ns: int, at: int) -> None:
+        corrections.set_remaining(self.books, side, ns, at)
+
+    def hand_turn(self, side: Side, at: int) -> None:
+        corrections.hand_turn(self.books, side, at)
+
+    def set_moves(self, side: Side, moves: int) -> None:
+        corrections.set_moves(self.books, side, moves)
+
+    def correct_moves(self, side: Side, moves: int, at: int) -> int:
+        return corrections.correct_moves(self.books, side, moves, at)
+
+    # -- reads (firmware.clock.ledger) -----------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        return self.books.turn is not None
+
+    @property
+    def running(self) -> Side | None:
+        """The side whose clock runs now; None before the start, paused or adjourned."""
+        books = self.books
+        return books.turn if books.runs else None
+
+    @property
+    def turn(self) -> Side | None:
+        """The side whose turn it is on the clock, running or not."""
+        return self.books.turn
+
+    @property
+    def paused(self) -> bool:
+        return self.books.paused
+
+    @property
+    def last_at(self) -> int | None:
+        """The time of the last call that changed the clock (times may not go back before it)."""
+        return self.books.last_at
+
+    @property
+    def adjournment(self) -> Adjournment | None:
+        """The envelope's record while the game is adjourned, else None."""
+        return self.books.adjournment
+
+    @property
+    def fischer(self) -> bool:
+        return self.books.fischer
+
+    @property
+    def counts_up(self) -> bool:
+        return self.books.counts_up
+
+    def moves_made(self, side: Side) -> int:
+        return self.books.moves_made(side)
+
+    def used(self, side: Side, at: int) -> int:
+        return self.books.used(side, at)
+
+    def remaining(self, side: Side, at: int) -> int:
+        return self.books.remaining(side, at)
+
+    def reading(self, side: Side, at: int) -> int:
+        return self.books.reading(side, at)
+
+    def flags(self, at: int) -> list[Flag]:
+        return self.books.flags(at)
+
+    def fallen(self, side: Side, at: int) -> int | None:
+        return self.books.fallen(side, at)
+
+    def flag(self, at: int) -> Flag | None:
+        return self.books.flag(at)
+
+    def next_flag_at(self) -> int | None:
+        return self.books.next_flag_at()

@@ -23,8 +23,9 @@ _L = TypeVar("_L", bound="ClockLedger")
 
 
 def changes(method: Callable[Concatenate[_L, _P], _R]) -> Callable[Concatenate[_L, _P], _R]:
-    """Marks a method that changes the clock: it bumps :attr:`ClockLedger.generation`
-    (even when it raises half-way), so that a reader can tell that a copy is out of date."""
+    """Marks a function that changes the books (its first argument): it bumps
+    :attr:`ClockLedger.generation` (even when it raises half-way), so that a reader can tell
+    that a copy is out of date."""
 
     @functools.wraps(method)
     def changed(self: _L, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -37,40 +38,50 @@ def changes(method: Callable[Concatenate[_L, _P], _R]) -> Callable[Concatenate[_
 
 
 class ClockLedger:
-    """The clock's state and what the faces show; :class:`firmware.clock.gameclock.GameClock`
-    plays on it. Every call takes the monotonic time in ns."""
+    """The clock's books and what the faces show; the play (``firmware.clock.play``) and the
+    arbiter's corrections (``firmware.clock.corrections``) are functions that keep them,
+    :class:`firmware.clock.gameclock.GameClock` the clock they make. Every call takes the
+    monotonic time in ns.
+
+    The books, per side: ``base``, the time on the face when the side's current or next turn
+    began (count up: the time used); ``spent``, the wall time its clock has run in turns
+    settled; ``moves``, the moves completed; ``fell``, when its flag fell (None: standing).
+    The turn: ``turn``, whose it is (kept while paused or adjourned); ``runs``, whether its
+    clock runs; ``since``, when the current run began; ``turn_done``, the turn's wall time
+    before ``since`` (runs before a pause). ``last_at``: the time of the last call that
+    changed the clock (times may not go back before it); ``adjournment``: the envelope's
+    record while the game is adjourned."""
 
     def __init__(self, control: TimeControl | str) -> None:
         if isinstance(control, str):
             control = TimeControl.parse(control)
         self.control = control
         initial = 0 if control.counts_up else control.initial_ns()
-        # Time on the face when the side's current or next turn began (count up: time used).
-        self._base: dict[Side, int] = {s: initial for s in SIDES}
-        self._used: dict[Side, int] = {s: 0 for s in SIDES}
-        self._moves: dict[Side, int] = {s: 0 for s in SIDES}
-        self._flags: dict[Side, int | None] = {s: None for s in SIDES}
-        self._turn: Side | None = None  # whose turn; kept while paused or adjourned
-        self._running = False
-        self._since = 0  # when the current run of the turn side's clock began
-        self._turn_done = 0  # wall time of the turn before _since (runs before a pause)
-        self._last_at: int | None = None
-        self._adjournment: Adjournment | None = None
+        self.base: dict[Side, int] = {s: initial for s in SIDES}
+        self.spent: dict[Side, int] = {s: 0 for s in SIDES}
+        self.moves: dict[Side, int] = {s: 0 for s in SIDES}
+        self.fell: dict[Side, int | None] = {s: None for s in SIDES}
+        self.turn: Side | None = None
+        self.runs = False
+        self.since = 0
+        self.turn_done = 0
+        self.last_at: int | None = None
+        self.adjournment: Adjournment | None = None
         self._stages: dict[int, Stage] = {}  # stage_after(moves), asked on every face read
-        #: Bumped by every method that changes the clock (:func:`changes`): while it stays
+        #: Bumped by every function that changes the books (:func:`changes`): while it stays
         #: the same, a copy reads as the clock does (the display copies only when it moved).
         self.generation = 0
 
     def copy(self) -> Self:
-        """An independent copy, of the same class: what the display thread reads while the
-        referee's clock moves on. The per-side tables are copied, everything else is an
-        immutable value; a few microseconds where ``copy.deepcopy`` took sixty on the
-        referee's thread after every event."""
+        """An independent copy: what the display thread reads while the referee's clock
+        moves on. The per-side tables are copied, everything else is an immutable value; a
+        few microseconds where ``copy.deepcopy`` took sixty on the referee's thread after
+        every event."""
         other = _copy.copy(self)
-        other._base = dict(self._base)
-        other._used = dict(self._used)
-        other._moves = dict(self._moves)
-        other._flags = dict(self._flags)
+        other.base = dict(self.base)
+        other.spent = dict(self.spent)
+        other.moves = dict(self.moves)
+        other.fell = dict(self.fell)
         other._stages = dict(self._stages)
         return other
 
@@ -78,31 +89,16 @@ class ClockLedger:
 
     @property
     def started(self) -> bool:
-        return self._turn is not None
+        return self.turn is not None
 
     @property
     def running(self) -> Side | None:
         """The side whose clock runs now; None before the start, paused or adjourned."""
-        return self._turn if self._running else None
-
-    @property
-    def turn(self) -> Side | None:
-        """The side whose turn it is on the clock, running or not."""
-        return self._turn
+        return self.turn if self.runs else None
 
     @property
     def paused(self) -> bool:
-        return self.started and not self._running and self._adjournment is None
-
-    @property
-    def last_at(self) -> int | None:
-        """The time of the last call that changed the clock (times may not go back before it)."""
-        return self._last_at
-
-    @property
-    def adjournment(self) -> Adjournment | None:
-        """The envelope's record while the game is adjourned, else None."""
-        return self._adjournment
+        return self.started and not self.runs and self.adjournment is None
 
     @property
     def fischer(self) -> bool:
@@ -116,46 +112,46 @@ class ClockLedger:
 
     def moves_made(self, side: Side) -> int:
         """Moves the side has completed on the clock (each counted at its press, 004 §32)."""
-        return self._moves[side]
+        return self.moves[side]
 
     def used(self, side: Side, at: int) -> int:
         """Wall time the side's clock has run, pauses left out (what goes on the envelope)."""
-        used = self._used[side]
-        if side is self._turn:
-            used += self._turn_elapsed(at)
+        used = self.spent[side]
+        if side is self.turn:
+            used += self.turn_elapsed(at)
         return used
 
     def remaining(self, side: Side, at: int) -> int:
         """The time on the side's face in ns, never negative: time left, or for count-up
         controls (``-``, ``?``) the time used."""
-        self._check_time(at, update=False)
-        return self._face(side, at)
+        self.check_time(at, update=False)
+        return self.face(side, at)
 
     def reading(self, side: Side, at: int) -> int:
         """What ``[%clock]`` and the feed record: the face without the next move's bonus that a
         ``@start`` clock already shows (the time after the last move, its own bonus included).
         The same number under both Fischer conventions."""
-        self._check_time(at, update=False)
-        return max(0, self._face(side, at) - self._pre(side))
+        self.check_time(at, update=False)
+        return max(0, self.face(side, at) - self.pre(side))
 
     def flags(self, at: int) -> list[Flag]:
         """Every flag fallen by ``at``, first first."""
         pending = self.next_flag_at()
-        due = pending is not None and pending <= at and self._turn is not None
-        recorded = self._flags
+        due = pending is not None and pending <= at and self.turn is not None
+        recorded = self.fell
         if not due and recorded[Side.WHITE] is None and recorded[Side.BLACK] is None:
             return []  # the usual case, asked before every event
         found = [Flag(s, t) for s in SIDES if (t := recorded[s]) is not None]
-        if due and self._turn is not None and pending is not None:
-            found.append(Flag(self._turn, pending))
+        if due and self.turn is not None and pending is not None:
+            found.append(Flag(self.turn, pending))
         return sorted(found, key=lambda f: (f.at, f.side is Side.BLACK))
 
     def fallen(self, side: Side, at: int) -> int | None:
         """When ``side``'s flag fell, if it has by ``at``; else None."""
-        recorded = self._flags[side]
+        recorded = self.fell[side]
         if recorded is not None:
             return recorded
-        if side is self._turn:
+        if side is self.turn:
             pending = self.next_flag_at()
             if pending is not None and pending <= at:
                 return pending
@@ -169,55 +165,55 @@ class ClockLedger:
     def next_flag_at(self) -> int | None:
         """When the running side's flag will fall if nobody presses (a wake-up time for the
         service), or None (not running, count-up, already fallen)."""
-        side = self._turn
-        if side is None or not self._running or self.control.counts_up:
+        side = self.turn
+        if side is None or not self.runs or self.control.counts_up:
             return None
-        if self._flags[side] is not None:
+        if self.fell[side] is not None:
             return None
-        return self._since + self._flag_turn_time(side) - self._turn_done
+        return self.since + self.flag_turn_time(side) - self.turn_done
 
-    # -- inside ----------------------------------------------------------------------------
+    # -- the arithmetic the play and the corrections keep the books with ------------------
 
-    def _check_time(self, at: int, update: bool = True) -> None:
+    def check_time(self, at: int, update: bool = True) -> None:
         if not isinstance(at, int):
             raise ClockError(f"clock times are int nanoseconds, not {type(at).__name__}")
-        if self._last_at is not None and at < self._last_at:
+        if self.last_at is not None and at < self.last_at:
             raise ClockError(
                 f"time went backwards: {at} ns is before the last clock event at "
-                f"{self._last_at} ns"
+                f"{self.last_at} ns"
             )
         if update:
-            self._last_at = at
+            self.last_at = at
 
-    def _turn_elapsed(self, at: int) -> int:
+    def turn_elapsed(self, at: int) -> int:
         """Wall time of the turn so far; it stops at the turn side's flag (the clock froze)."""
-        if self._turn is None:
+        if self.turn is None:
             return 0
-        if self._running:
+        if self.runs:
             end = at
             if not self.control.counts_up:
-                fallen = self._flags[self._turn]
+                fallen = self.fell[self.turn]
                 if fallen is None:
-                    fallen = self._since + self._flag_turn_time(self._turn) - self._turn_done
-                end = min(end, max(fallen, self._since))
-            return self._turn_done + max(0, end - self._since)
-        return self._turn_done
+                    fallen = self.since + self.flag_turn_time(self.turn) - self.turn_done
+                end = min(end, max(fallen, self.since))
+            return self.turn_done + max(0, end - self.since)
+        return self.turn_done
 
-    def _unfreeze(self, at: int) -> None:
+    def unfreeze(self, at: int) -> None:
         """Before the arbiter's correction: the frozen turn time stays frozen (the time between
         the flag and the correction is nobody's)."""
-        if self._running and self._turn is not None:
-            self._turn_done = self._turn_elapsed(at)
-            self._since = at
+        if self.runs and self.turn is not None:
+            self.turn_done = self.turn_elapsed(at)
+            self.since = at
 
-    def _pre(self, side: Side) -> int:
+    def pre(self, side: Side) -> int:
         """The next move's Fischer bonus when the control gives it at the clock's start
         (``@start``): it is on the face already."""
-        if not self.control.bonus_at_start or self._flags[side] is not None:
+        if not self.control.bonus_at_start or self.fell[side] is not None:
             return 0
         if self.control.kind is not Kind.STAGES:
             return 0
-        stage = self._stage(self._moves[side])
+        stage = self._stage(self.moves[side])
         return stage.bonus_ns if stage.bonus is Bonus.FISCHER else 0
 
     def _stage(self, moves: int) -> Stage:
@@ -229,45 +225,45 @@ class ClockLedger:
             stage = self._stages[moves] = self.control.stage_after(moves)[1]
         return stage
 
-    def _stage_bonus(self, side: Side) -> tuple[Bonus, int]:
+    def stage_bonus(self, side: Side) -> tuple[Bonus, int]:
         if self.control.kind is not Kind.STAGES:
             return Bonus.NONE, 0
-        stage = self._stage(self._moves[side])
+        stage = self._stage(self.moves[side])
         return stage.bonus, stage.bonus_ns
 
-    def _charged(self, side: Side, elapsed: int) -> int:
+    def charged(self, side: Side, elapsed: int) -> int:
         """Time taken off the face after ``elapsed`` ns of the turn."""
-        return rules.charged(*self._stage_bonus(side), elapsed)
+        return rules.charged(*self.stage_bonus(side), elapsed)
 
-    def _flag_turn_time(self, side: Side) -> int:
+    def flag_turn_time(self, side: Side) -> int:
         """Turn time at which the side's face reaches 0."""
-        bonus, amount = self._stage_bonus(side)
-        return rules.flag_turn_time(bonus, amount, self._base[side] + self._pre(side))
+        bonus, amount = self.stage_bonus(side)
+        return rules.flag_turn_time(bonus, amount, self.base[side] + self.pre(side))
 
-    def _face(self, side: Side, at: int) -> int:
-        base = self._base[side]
+    def face(self, side: Side, at: int) -> int:
+        base = self.base[side]
         if self.control.counts_up:
-            return max(0, base + (self._turn_elapsed(at) if side is self._turn else 0))
-        if self._flags[side] is not None:
+            return max(0, base + (self.turn_elapsed(at) if side is self.turn else 0))
+        if self.fell[side] is not None:
             return 0
-        base += self._pre(side)
-        if self._turn is None:
+        base += self.pre(side)
+        if self.turn is None:
             return max(0, base)
-        elapsed = self._turn_elapsed(at)
-        if side is self._turn:
-            return max(0, base - self._charged(side, elapsed))
+        elapsed = self.turn_elapsed(at)
+        if side is self.turn:
+            return max(0, base - self.charged(side, elapsed))
         if self.control.kind is Kind.HOURGLASS:
-            other = self._turn
-            gained = min(elapsed, max(0, self._base[other]))
+            other = self.turn
+            gained = min(elapsed, max(0, self.base[other]))
             return max(0, base + gained)
         return max(0, base)
 
-    def _record_flag_if_fallen(self, at: int) -> None:
+    def record_flag_if_fallen(self, at: int) -> None:
         pending = self.next_flag_at()
-        if pending is not None and pending <= at and self._turn is not None:
-            self._flags[self._turn] = pending
+        if pending is not None and pending <= at and self.turn is not None:
+            self.fell[self.turn] = pending
 
-    def _stage_bonus_for_move(self, side: Side, moves: int) -> tuple[Bonus, int]:
+    def stage_bonus_for_move(self, side: Side, moves: int) -> tuple[Bonus, int]:
         """The bonus of the stage the ``moves``-th move was made in."""
         if self.control.kind is not Kind.STAGES:
             return Bonus.NONE, 0

@@ -50,11 +50,13 @@ class _Stopped(Exception):
 @dataclass(frozen=True, slots=True)
 class Limits:
     """When to stop: ``depth`` (plies), ``soft`` (seconds: start no iteration after it),
-    ``hard`` (seconds: stop at once). None: no such limit."""
+    ``hard`` (seconds: stop at once). None: no such limit. ``clocked``: the times are a plan
+    from the engine's clock, which the engine may shorten (firmware.engine.timing)."""
 
     depth: int | None = None
     soft: float | None = None
     hard: float | None = None
+    clocked: bool = False
 
 
 @dataclass(frozen=True, slots=True)

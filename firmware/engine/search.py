@@ -3,7 +3,9 @@
 Alpha-beta with iterative deepening (firmware.engine.tree), a bounded transposition table,
 quiescence over capture sequences, move ordering, an evaluation for 8x8 and 10x10
 (firmware.engine.evaluate), the game's draw rules, levels (firmware.engine.levels) and a seeded
-random choice among near-equal moves at the root. Pure: the clock is passed in.
+random choice among near-equal moves at the root; an opening book (firmware.engine.book) and a
+time plan for a person waiting at the board (firmware.engine.timing). Pure: the clock is
+passed in.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from firmware.engine.book import book_for
 from firmware.engine.common import (
     DEFAULT_TT_MIB,
     Info,
@@ -20,11 +23,15 @@ from firmware.engine.common import (
     tt_entries,
 )
 from firmware.engine.levels import DEFAULT_LEVEL, LEVELS, Level
+from firmware.engine.timing import for_position
 from firmware.engine.tree import Tree
 from firmware.errors import BoardError
 from firmware.rules.game import Game
-from firmware.rules.position import Position
+from firmware.rules.position import Move, Position
 from firmware.rules.sets import RuleSet
+
+#: The depth of the search that scores a position a book move is played in.
+BOOK_SCORE_DEPTH = 4
 
 
 class EngineError(BoardError):
@@ -48,6 +55,8 @@ class Engine:
         self.tt = TranspositionTable(tt_entries(tt_mib))
         self.rng = random.Random(seed)
         self.nodes = 0
+        if self.level.book:
+            book_for(self.rules)  # loaded with the engine, not at its first move
 
     def set_level(self, level: int) -> None:
         if level not in LEVELS:
@@ -77,19 +86,44 @@ class Engine:
         moves = position.legal_moves()
         if not moves:
             raise EngineError("the side to move has no legal move")
+        if limits.soft is not None and self.level.book:
+            book = book_for(self.rules)
+            move = book.pick(position, self.rng) if book is not None else None
+            if move is not None:
+                return self._book_move(game, move, clock, stop, on_info)
+        limits = for_position(limits, self.level.seconds, self.pieces_off(position),
+                              bool(position.bitboards[2]))
         tree = Tree(self.tt, self.rng, self.jitter(position), self.level.max_depth,
                     game, limits, clock, stop, on_info)
         result = tree.run()
         self.nodes = result.nodes
         return result
 
+    def _book_move(self, game: Game, move: Move, clock: Callable[[], float],
+                   stop: Callable[[], bool], on_info: Callable[[Info], None] | None) -> Result:
+        """A book move, with the score of a shallow search of the position (what a draw
+        offer is answered by)."""
+        t0 = clock()
+        shallow = Tree(self.tt, self.rng, 0, BOOK_SCORE_DEPTH, game,
+                       Limits(depth=BOOK_SCORE_DEPTH), clock, stop, None).run()
+        self.nodes = shallow.nodes
+        elapsed = clock() - t0
+        if on_info is not None:
+            on_info(Info(0, shallow.score, shallow.nodes, elapsed, (move,)))
+        return Result(move, shallow.score, 0, shallow.nodes, elapsed, (move,))
+
     def jitter(self, position: Position) -> int:
         """The size of the random root bonus in ``position`` (levels.py)."""
         lv = self.level
         if lv.opening_pieces_off is None:
             return lv.jitter
-        white, black, kings = position.bitboards
-        off = self.full - (white | black).bit_count()
-        return lv.jitter if not kings and off <= lv.opening_pieces_off else 0
+        kings = position.bitboards[2]
+        return lv.jitter if not kings and self.pieces_off(position) <= lv.opening_pieces_off \
+            else 0
+
+    def pieces_off(self, position: Position) -> int:
+        """How many pieces have left the board since the start."""
+        white, black, _ = position.bitboards
+        return self.full - (white | black).bit_count()
 
 

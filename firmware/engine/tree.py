@@ -315,6 +315,7 @@ class Tree:
         best, best_score, depth_done = self.root[0], -WIN, 0
         pv: tuple[Move, ...] = ()
         soft = self.limits.soft
+        took, ended = (0.0, 0.0), 0.0  # the last two iterations' times, the last one's end
         for depth in range(1, self.max_depth + 1):
             self.partial = None
             try:
@@ -332,12 +333,27 @@ class Tree:
                 self.on_info(Info(depth, best_score, self.shared.count(), elapsed, pv))
             if len(self.root) == 1 or abs(best_score) > WIN_IN_MAX:
                 break
-            if (soft is not None and elapsed >= soft) or self.shared.stop():
+            took, ended = (took[1], elapsed - ended), elapsed
+            if (soft is not None and elapsed >= soft) or self.shared.stop() \
+                    or self._next_too_long(elapsed, took):
                 break
         if not pv or pv[0] != best[1]:
             pv = (best[1],)
         return Result(best[1], best_score, depth_done, self.shared.count(),
                       self.clock() - self.t0, pv)
+
+    def _next_too_long(self, elapsed: float, took: tuple[float, float]) -> bool:
+        """Would the next iteration end too late? It takes about as many times the last one as
+        the last one took the one before (2 to 6: the tree's growth a ply). Too late: past the
+        soft limit of a plan from the clock (what the level costs is the most a person waits,
+        as a rule), past the hard limit of a fixed time (one cut short by it would only cost
+        its time)."""
+        limits = self.limits
+        bound = limits.soft if limits.clocked else limits.hard
+        if bound is None or limits.soft is None:
+            return False
+        growth = min(6.0, max(2.0, took[1] / took[0])) if took[0] > 0.005 else 3.0
+        return elapsed + took[1] * growth > bound
 
     def _root_search(self, ab: Search, depth: int) -> tuple[RootMove, int]:
         """One iteration over the root moves (best first), each with its random bonus."""

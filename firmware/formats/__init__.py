@@ -1,2 +1,3 @@
-"""What the board writes and reads: the event log vocabulary, feed records, feed line framing, the
+"""What the board writes and reads: the event log vocabulary, the feed's typed records and
+their one reader (a line read once, at the edge), feed line framing, the scoresheet, the
 journal format."""

@@ -1,9 +1,12 @@
 """The broadcast feed's framing: one JSON object per line, numbered and checksummed.
 
 Pure functions over text, apart from the serial port (pySerial ``threaded.Packetizer`` is the
-model): the service hands each feed record (CONTRACT.md "Broadcast feed") to :func:`encode_line`
-and writes the result to the port; a reader hands each received line to :func:`decode_line`
-and gets the record back, or ``None`` for a line damaged on the way.
+model): the service frames each typed feed record (``firmware.formats.records``) with
+:func:`frame`, on the thread that writes it, and the broker's copy of the line gets its run's
+id with :func:`stamp_run` (:class:`Written`); a reader hands each received line to
+``firmware.formats.reader.read_line`` (:func:`unframe` here, then the record) and gets the
+typed record back, or a refusal naming why. :func:`encode_line` and :func:`decode_line` are
+the same framing over plain mappings, for tools and tests that write lines by hand.
 
 Line format (exactly, so that a reader in any language can check it)::
 
@@ -22,11 +25,10 @@ Line format (exactly, so that a reader in any language can check it)::
   its ``run`` id. A gap in ``seq`` tells a reader it lost lines; the next ``snapshot`` (sent on
   connect and every few seconds) carries the whole game so the reader catches up.
 
-Record types beyond CONTRACT.md's ``move``, ``irregularity``, ``result`` and ``snapshot``:
-``header`` (who is talking), ``game`` (a new game begins: its tags), ``clock`` (the clocks after
-a start, pause, resume or arbiter correction: ``event``, ``clock``, ``running``), and those of
-``firmware.session.session``: ``position`` (an irregular board accepted) and ``adjourned`` (the
-sealed move itself never travels). Every record of a game carries its ``game`` id.
+The record types (``move``, ``irregularity``, ``result``, ``snapshot`` of CONTRACT.md, and
+``header``, ``game``, ``clock``, ``position``, ``cleared``, ``adjourned``, ``takeback``,
+``alarm``, ``gap``, ``hardware``, ``engine-move``, ``engine``, ``setup``) are
+``firmware.formats.records``'. Every record of a game carries its ``game`` id.
 """
 
 from __future__ import annotations
@@ -34,18 +36,19 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from firmware.limits import loads
+from firmware.formats.records import CARRY_GAME, FeedRecord, GameRecord, HeaderRecord
+from firmware.limits import MAX_FEED_LINE, TooDeep, loads
 
 #: Version of this line format, sent in the header.
 PROTOCOL = 1
 
 _CRC_KEY = ',"crc":"'
-_MAX_LINE = 1 << 20  # a longer "line" is noise, not a record
 
 
-def _dumps(obj: Mapping[str, Any]) -> str:
+def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
@@ -74,35 +77,96 @@ def decode_line(text: str | bytes) -> dict[str, Any] | None:
     """The record carried by one feed line (``seq`` kept, ``crc`` removed), or ``None``.
 
     ``None`` for anything damaged or foreign: bad bytes, a missing or wrong checksum, JSON that
-    does not parse, no string ``type`` or no integer ``seq``. Never raises.
+    does not parse, no string ``type`` or no integer ``seq``. Never raises. (The framing
+    alone, as a mapping: ``firmware.formats.reader.read_line`` reads the typed record.)
     """
+    obj = unframe(text)
+    if isinstance(obj, str) or not isinstance(obj.get("type"), str):
+        return None
+    return obj
+
+
+def unframe(text: str | bytes) -> dict[str, Any] | str:
+    """The JSON object one feed line carries, checked (length, ASCII, crc, JSON, an integer
+    ``seq``), or why not in a few words (``"bad crc: ..."``, ``"bad JSON: ..."``,
+    ``"out of bounds: ..."``): the framing every reader starts from. Never raises."""
     if isinstance(text, bytes | bytearray):
-        if len(text) > _MAX_LINE:
-            return None
+        if len(text) > MAX_FEED_LINE:
+            return f"out of bounds: a line longer than {MAX_FEED_LINE} bytes"
         try:
             text = bytes(text).decode("ascii")
         except UnicodeDecodeError:
-            return None
-    if not isinstance(text, str) or len(text) > _MAX_LINE:
-        return None
+            return "bad crc: a line that is not ASCII"
+    if not isinstance(text, str) or len(text) > MAX_FEED_LINE:
+        return f"out of bounds: a line longer than {MAX_FEED_LINE} bytes"
     line = text.strip()
     cut = line.rfind(_CRC_KEY)
     if cut < 1 or not line.endswith('"}') or len(line) != cut + len(_CRC_KEY) + 10:
-        return None
+        return "bad crc: no checksum at the line's end"
     given = line[cut + len(_CRC_KEY) : -2]
     checked = line[:cut] + "}"
     try:
         if crc_of(checked) != given:
-            return None
+            return "bad crc: the checksum does not match"
+    except UnicodeEncodeError:
+        return "bad crc: a line that is not ASCII"
+    try:
         obj = loads(checked)
-    except (UnicodeEncodeError, ValueError, RecursionError):
-        return None
+    except TooDeep as exc:
+        return f"out of bounds: {exc}"
+    except (ValueError, RecursionError):
+        return "bad JSON: the line does not read as JSON"
     if not isinstance(obj, dict):
-        return None
+        return "bad JSON: not a JSON object"
     seq = obj.get("seq")
-    if not isinstance(obj.get("type"), str) or isinstance(seq, bool) or not isinstance(seq, int):
-        return None
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        return "wrong kind: 'seq' must be a whole number from 0"
     return obj
+
+
+def frame(record: FeedRecord, seq: int, game: str | None = None) -> str:
+    """``record`` (typed) as one feed line numbered ``seq``, with its game's id after its own
+    members (unless it carries one: a header, a snapshot): the bytes :func:`encode_line`
+    writes for the same members, from one JSON encoding."""
+    members = record.to_json()
+    if game is not None and not _carries(record, "game"):
+        members["game"] = game
+    text = f'{{"seq":{seq},{_dumps(members)[1:]}'
+    return f'{text[:-1]}{_CRC_KEY}{crc_of(text)}"}}\n'
+
+
+def stamp_run(line: str, run: str) -> str:
+    """A feed line as the broker carries it: its service run's id (``run``, the one its run's
+    header names) as a last member, the checksum made again (CONTRACT.md, "Many boards over
+    a network"); a string operation on the line, no JSON read or written."""
+    end = "\n" if line.endswith("\n") else ""
+    body = f'{line[:line.rfind(_CRC_KEY)]},"run":{_dumps(run)}'
+    return f'{body}{_CRC_KEY}{crc_of(body + "}")}"}}{end}'
+
+
+def _carries(record: FeedRecord, member: str) -> bool:
+    """Whether ``record`` carries the ``game`` or ``run`` member itself."""
+    if member == "run":
+        return isinstance(record, HeaderRecord)
+    return isinstance(record, CARRY_GAME) or (isinstance(record, GameRecord)
+                                              and record.game is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A feed line as the board writes it (on the journal writer's thread): its record, the
+    serial line, and the run it is of, which the network's line carries (:meth:`network`)."""
+
+    record: FeedRecord
+    line: str
+    run: str | None = None
+
+    def network(self) -> str:
+        """The line as the broker carries it: stamped with the run's id, except a header (it
+        names its run)."""
+        if self.run is None or _carries(self.record, "run"):
+            return self.line
+        return stamp_run(self.line, self.run)
 
 
 def header_record(board: str, run: str, rules: str | None = None, **extra: Any) -> dict[str, Any]:

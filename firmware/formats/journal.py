@@ -4,7 +4,8 @@ A journal is one file per game, JSON Lines, append-only:
 
 1. a leading ``game`` record: ``{"type": "game", "journal": 2, "id": ..., "rules": ...,
    "fen": start FEN or null, "time_control": PDN TimeControl or null, "tags": {...},
-   "board": ..., "settle": seconds}``;
+   "board": ..., "settle": seconds, "start": "move"}`` (``start``: how the game starts,
+   :class:`StartMode`; absent: ``press``);
 2. then, in the order they happened, the raw events exactly in the ``firmware.formats.events``
    vocabulary: CONTRACT.md's ``start``, ``lift``, ``place``, ``press``, ``pause``, ``resume``
    (``t`` in seconds on the game's own time line) and the arbiter's ``accept``, ``clock-set``,
@@ -33,6 +34,7 @@ writing with ``fsync`` lives in ``boardctl.service.journal_file``.
 
 from __future__ import annotations
 
+import enum
 import json
 import zlib
 from collections.abc import Iterable, Mapping
@@ -40,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from firmware.errors import BoardError, EventLogError
+from firmware.formats.records import RECORD_TYPES, FeedRecord, UnknownRecord
 from firmware.limits import finite_number, loads
 
 #: Versions of the journal format, in the ``game`` record: 1 plain, 2 sealed lines.
@@ -58,6 +61,16 @@ ARBITER_EVENTS = frozenset(
 EVENT_TYPES = SENSOR_EVENTS | ARBITER_EVENTS
 #: Records a reader may skip.
 SKIPPABLE = frozenset({"decision", "note"})
+
+
+class StartMode(enum.StrEnum):
+    """How a game starts (issue 36): ``press``, by the arbiter's start or a clock press (the
+    tournament clock, 004 §32); ``move``, besides, by the first move, as on a chess computer:
+    the first lift of a piece of the side to move from the start position as set up (a game
+    without an arbiter: against the computer, a board not in a hall)."""
+
+    PRESS = "press"
+    MOVE = "move"
 
 
 @dataclass
@@ -80,6 +93,8 @@ class GameHeader:
     #: The shortest touch (seconds) the referee counts (``--touch-min``; None: the default),
     #: so that a rebuild or an export judges touches as the service did.
     touch_min: float | None = None
+    #: How the game starts (written when ``move``), so that a rebuild goes on as the service.
+    start: StartMode = StartMode.PRESS
 
     def record(self, version: int = PLAIN) -> dict[str, Any]:
         rec: dict[str, Any] = {
@@ -99,6 +114,8 @@ class GameHeader:
             rec["clocked"] = self.clocked
         if self.touch_min is not None:
             rec["touch_min"] = self.touch_min
+        if self.start is not StartMode.PRESS:
+            rec["start"] = self.start.value
         return rec
 
     @classmethod
@@ -139,8 +156,11 @@ class GameHeader:
                 check_touch_min(touch_min)
             except BoardError as exc:
                 raise EventLogError(f"{where}: {exc}") from None
+        start = rec.get("start", StartMode.PRESS.value)
+        if start not in tuple(StartMode):
+            raise EventLogError(f"{where}: 'start' must be 'press' or 'move'")
         return cls(rid, rules, fen, tc, dict(tags), str(board), settle, started, clocked,
-                   touch_min)
+                   touch_min, StartMode(start))
 
 
 @dataclass
@@ -177,8 +197,24 @@ class Journal:
 
 
 def dumps(record: Mapping[str, Any]) -> str:
-    """One journal line (with its newline): compact JSON, ASCII, finite numbers."""
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=True, allow_nan=False) + "\n"
+    """One journal line (with its newline): compact JSON, ASCII, finite numbers. A typed feed
+    record inside (a ``decision``'s) is written as its feed line's members, here, on the
+    thread that writes the journal."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=True, allow_nan=False,
+                      default=_members) + "\n"
+
+
+def _members(obj: object) -> dict[str, Any]:
+    if _typed(obj):
+        return obj.to_json()
+    raise TypeError(f"a journal record cannot hold a {type(obj).__name__}")
+
+
+_TYPED = (*RECORD_TYPES.values(), UnknownRecord)
+
+
+def _typed(obj: object) -> TypeGuard[FeedRecord]:
+    return isinstance(obj, _TYPED)
 
 
 def _crc(prev: str, text: str) -> str:
@@ -210,12 +246,14 @@ def check_seal(text: str, rec: Mapping[str, Any], n: int, prev: str, where: str)
     return c
 
 
-def decision_record(feed_record: Mapping[str, Any], t: float | None = None) -> dict[str, Any]:
-    """Wrap a feed record (what the board concluded at ``t`` seconds) as a skippable record."""
+def decision_record(feed_record: FeedRecord | Mapping[str, Any],
+                    t: float | None = None) -> dict[str, Any]:
+    """Wrap a feed record (what the board concluded at ``t`` seconds) as a skippable record
+    (a typed one is written as its members when the line is: :func:`dumps`)."""
     rec: dict[str, Any] = {"type": "decision"}
     if t is not None:
         rec["t"] = t
-    rec["record"] = dict(feed_record)
+    rec["record"] = dict(feed_record) if isinstance(feed_record, Mapping) else feed_record
     return rec
 
 
@@ -241,6 +279,22 @@ def check_event(rec: Mapping[str, Any], where: str) -> None:
 def _seconds(t: Any) -> TypeGuard[int | float]:
     """A time in a journal: a number of seconds from 0 to 1e9 (about 30 years)."""
     return finite_number(t) and 0 <= t <= 1e9
+
+
+def opens_journal(lines: Iterable[str | bytes]) -> bool:
+    """True when the first record of ``lines`` is a journal's leading ``game`` record (a plain
+    event log starts with an event)."""
+    for raw in lines:
+        text = (raw.decode("utf-8", "replace") if isinstance(raw, bytes | bytearray)
+                else raw).strip("\x00 \t\r\n")
+        if not text:
+            continue
+        try:
+            rec = loads(text)
+        except ValueError:
+            return False
+        return isinstance(rec, dict) and rec.get("type") == "game"
+    return False
 
 
 def read_journal(lines: Iterable[str | bytes], source: str = "journal", *,

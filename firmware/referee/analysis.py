@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE, WRONG, LedMark
+from firmware.referee.decisions import MUST_MOVE, REMOVE, RESTORE, WRONG, Irregularity, LedMark
+from firmware.referee.kinds import IrregularityKind
 from firmware.rules.geometry import Geometry
 from firmware.rules.position import Move, Position
 from firmware.rules.sets import Side
@@ -53,9 +54,14 @@ class Reading:
 
     kind: str
     moves: tuple[Move, ...] = ()
-    irregular: str = ""
+    irregular: IrregularityKind | None = None
     side: Side | None = None
     marks: tuple[LedMark, ...] = ()
+
+    def irregularity(self, at: int, side: Side | None) -> Irregularity:
+        """The irregularity an ``irregular`` reading names, ``side``'s, at ``at``."""
+        assert self.irregular is not None, "not an irregular reading"
+        return Irregularity(at, self.irregular, side, self.marks)
 
 
 SAME = Reading("same")
@@ -183,24 +189,24 @@ class MoveTable:
                 return reading
         if previous is not None and sensed == previous:
             # The board shows the position before the last move: a move taken back (000 5.4.4).
-            return self._irregular("take-back", turn.other, sensed)
+            return self._irregular(IrregularityKind.TAKE_BACK, turn.other, sensed)
         if added or (removed - self.opp):
             flipped = self.flipped()
             if sensed in flipped.results or flipped.in_progress(sensed):
-                return self._irregular("two-moves" if ply > 0 else "wrong-side", turn.other,
-                                       sensed)
+                kind = IrregularityKind.TWO_MOVES if ply > 0 else IrregularityKind.WRONG_SIDE
+                return self._irregular(kind, turn.other, sensed)
             if added and not own_removed and len(removed) == 1:
                 # One of the opponent's pieces went from one square to another: he moved it
                 # out of turn. Several of his pieces gone at once are knocked over (000 5.3):
                 # a board mismatch, below.
-                return self._irregular("wrong-side", turn.other, sensed)
+                return self._irregular(IrregularityKind.WRONG_SIDE, turn.other, sensed)
         if not added and removed and not own_removed:
-            return self._irregular("extra-removal", turn, sensed)
+            return self._irregular(IrregularityKind.EXTRA_REMOVAL, turn, sensed)
         if not added and own_removed:
-            return self._irregular("own-piece-removed", turn, sensed)
-        return self._irregular("board-mismatch", turn, sensed)
+            return self._irregular(IrregularityKind.OWN_PIECE_REMOVED, turn, sensed)
+        return self._irregular(IrregularityKind.BOARD_MISMATCH, turn, sensed)
 
-    def _irregular(self, kind: str, side: Side, sensed: Board) -> Reading:
+    def _irregular(self, kind: IrregularityKind, side: Side, sensed: Board) -> Reading:
         """An irregularity whose LEDs show the way back to the position."""
         return Reading("irregular", (), kind, side, tuple(self.marks_towards(sensed,
                                                                              self.occupied)))
@@ -224,11 +230,11 @@ class MoveTable:
             still_on = frozenset(best.captured) & sensed
             extra = others - frozenset(best.captured)
             if not extra and still_on:
-                kind = "incomplete-removal"
+                kind = IrregularityKind.INCOMPLETE_REMOVAL
             elif extra & self.own:
-                kind = "own-piece-removed"
+                kind = IrregularityKind.OWN_PIECE_REMOVED
             else:
-                kind = "extra-removal"
+                kind = IrregularityKind.EXTRA_REMOVAL
             marks = self.marks_towards(sensed, self.result_of(best))
             return Reading("irregular", (best,), kind, turn, tuple(marks))
         if len(own_removed) != 1:
@@ -236,13 +242,13 @@ class MoveTable:
         opp_removed = removed & self.opp
         marks = self.marks_towards(sensed, self.occupied)
         if self.capturing and not opp_removed:
-            kind = "missed-capture"
+            kind = IrregularityKind.MISSED_CAPTURE
             alg = self.geometry.algebraic
             marks += [LedMark(alg(sq), MUST_MOVE) for sq in sorted(self.starts) if sq in sensed]
         elif opp_removed:
-            kind = "wrong-capture"
+            kind = IrregularityKind.WRONG_CAPTURE
         else:
-            kind = "illegal-move"
+            kind = IrregularityKind.ILLEGAL_MOVE
         return Reading("irregular", (), kind, turn, tuple(marks))
 
     def choose(self, moves: Sequence[Move], touched: Sequence[tuple[int, int]]) -> Move:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from firmware.referee.kinds import KINDS as _KINDS
+from firmware.referee.kinds import IrregularityKind
 from firmware.rules.position import Move, Position
 from firmware.rules.sets import Side
 
@@ -49,7 +50,7 @@ class Irregularity:
     """An irregularity (000 §5, 003 §5) and the squares the LEDs must light."""
 
     at: int
-    kind: str
+    kind: IrregularityKind
     side: Side | None
     marks: tuple[LedMark, ...]
     held_ns: int | None = None  # touch-move: how long the touched piece was held

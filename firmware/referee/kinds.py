@@ -56,3 +56,5 @@ KINDS = tuple(k.value for k in IrregularityKind)
 MOVER_KINDS = frozenset(k for k in IrregularityKind if k.mover)
 #: Irregularities of the mover's move that his opponent's next move accepts (000 5.7).
 FAULT_KINDS = frozenset(k for k in IrregularityKind if k.accepted_by_reply)
+#: A move out of turn (000 5.4.1, 5.4.5): the player to move may reply from it (000 5.7).
+OUT_OF_TURN_KINDS = frozenset((IrregularityKind.TWO_MOVES, IrregularityKind.WRONG_SIDE))

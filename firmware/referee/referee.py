@@ -29,6 +29,9 @@ a board mismatch until taken off.
 
 from __future__ import annotations
 
+from firmware.referee import judge, release
+from firmware.referee.acceptance import accepted_by_reply, note_unreported, passes_turn
+from firmware.referee.analysis import Board, MoveTable
 from firmware.referee.decisions import (
     WRONG,
     Accepted,
@@ -37,9 +40,16 @@ from firmware.referee.decisions import (
     LedMark,
     MoveCommitted,
 )
-from firmware.referee.release import Release
-from firmware.referee.sensed import BOUNCE_NS, SETTLE_NS, TOUCH_NS
-from firmware.rules.position import Move, Position
+from firmware.referee.kinds import IrregularityKind
+from firmware.referee.pending import Pending
+from firmware.referee.play import Play, position_from
+from firmware.referee.reader import read
+from firmware.referee.release import follow, opponent_starts
+from firmware.referee.sensed import BOUNCE_NS, SETTLE_NS, TOUCH_NS, SensedBoard
+from firmware.referee.touches import Touches
+from firmware.referee.turns import advance, commit, new_turn
+from firmware.rules.position import Move, Piece, Position
+from firmware.rules.sets import RuleSet, Side
 
 __all__ = ["BOUNCE_NS", "SETTLE_NS", "TOUCH_MAX_NS", "TOUCH_NS", "Referee", "check_touch_min"]
 
@@ -67,142 +77,205 @@ def check_touch_min(seconds: float) -> int:
     return ns
 
 
-class Referee(Release):
+class Referee:
     """Pure move inference for one game. Feed ``lift``/``place``/``press`` and ``tick``.
 
     ``position`` is the game's position; ``clocked`` commits moves by presses; ``started``
     False means the game is in set-up (000 5.2): board changes are checked against the start
     position, no move is made until :meth:`start`.
 
-    Its layers, each a module of ``firmware.referee``: ``sensed`` (the board, the hand, the
-    touches, the commit), ``reader`` (what the board shows), ``acceptance`` (000 5.7),
-    ``judge`` (a board at rest), ``release`` (presses, the opponent starting); here the
-    events in, the start, the sealed move and the LED picture.
+    Its state is in named parts (``firmware.referee.parts``): ``sensors`` (what the sensors
+    show and the hand holds), ``touches`` (this turn's touches and lifts), ``pending`` (the
+    irregularity pending, the irregular position kept), ``play`` (the position and its move
+    table). Its steps are functions over them: ``reader`` (what the board shows), ``turns``
+    (a move committed), ``acceptance`` (000 5.7), ``judge`` (a board at rest), ``release``
+    (presses, the opponent starting, the end of a log); here the events in, the arbiter's
+    acts and the LED picture.
     """
 
+    def __init__(
+        self,
+        rules: RuleSet,
+        position: Position | None = None,
+        *,
+        clocked: bool = False,
+        settle_ns: int = SETTLE_NS,
+        touch_ns: int | None = None,
+        started: bool = True,
+    ) -> None:
+        self.rules = rules
+        self.geometry = rules.geometry
+        position = position if position is not None else Position.start(rules)
+        self.clocked = clocked
+        self.settle_ns = settle_ns
+        self.touch_ns = max(BOUNCE_NS, TOUCH_NS if touch_ns is None else touch_ns)
+        self.started = started
+        self.over = False
+        #: Sides whose moves a machine decides and a person carries out (an engine's): the
+        #: touch-move rule (000 3.10) binds a player deciding his move, not the hand carrying
+        #: out the engine's, so a piece of theirs touched first is no irregularity.
+        self.machine_sides: frozenset[Side] = frozenset()
+        self.play = Play(position)
+        self.sensors = SensedBoard(self.geometry, position.occupied())
+        self.sensors.new_turn(position)
+        self.touches = Touches()
+        self.pending = Pending()
+
+    # -- what the rest of the board reads --------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        return self.play.position
+
+    @property
+    def table(self) -> MoveTable:
+        """The position's legal moves indexed by result (built once per position)."""
+        return self.play.table
+
+    @property
+    def sensed(self) -> set[int]:
+        """The dark squares the sensors show occupied."""
+        return self.sensors.squares
+
+    @property
+    def light(self) -> dict[str, Piece]:
+        """The pieces on light squares (out of play, 003 5.3)."""
+        return self.sensors.light
+
+    @property
+    def notice(self) -> Irregularity | None:
+        """The irregularity the LEDs show (one still on the board, or a touch-move)."""
+        return self.pending.notice
+
+    def board(self) -> Board:
+        return self.sensors.board()
+
+    def rests_at(self) -> int | None:
+        """When the board's rest is next judged (:meth:`tick`), or None: nothing changed."""
+        sensors = self.sensors
+        if sensors.judged or sensors.changed_at is None:
+            return None
+        return sensors.changed_at + self.settle_ns
+
+    def adopt(self, position: Position) -> None:
+        """Use ``position``, equal to the current one, from now on (the game record's object,
+        whose legal moves are already worked out: nothing is computed twice)."""
+        self.play.adopt(position)
+
+    def prepare(self) -> None:
+        """Work out now what the turn's first lift needs (the position's move table, built
+        once per position), so that the event finds it ready: the service calls this when no
+        event is waiting. Decisions are the same with or without it."""
+        _ = self.play.table
+
+    # -- events at the board ---------------------------------------------------------------
+
+    #: Judge a board that has rested for the settle time (``judge.tick``); ``press``: a
+    #: clock pressed (``release.press``); ``finish``: the end of a log (``release.finish``).
+    #: The functions themselves, bound as methods: no call in between on the event's path.
+    tick = judge.tick
+    press = release.press
+    finish = release.finish
+
     def lift(self, square: str, at: int) -> list[Decision]:
-        self._check(square)
-        out = self.tick(at)
-        sq = self._dark(square)
+        sensors, play = self.sensors, self.play
+        sensors.check(square)
+        out = judge.tick(self, at)
+        sq = sensors.dark(square)
         if sq is None:
-            piece = self.light.pop(square, None)
-            if piece is not None:
-                self.hand.append(piece)
-                self._changed(at)
+            if sensors.lift_light(square):
+                sensors.changed(at)
             return out
-        self._setup_seen = self._setup_seen or not self.started
-        if sq not in self.sensed:
+        sensors.setup_seen = sensors.setup_seen or not self.started
+        if sq not in sensors.squares:
             return out  # a sensor cannot open twice: a glitch, nothing changed
-        if not self.clocked and self.started and not self.over and not self._restore:
-            out += self._opponent_starts(sq, at)
-        if self._base is None and sq in self.table.opp and self.started and not self.over:
-            self._note_unreported()
-        self.sensed.discard(sq)
-        self._mixed.discard(sq)
-        piece = self.pieces.pop(sq, None)
-        if piece is not None:
-            self.hand.append(piece)
-        if self._instant[0] != at:
-            self._instant = (at, [])
-        self._instant[1].append((sq, piece))
-        placed = self._place_at.pop(sq, None)
-        if placed is not None and self._landings and self._landings[-1][0] == sq:
-            self._landings[-1] = (sq, at - placed)
-        if sq in self.table.own and sq not in self._open_lifts:
-            drop = self._drops.get(sq)
-            bounce = drop is not None and at - drop[1] < BOUNCE_NS
-            self._open_lifts[sq] = drop[0] if bounce and drop is not None else at
-            self._lifted_at.setdefault(sq, at)
-        self._changed(at)
-        out += self._follow(at)
-        return out + self._accepted_by_reply(at)
+        if not self.clocked and self.started and not self.over and not play.restore:
+            out += opponent_starts(self, sq, at)
+        if self.pending.base is None and sq in play.table.opp and self.started and not self.over:
+            note_unreported(self)
+        sensors.lift(sq, at)
+        self.touches.lifted(sq, at, sq in play.table.own)
+        sensors.changed(at)
+        out += follow(self, at)
+        return out + accepted_by_reply(self, at)
 
     def place(self, square: str, at: int) -> list[Decision]:
-        self._check(square)
-        out = self.tick(at)
-        sq = self._dark(square)
+        sensors = self.sensors
+        sensors.check(square)
+        out = judge.tick(self, at)
+        sq = sensors.dark(square)
+        turn = self.play.position.turn
         if sq is None:
-            if square not in self.light:
-                self.light[square] = self._from_hand()
-                self._changed(at)
+            if sensors.place_light(square, turn):
+                sensors.changed(at)
             return out
-        if sq in self.sensed:
-            if self.started or self._setup_seen:
+        if sq in sensors.squares:
+            if self.started or sensors.setup_seen:
                 return out
-            # The first set-down before the start closes a sensor thought closed: the board
-            # was empty, set up from the box (000 5.2 is checked at the start).
-            self.sensed.clear()
-            self.pieces.clear()
-        self._setup_seen = self._setup_seen or not self.started
-        self.sensed.add(sq)
-        if len({p.side for p in self.hand}) > 1:
-            self._mixed.add(sq)  # which piece the hand set down is not known
-        else:
-            self._mixed.discard(sq)
-        self.pieces[sq] = self._from_hand()
-        lifted = self._open_lifts.pop(sq, None)
-        if lifted is not None:
-            self._drops[sq] = (lifted, at)
-        if lifted is not None and at - lifted >= self.touch_ns and sq in self.table.starts:
-            self._touch(sq, at - lifted)
-        self._landings.append((sq, 0))
-        self._place_at[sq] = at
-        self._quick_lift = None
-        self._changed(at)
-        out += self._follow(at)
-        return out + self._accepted_by_reply(at)
+            sensors.emptied()  # the first set-down before the start: set up from the box
+        sensors.setup_seen = sensors.setup_seen or not self.started
+        sensors.place(sq, turn)
+        held = self.touches.placed(sq, at)
+        if held is not None and held >= self.touch_ns and sq in self.play.table.starts:
+            self.touches.touch(sq, held)
+        self.pending.quick_lift = None
+        sensors.changed(at)
+        out += follow(self, at)
+        return out + accepted_by_reply(self, at)
+
+    # -- the arbiter's acts ----------------------------------------------------------------
 
     def start(self, at: int) -> list[Decision]:
         """The arbiter starts the game: check the set-up (000 5.2)."""
-        out = self.tick(at)
+        out = judge.tick(self, at)
         self.started = True
-        self.judged = True
-        for sq, piece in self.position.pieces().items():
-            if sq in self.sensed:  # the men set up from the box are the position's
-                self.pieces[sq] = piece
-        marks = self.table.marks_towards(self.board(), self.table.occupied)
-        marks += [LedMark(sq, WRONG) for sq in sorted(self.light)]
+        sensors = self.sensors
+        sensors.judged = True
+        sensors.set_up(self.play.position)
+        table = self.play.table
+        board = sensors.board()
+        marks = table.marks_towards(board, table.occupied)
+        marks += [LedMark(sq, WRONG) for sq in sorted(sensors.light)]
         if marks:
-            irr = Irregularity(at, "setup", None, tuple(marks))
-            self.notice = irr
-            key = ("setup", self.board(), frozenset(self.light))
-            if self._reported != key:  # said once: the board at rest before the start
+            irr = Irregularity(at, IrregularityKind.SETUP, None, tuple(marks))
+            # said once: the board at rest before the start
+            if self.pending.report(irr, (IrregularityKind.SETUP, board, frozenset(sensors.light))):
                 out.append(irr)
-            self._reported = key
         return out
 
     def accept(self, at: int) -> list[Decision]:
         """The opponent lets the board stand (000 5.4, 5.7): continue from the board as sensed,
         each piece keeping its crown (followed through lifts and places); a man left on its
         far row is crowned (000 3.6)."""
-        out = self.tick(at)
-        sensed = self.board()
-        reading = self._read(sensed)
+        out = judge.tick(self, at)
+        sensed = self.sensors.board()
+        reading = read(self.play, self.sensors, sensed)
         if reading.kind == "result":
-            return out + self._commit(reading.moves, at, pressed=True)
+            return out + commit(self, reading.moves, at, pressed=True)
         if reading.kind == "same" or not self.started:
-            self.notice = None
-            self._reported = None
+            self.pending.dismiss()
             return out
-        passes = self._passes_turn(reading, sensed)
-        before = self.position
+        passes = passes_turn(self, reading, sensed)
+        before = self.play.position
         side = before.turn
-        position = self._position_from(sensed, self.pieces, side.other if passes else side)
-        self._advance(position, None)
-        self.ply -= 1
+        turn = side.other if passes else side
+        position = position_from(before, sensed, self.sensors.pieces, turn)
+        self.play.advance(position, None, counts=False)
+        new_turn(self)
         return out + [Accepted(at, before, position, passes, side)]
 
     def force(self, move: Move, at: int) -> list[Decision]:
         """Play ``move`` without the board (a sealed move on resumption, 004 §35): the board
         must then be made to follow; the LEDs show how."""
-        before = self.position
+        play = self.play
+        before = play.position
         after = before.play(move)
-        old = self.table
+        old = play.table
         out: list[Decision] = [MoveCommitted(at, move, before.turn, before, after, True)]
-        self._advance(after, before.occupied())
-        self._sync = (old, move)
-        self._changed(at)
-        self.judged = True
+        advance(self, after, before.occupied())
+        play.sync = (old, move)
+        self.sensors.changed(at)
+        self.sensors.judged = True
         return out
 
     def take_back(self, position: Position, plies: int, at: int) -> list[Decision]:
@@ -210,38 +283,28 @@ class Referee(Release):
         play goes on from ``position``, the position before them, once the board shows it;
         until then the LEDs show how to restore it (a ``restore`` irregularity) and nothing
         the board shows is read as a move."""
-        out = self.tick(at)
-        self.position = position
-        self.previous = None
-        self.ply = max(0, self.ply - plies)
+        out = judge.tick(self, at)
         self.over = False
-        self._sync = None
-        self._new_turn()
-        self._restore = True
-        reading = self._read(self.board())
+        self.play.take_back(position, plies)
+        new_turn(self)
+        board = self.sensors.board()
+        reading = read(self.play, self.sensors, board)
         if reading.kind == "irregular":
-            irr = Irregularity(at, "restore", None, reading.marks)
-            self.notice = irr
-            self._reported = ("restore", self.board(), frozenset(self.light))
+            irr = Irregularity(at, IrregularityKind.RESTORE, None, reading.marks)
+            self.pending.show(irr, (IrregularityKind.RESTORE, board, frozenset(self.sensors.light)))
             out.append(irr)
         return out
-
-    def prepare(self) -> None:
-        """Work out now what the turn's first lift needs (the position's move table, built
-        once per position), so that the event finds it ready: the service calls this when no
-        event is waiting. Decisions are the same with or without it."""
-        _ = self.table
 
     def leds(self) -> dict[str, str]:
         """The LED picture: algebraic square -> meaning."""
         picture: dict[str, str] = {}
-        if self._sync is not None:
-            reading = self._read(self.board())
-            for mark in reading.marks:
+        if self.play.sync is not None:
+            for mark in read(self.play, self.sensors, self.sensors.board()).marks:
                 picture[mark.square] = mark.meaning
-        if self.notice is not None:
-            for mark in self.notice.marks:
+        notice = self.pending.notice
+        if notice is not None:
+            for mark in notice.marks:
                 picture[mark.square] = mark.meaning
-        for square in self.light:
+        for square in self.sensors.light:
             picture[square] = WRONG
         return picture

@@ -1,14 +1,17 @@
-"""The board as the referee senses it: which squares are occupied, the pieces followed
-through the hand (lifts and places), the touches of this turn, and the move committed
-(``firmware.referee.referee`` has the whole story; this is its bottom layer)."""
+"""What the referee's sensors show and the hand holds: the dark squares occupied, any piece on
+a light square (out of play, 003 5.3), each piece followed through lifts and places (its colour
+and crown), the pieces in the hand, and when the board last changed (its rest is judged once).
+A part of :class:`firmware.referee.referee.Referee`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from firmware.errors import SquareError
-from firmware.referee.analysis import Board, MoveTable, Reading
-from firmware.referee.decisions import MUST_MOVE, Decision, Irregularity, LedMark, MoveCommitted
-from firmware.rules.position import Move, Piece, Position
-from firmware.rules.sets import RuleSet, Side
+from firmware.referee.analysis import Board
+from firmware.rules.geometry import Geometry, a_board
+from firmware.rules.position import Piece, Position
+from firmware.rules.sets import Side
 
 #: Default settle time without a clock (issue 3 item 1).
 SETTLE_NS = 1_500_000_000
@@ -23,178 +26,115 @@ BOUNCE_NS = 20_000_000
 
 
 class SensedBoard:
-    """The referee's state and its bottom layer: the sensed board, the pieces in the hand,
-    this turn's touches (000 3.9-3.11), and committing a move."""
+    """The board as sensed. ``squares``: the dark squares occupied (PDN numbers); ``light``:
+    pieces on light squares (algebraic); ``pieces``: what stands on each occupied dark square
+    as followed through the hand; ``hand``: the pieces lifted and not set down, last on top;
+    ``mixed``: squares where the hand set a piece down while holding both colours (which one
+    is not known)."""
 
-    _table: MoveTable | None
+    __slots__ = ("geometry", "_numbers", "_cells", "squares", "light", "pieces", "hand", "mixed",
+                 "instant", "changed_at", "judged", "setup_seen")  # fmt: skip
 
-    def __init__(
-        self,
-        rules: RuleSet,
-        position: Position | None = None,
-        *,
-        clocked: bool = False,
-        settle_ns: int = SETTLE_NS,
-        touch_ns: int | None = None,
-        started: bool = True,
-    ) -> None:
-        self.rules = rules
-        self.geometry = rules.geometry
-        self._numbers = {self.geometry.algebraic(n): n for n in self.geometry.squares}
-        self._cells = frozenset(self.geometry.all_cells())
-        self.position = position if position is not None else Position.start(rules)
-        self.clocked = clocked
-        self.settle_ns = settle_ns
-        self.touch_ns = max(BOUNCE_NS, TOUCH_NS if touch_ns is None else touch_ns)
-        self.started = started
-        #: Sides whose moves a machine decides and a person carries out (an engine's): the
-        #: touch-move rule (000 3.10) binds a player deciding his move, not the hand carrying
-        #: out the engine's, so a piece of theirs touched first is no irregularity.
-        self.machine_sides: frozenset[Side] = frozenset()
-        self.over = False
-        self.ply = 0
-        self.previous: Board | None = None
-        self.sensed: set[int] = set(self.position.occupied())
+    def __init__(self, geometry: Geometry, occupied: Iterable[int]) -> None:
+        self.geometry = geometry
+        self._numbers = {geometry.algebraic(n): n for n in geometry.squares}
+        self._cells = frozenset(geometry.all_cells())
+        self.squares: set[int] = set(occupied)
         self.light: dict[str, Piece] = {}
-        #: When the sensed board last changed (its rest is judged once, ``judged``).
-        self.changed_at: int | None = None
-        self._light_reported: frozenset[str] = frozenset()
-        #: A sealed move played on resumption, not yet carried out on the board.
-        self._sync: tuple[MoveTable, Move] | None = None
-        #: Moves taken back: the board must show the position again before play goes on.
-        self._restore = False
+        self.pieces: dict[int, Piece] = {}
+        self.hand: list[Piece] = []
+        self.mixed: set[int] = set()
         #: The dark squares lifted at the latest event time, with their pieces: a press at
         #: that same instant came first if the opponent's lift spoils the mover's result
         #: (one sensor scan sees the reply start and the button; the log orders them anyhow).
-        self._instant: tuple[int, list[tuple[int, Piece | None]]] = (-1, [])
-        #: A sensor event came before the start (the set-up is under way).
-        self._setup_seen = False
-        self._new_turn()
-        self._table = MoveTable(self.position)
-
-    def _new_turn(self) -> None:
-        """What the referee knows of one turn, from nothing (a new game, a move committed)."""
-        self._table = None  # built when first needed (the game record may lend its position)
-        self.pieces: dict[int, Piece] = {
-            sq: p for sq, p in self.position.pieces().items() if sq in self.sensed}
-        self.hand: list[Piece] = []
-        #: Squares where a piece was set down while the hand held pieces of both colours.
-        self._mixed: set[int] = set()
+        self.instant: tuple[int, list[tuple[int, Piece | None]]] = (-1, [])
+        #: When the board last changed; ``judged``: its rest has been judged since.
+        self.changed_at: int | None = None
         self.judged = True
-        #: The current LED notice (an irregularity still on the board, or a touch-move).
-        self.notice: Irregularity | None = None
-        self._reported: tuple[str, Board, frozenset[str]] | None = None
-        #: This turn: lifts of the mover's own pieces (touch-move), set-downs (landing squares).
-        self._open_lifts: dict[int, int] = {}
-        self._touched: list[int] = []
-        self._lifted_at: dict[int, int] = {}
-        #: The last set-down of each own piece: (when its hold began, when it was set down),
-        #: so that a bounce right after the set-down continues the same hold.
-        self._drops: dict[int, tuple[int, int]] = {}
-        #: How long each touched piece was held, ns (the touch-move feed line says it).
-        self._held: dict[int, int] = {}
-        self._landings: list[tuple[int, int]] = []
-        self._place_at: dict[int, int] = {}
-        #: Without a clock: the last legal result the board showed this turn, and the table of
-        #: the position after it (the reply may start before the move is seen to rest).
-        self._candidate: tuple[Move, ...] | None = None
-        self._candidate_table: MoveTable | None = None
-        #: The irregular position of the mover's fault last reported (the board, its pieces,
-        #: the side at fault) and its table: the opponent's next move accepts it (000 5.7).
-        self._base: tuple[Board, dict[int, Piece], Side] | None = None
-        self._base_table: MoveTable | None = None
-        #: The board the opponent started from while the mover's irregular move was not yet
-        #: reported (a clock not yet pressed, a quick reply), with its reading.
-        self._unreported: tuple[Board, dict[int, Piece], Reading] | None = None
-        #: Without a clock: the opponent's own piece whose lift ended the move (quickly); if
-        #: the board then rests with only it off, the mover took it off (an extra removal).
-        self._quick_lift: int | None = None
-
-    @property
-    def table(self) -> MoveTable:
-        """The position's legal moves indexed by result (built once per position)."""
-        if self._table is None:
-            self._table = MoveTable(self.position)
-        return self._table
-
-    def adopt(self, position: Position) -> None:
-        """Use ``position``, equal to the current one, from now on (the game record's object,
-        whose legal moves are already worked out: nothing is computed twice)."""
-        if self._table is None and position == self.position:
-            self.position = position
+        #: A sensor event came before the start (the set-up is under way).
+        self.setup_seen = False
 
     def board(self) -> Board:
-        return frozenset(self.sensed)
+        return frozenset(self.squares)
 
-    def _dark(self, square: str) -> int | None:
+    def dark(self, square: str) -> int | None:
         """The square's number, or None for a light square."""
         return self._numbers.get(square)
 
-    def _check(self, square: str) -> None:
+    def check(self, square: str) -> None:
         """A sensor name off the board is an error, never a silent no-op."""
         if square not in self._cells:
             size = self.geometry.size
-            raise SquareError(f"square {square!r} is not on a {size}x{size} board")
+            raise SquareError(f"square {square!r} is not on {a_board(size)}")
 
-    def _from_hand(self) -> Piece:
-        if self.hand:
-            return self.hand.pop()
-        return Piece(self.position.turn, False)
+    def new_turn(self, position: Position) -> None:
+        """A new turn: each piece standing is the position's, the hand is empty."""
+        self.follow(position)
+        self.hand = []
+        self.mixed = set()
+        self.judged = True
 
-    def _touch(self, sq: int, held: int) -> None:
-        if sq not in self._touched:
-            self._touched.append(sq)
-        self._held[sq] = max(held, self._held.get(sq, 0))
+    def follow(self, position: Position, squares: Board | set[int] | None = None) -> None:
+        """Each piece standing (on ``squares``: the board as read) is ``position``'s."""
+        if squares is None:
+            squares = self.squares
+        self.pieces = {sq: p for sq, p in position.pieces().items() if sq in squares}
 
-    def _changed(self, at: int) -> None:
+    def set_up(self, position: Position) -> None:
+        """The game starts: the men set up from the box on ``position``'s squares are its
+        pieces (a piece standing elsewhere keeps what it was followed as)."""
+        for sq, piece in position.pieces().items():
+            if sq in self.squares:
+                self.pieces[sq] = piece
+
+    def changed(self, at: int) -> None:
         self.changed_at = at
         self.judged = False
 
-    # -- commits ---------------------------------------------------------------------------
+    def lift(self, sq: int, at: int) -> Piece | None:
+        """The piece on dark square ``sq`` goes into the hand (None: not followed)."""
+        self.squares.discard(sq)
+        self.mixed.discard(sq)
+        piece = self.pieces.pop(sq, None)
+        if piece is not None:
+            self.hand.append(piece)
+        if self.instant[0] != at:
+            self.instant = (at, [])
+        self.instant[1].append((sq, piece))
+        return piece
 
-    def _commit(self, moves: tuple[Move, ...], at: int, pressed: bool) -> list[Decision]:
-        move = self.table.choose(moves, self._landings)
-        before = self.position
-        after = before.play(move)
-        side = before.turn
-        out: list[Decision] = [MoveCommitted(at, move, side, before, after, pressed)]
-        touch_first = self._first_touch(move) if side not in self.machine_sides else None
-        held = self._held.get(touch_first, 0) if touch_first is not None else None
-        self._advance(after, before.occupied())
-        if touch_first is not None:
-            alg = self.geometry.algebraic
-            irr = Irregularity(at, "touch-move", side, (LedMark(alg(touch_first), MUST_MOVE),),
-                               held_ns=held)
-            self.notice = irr
-            out.append(irr)
-        return out
+    def place(self, sq: int, turn: Side) -> None:
+        """The hand sets a piece down on dark square ``sq`` (the last lifted; a man of the
+        side to move, ``turn``, when the hand is empty)."""
+        self.squares.add(sq)
+        if len({p.side for p in self.hand}) > 1:
+            self.mixed.add(sq)  # which piece the hand set down is not known
+        else:
+            self.mixed.discard(sq)
+        self.pieces[sq] = self.from_hand(turn)
 
-    def _first_touch(self, move: Move) -> int | None:
-        """The first own piece with a legal move the player lifted this turn, if it is not the
-        piece he moved (000 3.10, 004 §11)."""
-        if self._touched and self._touched[0] != move.start:
-            first = self._touched[0]
-            started = self._lifted_at.get(move.start)
-            if started is None or self._lifted_at.get(first, started) < started:
-                return first  # touched before the piece moved (a knock after it is not)
-        return None
+    def from_hand(self, turn: Side) -> Piece:
+        if self.hand:
+            return self.hand.pop()
+        return Piece(turn, False)
 
-    def _advance(self, position: Position, previous: Board | None) -> None:
-        self.position = position
-        self.previous = previous
-        self.ply += 1
-        self._new_turn()
+    def lift_light(self, square: str) -> bool:
+        """A piece lifted off a light square; False when none stood there."""
+        piece = self.light.pop(square, None)
+        if piece is None:
+            return False
+        self.hand.append(piece)
+        return True
 
-    def _position_from(self, sensed: Board, pieces: dict[int, Piece], turn: Side) -> Position:
-        """The board as sensed as a position: each piece keeps its crown (followed through
-        lifts and places), a man left on its far row is crowned (000 3.6)."""
-        white: dict[int, bool] = {}
-        black: dict[int, bool] = {}
-        g = self.geometry
-        for sq in sorted(sensed):
-            piece = pieces.get(sq) or Piece(self.position.turn, False)
-            row = g.row_from_white(sq)
-            far = g.size - 1 if piece.side is Side.WHITE else 0
-            king = piece.king or row == far
-            (white if piece.side is Side.WHITE else black)[sq] = king
-        return Position(self.rules, turn, white, black)
+    def place_light(self, square: str, turn: Side) -> bool:
+        """A piece set down on a light square; False when one stood there already."""
+        if square in self.light:
+            return False
+        self.light[square] = self.from_hand(turn)
+        return True
+
+    def emptied(self) -> None:
+        """The board was empty: the first set-down before the start closed a sensor thought
+        closed (set up from the box; 000 5.2 is checked at the start)."""
+        self.squares.clear()
+        self.pieces.clear()

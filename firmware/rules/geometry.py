@@ -16,6 +16,14 @@ from functools import cache
 from firmware.errors import SquareError
 from firmware.limits import ascii_digits
 
+
+def a_board(size: int) -> str:
+    """``an 8x8 board``, ``a 10x10 board``: a board's size in words, with its article."""
+    said = str(size)
+    article = "an" if said.startswith("8") or said in ("11", "18") else "a"
+    return f"{article} {said}x{said} board"
+
+
 #: The four diagonal directions as (file step, rank step) seen from White: NW, NE, SW, SE.
 DIRECTIONS: tuple[tuple[int, int], ...] = ((-1, 1), (1, 1), (-1, -1), (1, -1))
 
@@ -73,7 +81,7 @@ class Geometry:
         try:
             return self._alg[square]
         except KeyError:
-            raise SquareError(f"no square {square!r} on a {self.size}x{self.size} board") from None
+            raise SquareError(f"no square {square!r} on {a_board(self.size)}") from None
 
     def number(self, name: str) -> int:
         """``'a1'`` -> ``46`` on 10x10. Light squares and names off the board raise SquareError."""
@@ -82,7 +90,7 @@ class Geometry:
             return self._num[key]
         except KeyError:
             raise SquareError(
-                f"{name!r} is not a dark square of a {self.size}x{self.size} board"
+                f"{name!r} is not a dark square of {a_board(self.size)}"
             ) from None
 
     def parse_square(self, text: str) -> int:
@@ -92,7 +100,7 @@ class Geometry:
             n = int(t)
             if 1 <= n <= self.count:
                 return n
-            raise SquareError(f"no square {t} on a {self.size}x{self.size} board")
+            raise SquareError(f"no square {t} on {a_board(self.size)}")
         return self.number(t)
 
     def coords(self, square: int) -> tuple[int, int]:

@@ -17,7 +17,8 @@ only one from d2 to a5, is ``d2:a5`` here where the seed spells it ``d2:g5:d8:a5
 Reading accepts what real files hold: ``-``, ``x``, ``:`` or no separator (``a3b4``), blanks
 (``1- 7``), only start and end of a multi-capture, full routes, any squares passed on the way
 (turns, landings, squares behind a captured piece), square numbers 1-32 on 8x8, and trailing
-annotations (``! ? !! ?? !? ?! * + =``, 000 9.1). Unknown or unreadable moves raise
+annotations (``! ? !! ?? !? ?! * + =``, 000 9.1); nothing else after the last square
+(``h2-g3xx`` is not ``h2-g3``). Unknown or unreadable moves raise
 IllegalMoveError; a text that fits captures taking different pieces raises AmbiguousMoveError.
 """
 
@@ -134,7 +135,10 @@ def _squares(rules: RuleSet, text: str) -> tuple[int, ...]:
     elif body.isdigit() and len(body) == 4 and rules.size == 10:
         parts = [body[:2], body[2:]]
     else:
-        parts = [p for p in _SPLIT.split(body) if p]
+        parts = _SPLIT.split(body)
+        if len(parts) > 1 and "" in parts:  # a separator with no square on one side
+            raise IllegalMoveError(f"cannot read {text.strip()[:40]!r} as a move: a separator "
+                                   "without a square on each side")
     if len(parts) < 2:
         raise IllegalMoveError(f"cannot read {text!r} as a move (expected e.g. "
                                f"{_join(rules, _example(rules), False)})")

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from firmware.errors import BoardError, IllegalMoveError, RulesError
 from firmware.rules import _movegen as mg
 from firmware.rules.fen import parse_fen
-from firmware.rules.geometry import geometry
+from firmware.rules.geometry import a_board, geometry
 from firmware.rules.sets import RuleSet, Side, find_rules
 
 
@@ -127,7 +127,7 @@ class Position:
         for squares, is_white in ((white or {}), True), ((black or {}), False):
             for sq, king in squares.items():
                 if not isinstance(sq, int) or not 1 <= sq <= t.count:
-                    raise RulesError(f"no square {sq!r} on a {rs.size}x{rs.size} board")
+                    raise RulesError(f"no square {sq!r} on {a_board(rs.size)}")
                 bit = t.bit[sq]
                 if (w | b) & bit:
                     raise RulesError(f"two pieces on square {rs.square_name(sq)}")

@@ -55,11 +55,9 @@ class SessionClock:
     def seen(self, event: Lift | Place | Press) -> None:
         """A hand at the board: the side to move is present (a press counts only on his own
         turn's button, 004 §32)."""
-        clock = self.clock
-        if clock is not None and clock.turn is not None and (
-            not isinstance(event, Press) or event.side == clock.turn.value
-        ):
-            self.present.add(clock.turn)
+        turn = self.clock.turn if self.clock is not None else None
+        if turn is not None and (not isinstance(event, Press) or event.side == turn.value):
+            self.present.add(turn)
 
     def late_at(self) -> tuple[Side, int] | None:
         """Who will be defaulted for lateness and when (004 §32), if nobody comes: the side to

@@ -1,8 +1,9 @@
 """One board game: the referee, the clock and the game record, composed once.
 
 The service (``boardctl run``) and ``boardctl replay`` both feed a :class:`BoardSession` the
-same events (``firmware.formats.events``) and get the same feed records back (CONTRACT.md shapes,
-without the integrity fields that ``firmware.formats.feed`` adds):
+same events (``firmware.formats.events``) and get the same typed feed records back
+(``firmware.formats.records``; the lines below are their CONTRACT.md shapes, without the
+framing that ``firmware.formats.feed`` adds, on the thread that writes them):
 
 - ``{"type": "move", "ply", "side", "move", "fen", "clock"}`` (``clock`` with a time control);
 - ``{"type": "irregularity", "kind", "side", "squares", "leds"}``;
@@ -54,6 +55,7 @@ from firmware.formats.events import (
     Start,
     TakeBack,
 )
+from firmware.formats.journal import StartMode
 from firmware.formats.records import (
     AdjournedRecord,
     ClearedRecord,
@@ -62,9 +64,10 @@ from firmware.formats.records import (
     PositionRecord,
     Record,
     ResultRecord,
-    Scoresheet,
+    SnapshotRecord,
     TakeBackRecord,
 )
+from firmware.formats.scoresheet import Scoresheet
 from firmware.referee import (
     SETTLE_NS,
     Accepted,
@@ -93,7 +96,8 @@ class BoardSession:
     """Referee + clock + record of one game (DESIGN.md). ``started`` False: the game waits
     for a ``start`` event (set-up checked, 000 5.2); True: play from the first event (a log
     without a ``start``; with a time control White's clock then starts at the first event).
-    ``clocked``: moves are committed by presses (default: when there is a time control)."""
+    ``clocked``: moves are committed by presses (default: when there is a time control).
+    ``start_mode``: how a game waiting for its start starts (:meth:`starts_game`)."""
 
     def __init__(
         self,
@@ -107,6 +111,7 @@ class BoardSession:
         tags: dict[str, str] | None = None,
         late_ns: int | None = LATE_NS,
         touch_ns: int | None = None,
+        start_mode: StartMode = StartMode.PRESS,
     ) -> None:
         self.rules = find_rules(rules)
         self.start = Position.from_fen(self.rules, fen) if fen else Position.start(self.rules)
@@ -121,6 +126,7 @@ class BoardSession:
             clocked=self.clock is not None if clocked is None else clocked,
         )
         self._auto_clock = started
+        self.start_mode = start_mode
         #: The rules' record (draw counters, repetitions, the end of the game).
         self.record = Game(self.rules, self.start, fischer=self.fischer)
         #: The game as written down: PDN, snapshot and the move list come from it.
@@ -149,18 +155,18 @@ class BoardSession:
 
     # -- events ------------------------------------------------------------------------------
 
-    def handle(self, event: Event) -> list[dict[str, Any]]:
+    def handle(self, event: Event) -> Records:
         """Feed one event; the feed records it produced. Arbiter events with bad arguments
         (a sealed move that is not legal) raise BoardError and change nothing."""
         at = max(event.at, self.last_at)
         if isinstance(event, Adjourn):
-            return _json(self._adjourn(event, at))
+            return _adjourn(self, event, at)
         out = self._tick(at)
         self.last_at = at
         if isinstance(event, Lift | Place | Press):
             out += self._at_the_board(event, at)
         on_event = _ON_EVENT.get(type(event))
-        return _json(out + on_event(self, event, at) if on_event is not None else out)
+        return out + on_event(self, event, at) if on_event is not None else out
 
     def _at_the_board(self, event: Lift | Place | Press, at: int) -> Records:
         """A hand at the board: the clock starts on a log without ``start``; the side to move
@@ -172,10 +178,26 @@ class BoardSession:
         self.timing.seen(event)
         return out
 
-    def tick(self, at: int) -> list[dict[str, Any]]:
+    def starts_game(self, event: Event) -> bool:
+        """Does ``event`` start the game (issue 36)? In ``move`` mode, before the start, the
+        first lift of a piece of the side to move from the start position as set up does, at
+        its time, as the arbiter's ``start`` would: the service journals that ``start`` just
+        before the lift (``boardctl replay`` of a log does the same)."""
+        if (self.start_mode is not StartMode.MOVE or not isinstance(event, Lift)
+                or self.referee.started or self.outcome is not None):
+            return False
+        referee, position, geometry = self.referee, self.position, self.rules.geometry
+        if referee.board() != position.occupied() or referee.light:
+            return False
+        if not geometry.is_dark(event.square):
+            return False
+        piece = position.piece_at(geometry.number(event.square))
+        return piece is not None and piece.side is position.turn
+
+    def tick(self, at: int) -> Records:
         """Let time pass to ``at``: a board at rest (no clock: the move is made) and the flags
         (004 §32: the exact instant of the first flag)."""
-        return _json(self._tick(at))
+        return self._tick(at)
 
     def _tick(self, at: int) -> Records:
         at = max(at, self.last_at)
@@ -207,10 +229,8 @@ class BoardSession:
     def wake_at(self) -> int | None:
         """When :meth:`tick` next has something to decide (a board coming to rest, a flag
         falling), in monotonic ns; None when nothing is pending. For the service's loop."""
-        times = []
-        ref = self.referee
-        if not ref.judged and ref.changed_at is not None:
-            times.append(ref.changed_at + ref.settle_ns)
+        rest = self.referee.rests_at()
+        times = [] if rest is None else [rest]
         if self.clock is not None and self.outcome is None:
             flag_at = self.clock.next_flag_at()
             if flag_at is not None:
@@ -220,10 +240,10 @@ class BoardSession:
                 times.append(late[1])
         return min(times) if times else None
 
-    def finish(self, at: int | None = None) -> list[dict[str, Any]]:
+    def finish(self, at: int | None = None) -> Records:
         """The end of a log: a board left resting on a legal result is the last move."""
         at = self.last_at if at is None else max(at, self.last_at)
-        return _json(self._decide(self.referee.finish(at)))
+        return self._decide(self.referee.finish(at))
 
     def _start_clock(self, at: int) -> None:
         self._auto_clock = False
@@ -259,13 +279,6 @@ class BoardSession:
             return [rec, *self._end(outcome.result, outcome.reason, d.at)]
         return [rec]
 
-    def _irregularity(self, d: Decision) -> Records:
-        assert isinstance(d, Irregularity)
-        # touch-move: how long the piece was held (000 3.9-3.11)
-        held = round(d.held_ns / NS, 3) if d.held_ns is not None else None
-        return [IrregularityRecord(d.kind, d.side.value if d.side is not None else None,
-                                   d.squares, {m.square: m.meaning for m in d.marks}, held)]
-
     def _accepted(self, d: Decision) -> Records:
         assert isinstance(d, Accepted)
         if d.passes_turn and self.clock is not None and self.clock.started:
@@ -277,9 +290,6 @@ class BoardSession:
         if outcome is not None:
             return [rec, *self._end(outcome.result, outcome.reason, d.at)]
         return [rec]
-
-    def _cleared(self, d: Decision) -> Records:
-        return [ClearedRecord()]
 
     def _flag_fall(self, side: Side, at: int) -> Records:
         return self._end(result_text(self.rules, side.other), "time forfeit", at, flag_at=at)
@@ -298,20 +308,6 @@ class BoardSession:
             self.clock.pause(max(at, self.last_at))
         return [self.outcome]
 
-    # -- adjournment (004 §34-35) ------------------------------------------------------------
-
-    def _adjourn(self, event: Adjourn, at: int) -> Records:
-        move = parse_move(self.position, event.sealed)  # IllegalMoveError: nothing changed
-        out = self._tick(at)
-        self.last_at = at
-        if self.outcome is not None:
-            return out
-        self.sealed = move
-        side = self.position.turn
-        if self.clock is not None and self.clock.started and self.clock.adjournment is None:
-            self.clock.adjourn(at)
-        return out + [AdjournedRecord(side.value, self.timing.values(at))]
-
     # -- what to show ------------------------------------------------------------------------
 
     def leds(self) -> dict[str, str]:
@@ -325,15 +321,14 @@ class BoardSession:
                               self.start.fen() if self.start_fen else None,
                               self.outcome.result if self.outcome is not None else "*")
 
-    def snapshot_start(self) -> tuple[str, list[dict[str, Any]]]:
+    def snapshot_start(self) -> tuple[str, tuple[MoveRecord, ...]]:
         """Where a snapshot starts: the start FEN, or the last accepted position (000 5.7),
         and the move records since, so that replaying them gives the current position."""
         return self.sheet.snapshot_start()
 
-    def snapshot(self, game: str, at: int | None = None) -> dict[str, Any]:
-        """A full-state ``snapshot`` feed record (``firmware.formats.feed.snapshot_record``).
-        After an accepted position (000 5.7) it starts there: ``start_fen`` + ``moves`` give
-        ``fen``."""
+    def snapshot(self, game: str, at: int | None = None) -> SnapshotRecord:
+        """A full-state ``snapshot`` feed record. After an accepted position (000 5.7) it
+        starts there: ``start_fen`` + ``moves`` give ``fen``."""
         return session_views.snapshot(self, game, self.last_at if at is None else at)
 
     def status(self, at: int | None = None) -> dict[str, Any]:
@@ -449,6 +444,21 @@ def _on_recovered(session: BoardSession, event: Event, at: int) -> Records:
     return out
 
 
+def _adjourn(session: BoardSession, event: Adjourn, at: int) -> Records:
+    """The side to move seals his move (004 §34-35): the clocks stop; the move stays secret."""
+    move = parse_move(session.position, event.sealed)  # IllegalMoveError: nothing changed
+    out = session._tick(at)
+    session.last_at = at
+    if session.outcome is not None:
+        return out
+    session.sealed = move
+    side = session.position.turn
+    clock = session.clock
+    if clock is not None and clock.started and clock.adjournment is None:
+        clock.adjourn(at)
+    return out + [AdjournedRecord(side.value, session.timing.values(at))]
+
+
 def _on_resume_adjourned(session: BoardSession, event: Event, at: int) -> Records:
     move = session.sealed
     if move is None:
@@ -466,8 +476,16 @@ def _on_resume_adjourned(session: BoardSession, event: Event, at: int) -> Record
     return out
 
 
-def _json(records: Records) -> list[dict[str, Any]]:
-    return [r.to_json() for r in records]
+def _irregularity(session: BoardSession, d: Decision) -> Records:
+    assert isinstance(d, Irregularity)
+    # touch-move: how long the piece was held (000 3.9-3.11)
+    held = round(d.held_ns / NS, 3) if d.held_ns is not None else None
+    return [IrregularityRecord(d.kind, d.side.value if d.side is not None else None,
+                               d.squares, {m.square: m.meaning for m in d.marks}, held)]
+
+
+def _cleared(session: BoardSession, d: Decision) -> Records:
+    return [ClearedRecord()]
 
 
 #: What each event does, after the time up to it has passed (``Adjourn`` comes before that:
@@ -490,7 +508,7 @@ _ON_EVENT: dict[type[Event], Callable[[BoardSession, Event, int], Records]] = {
 #: The records each referee decision gives.
 _ON_DECISION: dict[type[Decision], Callable[[BoardSession, Decision], Records]] = {
     MoveCommitted: BoardSession._move,
-    Irregularity: BoardSession._irregularity,
+    Irregularity: _irregularity,
     Accepted: BoardSession._accepted,
-    Cleared: BoardSession._cleared,
+    Cleared: _cleared,
 }

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from firmware.clock.timecontrol import TimeControl
-from firmware.formats.feed import snapshot_record
-from firmware.formats.records import ResultRecord, Scoresheet
+from firmware.formats.journal import StartMode
+from firmware.formats.records import UNSAID, MoveRecord, ResultRecord, SnapshotRecord
+from firmware.formats.scoresheet import Scoresheet
 from firmware.referee import Referee
 from firmware.rules.position import Move, Position
 from firmware.rules.sets import RuleSet
@@ -27,28 +28,29 @@ class Viewed(Protocol):
     outcome: ResultRecord | None
     sealed: Move | None
     timing: SessionClock
+    start_mode: StartMode
 
     @property
     def position(self) -> Position: ...
 
-    def snapshot_start(self) -> tuple[str, list[dict[str, Any]]]: ...
+    def snapshot_start(self) -> tuple[str, tuple[MoveRecord, ...]]: ...
 
     def leds(self) -> dict[str, str]: ...
 
 
-def snapshot(session: Viewed, game: str, at: int) -> dict[str, Any]:
-    """A full-state ``snapshot`` feed record (``firmware.formats.feed.snapshot_record``). After an
-    accepted position (000 5.7) it starts there: ``start_fen`` + ``moves`` give ``fen``."""
+def snapshot(session: Viewed, game: str, at: int) -> SnapshotRecord:
+    """A full-state ``snapshot`` feed record. After an accepted position (000 5.7) it starts
+    there: ``start_fen`` + ``moves`` give ``fen``."""
     outcome = session.outcome
     start_fen, moves = session.snapshot_start()
-    return snapshot_record(
-        game=game, rules=session.rules.name, start_fen=start_fen, fen=session.position.fen(),
-        moves=moves, tags=session.tags, clock=session.timing.values_json(at),
-        running=session.timing.running(),
+    clock = session.timing.values_json(at)
+    return SnapshotRecord(
+        game, session.rules.name, start_fen, session.position.fen(), dict(session.tags), moves,
+        time_control=str(session.control) if session.control is not None else UNSAID,
+        clock=clock, running=session.timing.running() if clock is not None else None,
         result=outcome.result if outcome else None,
         reason=outcome.reason if outcome else None,
-        time_control=str(session.control) if session.control is not None else None,
-        leds=session.leds(),
+        leds=session.leds() or None,
     )
 
 
@@ -62,6 +64,7 @@ def status(session: Viewed, at: int) -> dict[str, Any]:
         "turn": session.position.turn.value,
         "ply": len(session.sheet.moves),
         "started": session.referee.started,
+        "start": session.start_mode.value,
         "clock": session.timing.values_json(at),
         "running": session.timing.running(),
         "adjourned": session.sealed is not None,

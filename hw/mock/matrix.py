@@ -15,9 +15,11 @@ service's scan thread reads while another thread moves pieces.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from types import SimpleNamespace
 
 from gpiozero.pins.mock import MockFactory, MockPin
@@ -127,7 +129,7 @@ class SimulatedBoard:
         return pin
 
     # The scan's own path. A scan selects and releases every row and reads every column
-    # (70 pin calls on a 100-square board, 200 scans a second on an idle service): each row
+    # (70 pin calls on a 100-square board, 100 scans a second on an idle service): each row
     # pin's ``_set_state`` and each column pin's ``_get_state`` is a closure over the board,
     # its bit and its column, which halves the simulated scan's cost against the MatrixPin
     # methods (benchmarks/bench_scan.py). A pin in any other role (a row read back, a column
@@ -335,16 +337,25 @@ class SimulatedChip:
 
     As in lgpio, the module's group calls wrap those of its C extension, ``_lgpio``
     (``_c_group_write``/``_c_group_read`` here), which answer a negative status where the
-    module's functions raise ``error``: the scan's direct calls and their checks run here too."""
+    module's functions raise ``error``: the scan's direct calls and their checks run here too.
 
-    SET_PULL_UP = 32  # lgpio.SET_PULL_UP
+    ``chips`` are the chip numbers that open; with ``dev``, a chip opens as lgpio's does
+    (lgGpiochipOpen): ``dev/gpiochipN`` opened for reading and writing, a real file whose
+    absence or mode fails the open with lgpio's own words. The module's constants are
+    lgpio 0.2.2.0's, so gpiozero's lgpio pin factory imports over it."""
+
+    SET_PULL_UP, SET_PULL_DOWN, SET_PULL_NONE = 32, 64, 128  # lgpio's names and values
+    SET_BIAS_PULL_UP, SET_BIAS_PULL_DOWN, SET_BIAS_DISABLE = 32, 64, 128
+    RISING_EDGE, FALLING_EDGE, BOTH_EDGES = 1, 2, 3
 
     class error(Exception):  # noqa: N801 - lgpio's name
         """lgpio.error"""
 
-    def __init__(self, board: SimulatedBoard, chips: Iterable[int] = (0,)) -> None:
+    def __init__(self, board: SimulatedBoard, chips: Iterable[int] = (0,),
+                 dev: Path | None = None) -> None:
         self.board = board
         self.chips = set(chips)
+        self.dev = dev
         self.calls = 0
         self._pins = {int(p.info.name[4:]): p for p in (*board._rows, *board._cols)}
         self._groups: dict[tuple[int, int], list[MatrixPin]] = {}
@@ -363,7 +374,12 @@ class SimulatedChip:
 
     def gpiochip_open(self, chip: int) -> int:
         self.calls += 1
-        if chip not in self.chips:
+        if self.dev is not None:
+            try:
+                os.close(os.open(self.dev / f"gpiochip{chip}", os.O_RDWR | os.O_CLOEXEC))
+            except OSError:
+                raise self.error("can not open gpiochip") from None
+        elif chip not in self.chips:
             raise self.error("can not open gpiochip")
         handle = len(self._handles) + 1
         self._handles[handle] = chip

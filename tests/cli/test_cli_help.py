@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from boardctl.cli import build_parser
 
 
@@ -27,3 +29,18 @@ def test_no_help_text_prints_a_doubled_percent() -> None:
 def test_relay_help_shows_the_clock_command_literally() -> None:
     relay = dict(_all_parsers())["relay"]
     assert "[%clock]" in " ".join(relay.format_help().split())
+
+
+def test_an_unknown_option_is_named_before_a_missing_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36: ``boardctl --frobnicate`` said only "the following arguments are required:
+    COMMAND"."""
+    from boardctl.cli import main
+
+    for argv, words in ((["--frobnicate"], "unrecognized arguments: --frobnicate"),
+                        ([], "required: COMMAND"),
+                        (["status", "--frob"], "unrecognized arguments: --frob")):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        err = capsys.readouterr().err
+        assert done.value.code == 2 and words in err and err.count("\n") == 2, err

@@ -83,7 +83,7 @@ def test_a_service_does_not_resume_a_game_of_another_board_size(tmp_path: Path) 
     russian_journal(tmp_path)
     before = (tmp_path / "games" / f"{GAME_ID}.jsonl").read_bytes()
     service, _ = sim_service(tmp_path)  # a 10x10 simulated board
-    with pytest.raises(BoardError, match="russian is played on a 8x8 board; this board is 10x10"):
+    with pytest.raises(BoardError, match="russian is played on an 8x8 board; this board is 10x10"):
         service.boot()
     service.close()
     assert (tmp_path / "games" / f"{GAME_ID}.jsonl").read_bytes() == before  # nothing written

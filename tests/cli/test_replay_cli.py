@@ -91,7 +91,7 @@ def test_journal_with_torn_tail(tmp_path: Path, capsys: pytest.CaptureFixture[st
         ('{"type":"lift","t":2,"square":"a1"}\n{"type":"lift","t":1,"square":"c3"}\n', "line 2"),
         ('{"type":"lift","square":"a1"}\n', "time"),
         ('{"type":"press","t":1,"side":"red"}\n', "side"),
-        ('{"type":"lift","t":1,"square":"k11"}\n', "not on a 8x8 board"),
+        ('{"type":"lift","t":1,"square":"k11"}\n', "not on an 8x8 board"),
         ('{"type":"lift","t":1,"square":"a1"}\n{"type":"lif', "line 2"),
     ],
 )

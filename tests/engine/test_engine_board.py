@@ -49,18 +49,17 @@ class Board:
         hw = sim_hardware(self.rules.size, clock=self.clock)
         spec = parse_engine(engine, self.rules.name, level)
         self.side = Side(side)
-        self.player = EnginePlayer(spec, self.side, level=level, move_time=move_time,
-                                   tags=engine_tags(spec, probe(spec), self.side, level))
         setup = GameSetup(self.rules.name, tc)
-        self.player.amend_setup(setup)
         self.service = Service(state, setup, hw, board="t", clock=self.clock,
                                on_line=lambda line: self.lines.append(json.loads(line)))
-        self.player.attach(self.service)
+        self.player = EnginePlayer(spec, self.side, self.service.door, level=level,
+                                   move_time=move_time,
+                                   tags=engine_tags(spec, probe(spec), self.side, level))
+        self.service.door.seat(self.player)  # through the door: amends the setup at boot
         self.service.boot()
 
     def close(self) -> None:
-        self.player.close()
-        self.service.close()
+        self.service.close()  # the player seated closes with it
 
     @property
     def session(self) -> Any:
@@ -164,7 +163,7 @@ def test_move_picture_draws_a_long_route_in_order() -> None:
     landings = [geo.algebraic(sq) for sq in move.route[1:]]
     for i, picture in enumerate(pictures):
         assert picture[geo.algebraic(move.start)] == "must-move"
-        lit = [sq for sq in landings if picture.get(sq) == "restore"]
+        lit = [sq for sq in landings if picture.get(sq) == "land"]
         assert lit == landings[:i + 1]  # the route drawn square by square
         assert {sq for sq, m in picture.items() if m == "remove"} == {
             geo.algebraic(sq) for sq in move.captured}

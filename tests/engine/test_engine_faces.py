@@ -141,11 +141,11 @@ def test_algebraic_squares_and_the_alarm_and_flag_still_shown(tmp_path: Path) ->
 
 def test_the_display_thread_shows_the_move_posted_to_it() -> None:
     """Under ``Service.run`` the faces are drawn by the display thread
-    (boardctl.service.outputs.Display): the move posted with the clock's copy, then taken off."""
+    (boardctl.service.showing.Display): the move posted with the clock's copy, then taken off."""
     import threading
     from types import SimpleNamespace
 
-    from boardctl.service.outputs import Display
+    from boardctl.service.showing import Display
     from firmware.clock.face import MoveOnFaces
     from firmware.clock.gameclock import GameClock
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from boardctl.service.control import ControlError, parse_request
+from boardctl.settings import EngineSection, load_config
 from firmware.errors import ConfigError
-from hw.config import EngineSection, load_config
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -26,6 +27,25 @@ def test_the_engine_section_is_read(tmp_path: Path) -> None:
     assert load_config(write(tmp_path, "")).engine == EngineSection()
 
 
+def test_the_hub_commands_a_new_game_may_start(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[engine]\nallowed = ["dame hub", "./x --y \'a b\'"]\n'))
+    assert config.engine.allowed == ("dame hub", "./x --y 'a b'")
+
+
+def test_new_takes_the_engine_keys() -> None:
+    """``new``'s ``engine`` (null: none), ``engine_side``, ``engine_level`` (text or a
+    number); a key left out is not in the request (the choice stays as it was)."""
+    req = parse_request('{"cmd": "new", "engine": null, "engine_side": "white", '
+                        '"engine_level": 3}')
+    assert req.args == {"engine": None, "engine_side": "white", "engine_level": "3"}
+    assert parse_request('{"cmd": "new", "fen": null}').args == {}  # null is left out
+    for bad, words in [('"engine_side": "red"', "'engine_side' must be white or black"),
+                       ('"engine": 5', "'engine' must be builtin, hub:COMMAND, or null"),
+                       ('"engine_level": true', "'engine_level' must be a level")]:
+        with pytest.raises(ControlError, match=words):
+            parse_request(f'{{"cmd": "new", {bad}}}')
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ('engine = "stockfish"', "engine.engine"),
     ('engine = "hub:  "', "engine.engine"),
@@ -33,6 +53,10 @@ def test_the_engine_section_is_read(tmp_path: Path) -> None:
     ("level = true", "engine.level"),
     ("move_time = -1", "engine.move_time"),
     ('engne = "builtin"', "engine"),
+    ('allowed = "dame hub"', "engine.allowed: expected a list"),
+    ('allowed = ["dame hub", 3]', "engine.allowed[1]: expected a command"),
+    ('allowed = ["hub:dame hub"]', "engine.allowed[0]: 'hub:dame hub': give the Hub command"),
+    ("allowed = ['a \"b']", "engine.allowed[0]"),
 ])
 def test_a_bad_engine_key_is_named(tmp_path: Path, text: str, words: str) -> None:
     with pytest.raises(ConfigError) as err:

@@ -128,6 +128,22 @@ def test_levels_vary_and_the_seed_repeats() -> None:
             find_level(bad)
 
 
+def test_the_level_names_an_error_lists_are_those_the_help_tells() -> None:
+    """Issue 36: the error listed ``max``, which no help did."""
+    import subprocess
+    import sys
+
+    with pytest.raises(BoardError) as err:
+        find_level("grandmaster")
+    names = str(err.value).split("1-10 or ")[1].rstrip(")").split(", ")
+    assert names == ["beginner", "easy", "medium", "hard", "full"]
+    for command in (["play"], ["run"], ["engine"]):
+        out = subprocess.run([sys.executable, "-m", "boardctl", *command, "--help"],
+                             capture_output=True, text=True, timeout=60).stdout
+        text = " ".join(out.split())
+        assert all(name in text for name in names) and "max" not in text.replace("max-", "")
+
+
 def test_the_table_is_bounded() -> None:
     table = TranspositionTable(2048)
     for key in range(100_000):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from live_helpers import feed
+
 from boardctl.relay.state import RelayState
 from firmware.formats.feed import encode_line, header_record
 from firmware.pdn import read_games
@@ -98,13 +100,13 @@ def test_the_live_page_drops_the_plies_taken_back_at_once() -> None:
     hall = LiveHall()
     moves = move_records(n=6)
     for i, record in enumerate([GAME, *moves]):
-        hall.feed("b1", record, 100.0 + i)
+        feed(hall, "b1", record, 100.0 + i)
     assert hall.view("b1", 200.0)["ply"] == 6
-    hall.feed("b1", {"type": "takeback", "game": "g1", "ply": 4}, 210.0)
+    feed(hall, "b1", {"type": "takeback", "game": "g1", "ply": 4}, 210.0)
     view = hall.view("b1", 220.0)
     assert view["ply"] == 4 and view["last"]["move"] == moves[3]["move"]
     assert any(e["kind"] == "takeback" for e in hall.events(220.0))
-    hall.feed("b1", {**moves[4], "ply": 5}, 230.0)  # play goes on from ply 5
+    feed(hall, "b1", {**moves[4], "ply": 5}, 230.0)  # play goes on from ply 5
     assert hall.view("b1", 240.0)["ply"] == 5
 
 

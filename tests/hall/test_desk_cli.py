@@ -54,7 +54,7 @@ def test_the_config_file_names_the_hall_key(tmp_path: Path) -> None:
     import argparse
 
     from boardctl.hall.board import broker_settings
-    from hw.config import load_config
+    from boardctl.settings import load_config
 
     (tmp_path / "a.key").write_text("a" * 32 + "\n")
     (tmp_path / "b.key").write_text("b" * 32 + "\n")

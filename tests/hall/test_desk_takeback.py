@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hall_helpers import Board, RelayProcess, wait_for, write_log
 from mqtt_broker import Mosquitto
+from records_helpers import shapes
 from service_helpers import TC, game_log, replayed
 from test_desk_control import TOKEN, broker_state, hall_key, post
 
@@ -49,7 +50,7 @@ def restore(session: BoardSession, target: Position, at: int) -> list[dict[str, 
     """The hands put the board back to ``target``: pieces off, then pieces on."""
     alg = session.rules.geometry.algebraic
     sensed = set(session.referee.sensed)
-    out: list[dict[str, object]] = []
+    out: list = []
     for sq in sorted(sensed - set(target.occupied())):
         at += NS // 10
         out += session.handle(Lift(at, alg(sq)))
@@ -57,7 +58,7 @@ def restore(session: BoardSession, target: Position, at: int) -> list[dict[str, 
         at += NS // 10
         out += session.handle(Place(at, alg(sq)))
     out += session.tick(at + 3 * NS)
-    return out
+    return shapes(out)
 
 
 def test_plies_taken_back_then_restored_then_played_again() -> None:
@@ -65,7 +66,7 @@ def test_plies_taken_back_then_restored_then_played_again() -> None:
     at = session.last_at + NS
     before = session.status(at)["clock"]
     target = Position.from_fen(session.rules, session.moves[1]["fen"])
-    out = session.handle(TakeBack(at, 2))
+    out = shapes(session.handle(TakeBack(at, 2)))
     kinds = [r["type"] for r in out]
     assert kinds == ["clock", "takeback", "irregularity"], out
     assert out[1] == {"type": "takeback", "ply": 2}
@@ -78,7 +79,7 @@ def test_plies_taken_back_then_restored_then_played_again() -> None:
     assert session.clock is not None and session.clock.turn is target.turn
     # A press before the board is restored makes no move.
     side = target.turn.value
-    assert not any(r["type"] == "move" for r in session.handle(Press(at + NS, side)))
+    assert not any(r["type"] == "move" for r in shapes(session.handle(Press(at + NS, side))))
     cleared = restore(session, target, at + 2 * NS)
     assert any(r["type"] == "cleared" for r in cleared) and session.leds() == {}
     # Play goes on once the arbiter resumes: the same two plies again, by the log's hands.
@@ -114,7 +115,7 @@ def test_a_board_already_restored_has_nothing_to_show() -> None:
     session, _ = played(2)
     target = Position.from_fen(session.rules, session.moves[0]["fen"])
     restore(session, target, session.last_at)
-    out = session.handle(TakeBack(session.last_at + NS, 1))
+    out = shapes(session.handle(TakeBack(session.last_at + NS, 1)))
     assert [r["type"] for r in out] == ["clock", "takeback"] and session.leds() == {}
 
 

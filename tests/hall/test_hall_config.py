@@ -12,8 +12,8 @@ import pytest
 from boardctl.hall.board import broker_settings
 from boardctl.hall.mqtt import board_of, parse_broker
 from boardctl.hall.setup import SetupError, parse_setup
+from boardctl.settings import load_config
 from firmware.errors import BoardError, ConfigError
-from hw.config import load_config
 
 
 def args(**kw: object) -> argparse.Namespace:

@@ -125,13 +125,13 @@ def test_simulated_faces_do_not_import_the_pi_board_module() -> None:
 
 
 def test_the_display_thread_sleeps_while_the_faces_stand_still() -> None:
-    """boardctl.service.outputs.Display wakes only when the faces can change: never before the
+    """boardctl.service.showing.Display wakes only when the faces can change: never before the
     clock starts (the set times stand still), at the faces' rate once it counts or an alarm
     blinks; whatever the referee posts wakes it at once."""
     import threading
     from types import SimpleNamespace
 
-    from boardctl.service.outputs import Display
+    from boardctl.service.showing import Display
 
     faces = simulated_faces()
     now = [0]

@@ -16,6 +16,7 @@ from boardctl.cli import main
 from boardctl.service.hardware import sim_hardware
 from firmware.errors import ConfigError
 from firmware.formats.events import Start
+from firmware.formats.records import ClockRecord, IrregularityRecord, MoveRecord, ResultRecord
 from hw.buzzer import Beeper, GpioBuzzer
 from hw.config import parse_config
 from hw.mock.buzzer import RecordingBuzzer
@@ -83,12 +84,11 @@ def test_tonal_buzzer_on_a_mock_pwm_pin_plays_a_tone() -> None:
 def test_beeper_flag_and_irregularity() -> None:
     rec = RecordingBuzzer()
     beeper = Beeper(rec, schedule=Timers())
-    assert beeper.on_record({"type": "irregularity", "kind": "touch-move"}) == "irregularity"
-    assert beeper.on_record({"type": "result", "result": "0-2", "reason": "time forfeit"}) \
-        == "flag"
-    assert beeper.on_record({"type": "result", "result": "1-1", "reason": "agreement"}) is None
-    assert beeper.on_record({"type": "result", "result": "0-2",
-                             "reason": "default: 30 minutes late (004 §32)"}) == "flag"
+    assert beeper.on_record(IrregularityRecord("touch-move", "white", ("c3",), {})) \
+        == "irregularity"
+    assert beeper.on_record(ResultRecord("0-2", "time forfeit")) == "flag"
+    assert beeper.on_record(ResultRecord("1-1", "agreement")) is None
+    assert beeper.on_record(ResultRecord("0-2", "default: 30 minutes late (004 §32)")) == "flag"
     assert rec.played == ["irregularity", "flag", "flag"]
 
 
@@ -96,20 +96,18 @@ def test_beeper_ten_seconds_left_on_the_running_clock() -> None:
     timers = Timers()
     rec = RecordingBuzzer()
     beeper = Beeper(rec, ten_seconds=True, schedule=timers)
-    beeper.on_record({"type": "move", "side": "white", "clock": {"white": 50.0, "black": 25.5}})
+    beeper.on_record(MoveRecord(1, "white", "32-28", None, {"white": 50.0, "black": 25.5}))
     assert timers.live() == [15_500_000_000]  # Black runs: 10 s left in 15.5 s
-    beeper.on_record({"type": "clock", "event": "pause", "running": None,
-                      "clock": {"white": 50.0, "black": 20.0}})
+    beeper.on_record(ClockRecord("pause", {"white": 50.0, "black": 20.0}, None))
     assert timers.live() == []  # paused: disarmed
-    beeper.on_record({"type": "clock", "event": "resume", "running": "black",
-                      "clock": {"white": 50.0, "black": 20.0}})
+    beeper.on_record(ClockRecord("resume", {"white": 50.0, "black": 20.0}, "black"))
     assert timers.live() == [10 * S]
     timers.fire()
     assert rec.played == ["ten-seconds"]
-    beeper.on_record({"type": "move", "side": "black", "clock": {"white": 8.0, "black": 9.0}})
+    beeper.on_record(MoveRecord(2, "black", "19-23", None, {"white": 8.0, "black": 9.0}))
     assert timers.live() == []  # already under 10 s: no warning
     off = Beeper(RecordingBuzzer(), ten_seconds=False, schedule=(spare := Timers()))
-    off.on_record({"type": "move", "side": "white", "clock": {"white": 50.0, "black": 25.0}})
+    off.on_record(MoveRecord(1, "white", "32-28", None, {"white": 50.0, "black": 25.0}))
     assert spare.armed == []
 
 

@@ -1,5 +1,6 @@
 """The configuration file: the example loads to the defaults, and every kind of mistake is a
-ConfigError naming the key."""
+ConfigError naming the key, through the one entry that reads the file
+(boardctl.settings.load_config) and hands the hardware's tables to hw.config."""
 
 from __future__ import annotations
 
@@ -7,20 +8,25 @@ from pathlib import Path
 
 import pytest
 
+from boardctl.settings import SERVICE_KEYS, Settings, default_settings, load_config
 from firmware.errors import ConfigError
-from hw.config import BoardConfig, default_config, load_config, parse_config
+from hw.config import HARDWARE_KEYS, BoardConfig, default_config, parse_config
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "hw" / "config.example.toml"
 
 
-def _fields(config: BoardConfig) -> dict[str, object]:
-    return {name: getattr(config, name) for name in config.__slots__ if name != "source"}
+def _fields(config: BoardConfig | Settings) -> dict[str, object]:
+    return {name: _fields(value) if isinstance(value, BoardConfig) else value
+            for name in config.__slots__ if name != "source"
+            for value in [getattr(config, name)]}
 
 
 def test_example_file_is_the_defaults() -> None:
-    config = load_config(EXAMPLE)
+    settings = load_config(EXAMPLE)
+    config = settings.hardware
+    assert _fields(settings) == _fields(default_settings(10))
     assert _fields(config) == _fields(default_config(10))
-    assert config.source == str(EXAMPLE)
+    assert settings.source == config.source == str(EXAMPLE)
     assert config.matrix.rows == (4, 5, 6, 12, 13, 16, 17, 19, 20, 21)
     assert config.faces.black_address == 0x71
 
@@ -31,7 +37,7 @@ def test_small_board_and_settings(tmp_path: Path) -> None:
                     '[leds.colours]\nwrong = [1, 2, 3]\nrestore = "#0A0B0C"\n'
                     '[serial]\nport = "/dev/serial0"\n[gpio]\nchip = 4\n'
                     '[buttons]\nwhite = 20\nblack = 21\npause = 27\n')  # off the UART
-    config = load_config(path)
+    config = load_config(path).hardware
     assert config.size == 8 and len(config.matrix.rows) == 8 and len(config.matrix.columns) == 4
     assert config.matrix.scan_hz == 500.0
     assert config.leds.colours["wrong"] == (1, 2, 3)
@@ -109,7 +115,7 @@ def test_mistakes_name_the_key(tmp_path: Path, text: str, message: str | None) -
     path = tmp_path / "config.toml"
     path.write_text(text + "\n")
     if message is None:
-        assert load_config(path).buttons.pause == 0
+        assert load_config(path).hardware.buttons.pause == 0
         return
     with pytest.raises(ConfigError) as err:
         load_config(path)
@@ -149,8 +155,18 @@ def test_serial0_is_the_header_uart_by_the_device_it_names(
     path = tmp_path / "config.toml"
     path.write_text(f"[serial]\nport = '{tmp_path / 'serial0'}'\n")
     if not refused:
-        assert load_config(path).buttons.white == 14
+        assert load_config(path).hardware.buttons.white == 14
         return
     with pytest.raises(ConfigError, match=r"buttons.white: GPIO14 is already used by "
                        r"serial.port \(.*serial0: UART TX\)"):
         load_config(path)
+
+
+def test_every_top_level_key_has_one_owner() -> None:
+    """The file's keys are the hardware's (hw.config) or the service's (boardctl.settings),
+    never both; a key of neither is refused, naming it."""
+    assert set(HARDWARE_KEYS).isdisjoint(SERVICE_KEYS)
+    assert {"size", "matrix", "leds", "buzzer"} <= set(HARDWARE_KEYS)
+    assert {"state_dir", "touch_min", "broker", "engine"} <= set(SERVICE_KEYS)
+    with pytest.raises(ConfigError, match="state_dir: unknown key"):
+        parse_config({"state_dir": "/var/lib/boardctl"})  # not the hardware's

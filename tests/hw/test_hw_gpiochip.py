@@ -8,17 +8,22 @@ the ioctl path is tested with an injected ioctl answering the kernel's struct.""
 
 from __future__ import annotations
 
+import grp
 import os
+import pwd
 import struct
 from pathlib import Path
 
 import pytest
+from unprivileged import shared_folder, unprivileged_files
 
 from hw.config import GpioConfig
 from hw.gpio import (
     GPIO_GET_CHIPINFO_IOCTL,
     ChipFinder,
     ChipNotFound,
+    ChipNotPermitted,
+    ChipNotReady,
     WrongChip,
     chip_label_ioctl,
     chip_labels,
@@ -190,3 +195,41 @@ def test_the_old_pi5_advice_chip_4_on_each_kernel(tmp_path: Path) -> None:
     empty = fake_tree(tmp_path / "boot", {11: BRCMSTB})
     with pytest.raises(ChipNotFound):
         finder(empty, wait_s=15.0).locate(GpioConfig(chip=4), "Raspberry Pi 5")
+
+
+def test_a_chip_this_user_may_not_open_yet_is_waited_for(tmp_path: Path) -> None:
+    """At boot, before udev has given /dev/gpiochip0 to the gpio group (root:root 0600), the
+    chip's label is read from sysfs and lgpio's open failed with its bare "can not open
+    gpiochip": a Pi 5 then had no backend at all (status 69, never restarted). The wait now
+    opens the chip as lgpio will, and a refusal is a chip not ready yet: here a real file
+    whose mode the test opens to its user 10 s in, on the injected clock."""
+    with shared_folder() as folder, unprivileged_files():
+        root = fake_tree(folder, {0: RP1, 10: BRCMSTB})
+        chip = root / "dev/gpiochip0"
+        chip.chmod(0o000)
+        now = [0.0]
+
+        def sleep(seconds: float) -> None:
+            now[0] += seconds
+            if now[0] >= 10.0:
+                chip.chmod(0o660)  # udev's rule: root:gpio 0660
+
+        waiting = ChipFinder(dev=root / "dev", sys=root / "sys", wait_s=15.0, sleep=sleep,
+                             clock=lambda: now[0])
+        assert waiting.locate(GpioConfig(), "Raspberry Pi 5 Model B Rev 1.0") == 0
+        assert now[0] == 10.0
+
+        chip.chmod(0o000)  # never opened to this user: one line naming the gpio group
+        now[0] = 0.0
+        never = ChipFinder(dev=root / "dev", sys=root / "sys", wait_s=15.0,
+                           sleep=lambda s: now.__setitem__(0, now[0] + s), clock=lambda: now[0])
+        with pytest.raises(ChipNotPermitted) as err:
+            never.locate(GpioConfig(), "Raspberry Pi 5 Model B Rev 1.0")
+        owner = f"{pwd.getpwuid(chip.stat().st_uid)[0]}:{grp.getgrgid(chip.stat().st_gid)[0]}"
+        user = pwd.getpwuid(os.geteuid())[0]  # the process's (as root: its files' nobody)
+    assert isinstance(err.value, ChipNotReady) and not isinstance(err.value, ChipNotFound)
+    assert now[0] == 15.0
+    assert str(err.value) == (f"{chip} is there, but user {user} may not open it ({owner} 0000, "
+                              "Permission denied) after 15 s: it must belong to group gpio "
+                              f"(udev gives it at boot: 99-boardctl.rules) and user {user} "
+                              "be in gpio")

@@ -3,6 +3,9 @@ PixelBuf) records."""
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 
 from firmware.errors import HardwareError
@@ -99,6 +102,16 @@ def test_walk_lights_each_dark_square_once_then_off() -> None:
     assert strip.lit(strip.pixels.colours(frames[-1])) == {}
 
 
+def test_walk_goes_along_the_board_whatever_the_strip_s_layout() -> None:
+    """hwtest's walk shows the builder whether [leds.layout] is right: along the board (a1,
+    c1, ... rank by rank), so a wrong layout makes the light jump. It used to go in the
+    strip's order, stepping along the strip whatever the layout said."""
+    strip = _strip(10, origin="right-top", direction="files", serpentine=True, rotation=90)
+    walked = list(strip.walk())
+    assert walked[:6] == ["a1", "c1", "e1", "g1", "i1", "b2"] and walked[-1] == "j10"
+    assert len(walked) == 50
+
+
 def test_strip_too_short_for_the_layout() -> None:
     with pytest.raises(HardwareError, match="needs 100 pixels"):
         LedStrip(RecordingPixels(50), PixelMap(10, LedLayout()))
@@ -134,3 +147,143 @@ def test_an_spi_frame_longer_than_one_transfer_is_refused() -> None:
     with pytest.raises(HardwareError, match=r"^cannot open the LED strip: 166 GRB pixels take "
                        r"4112 bytes a frame over SPI"):
         open_real_strip(10, LedConfig(backend="spi", layout=LedLayout(first_pixel=66)))
+
+
+class _WatchedPixels(RecordingPixels):  # type: ignore[misc]
+    """The recording strip, noting at each write whether ``guard`` is held."""
+
+    guard: Any = None
+
+    def fill(self, color: Any) -> None:
+        self.seen.append(self.guard.locked())
+        super().fill(color)
+
+    def show(self) -> None:
+        self.seen.append(self.guard.locked())
+        super().show()
+
+
+def test_the_strip_is_drawn_under_its_lock() -> None:
+    """A redraw holds the GIL for milliseconds of Python (about 10 ms on a Pi Zero 2 W:
+    benchmarks/bench_pi_threads.py); it is drawn under ``drawing``, which the sensing thread
+    holds through each scan (next test): every write of show, light and off is under it."""
+    pm = PixelMap(10, LedLayout())
+    pixels = _WatchedPixels(pm.count)
+    pixels.seen = []
+    strip = LedStrip(pixels, pm)
+    pixels.guard = strip.drawing
+    strip.show({"e5": "last-move"})
+    strip.light("a1", (1, 2, 3))
+    strip.off()
+    assert pixels.seen == [True] * 6 and not strip.drawing.locked()
+    with pytest.raises(HardwareError):  # a refused picture takes nothing and keeps nothing
+        strip.show({"b1": "last-move"})
+    assert not strip.drawing.locked() and len(pixels.seen) == 6
+
+
+def test_the_sensing_thread_scans_under_the_strip_s_lock() -> None:
+    """The service's sensing thread (its real loop) holds the strip's lock through each
+    scan: every lgpio call of the group scan (the simulated chip) finds it held, so no LED
+    redraw can run in the middle of a scan's rows."""
+    from boardctl.service.hardware import sim_hardware
+    from boardctl.service.sensing import BUTTONS, SENSORS, EventMerge, Sensing
+    from hw.config import default_config
+
+    hw = sim_hardware(10, default_config(10))
+    matrix: Any = hw.scanner.matrix
+    assert hw.leds is not None and matrix.direct
+    drawing = hw.leds.drawing
+    held: list[bool] = []
+    scanned = threading.Event()
+    write, read = matrix._write, matrix._read
+
+    def watched_write(*args: int) -> int:
+        held.append(drawing.locked())
+        return int(write(*args))
+
+    def watched_read(*args: int) -> Any:
+        held.append(drawing.locked())
+        if len(held) >= 5 * 21:  # five scans of 21 calls
+            scanned.set()
+        return read(*args)
+
+    matrix._write, matrix._read = watched_write, watched_read
+    sensing = Sensing(hw, None, EventMerge([SENSORS, BUTTONS]), lambda: 0)
+    sensing.start()
+    try:
+        assert scanned.wait(30), "the sensing thread did not scan"
+    finally:
+        sensing.stop()
+        matrix.close()
+    assert sensing.error is None and len(held) >= 105 and all(held)
+
+
+class _SpiBus:
+    """The outermost edge: Blinka's SPI bus as neopixel_spi drives it, keeping each write."""
+
+    frequency = 6_400_000
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def try_lock(self) -> bool:
+        return True
+
+    def unlock(self) -> None:
+        pass
+
+    def configure(self, **settings: Any) -> None:
+        pass
+
+    def write(self, buf: bytes, start: int = 0, end: int | None = None) -> None:
+        self.writes.append(bytes(buf[start:end]))
+
+
+def _spi_strip(table: bool, pixel_class: Any = None) -> tuple[LedStrip, _SpiBus, bool]:
+    import neopixel_spi
+
+    from hw.leds import table_bits
+
+    pm = PixelMap(10, LedLayout())
+    bus = _SpiBus()
+    pixels = (pixel_class or neopixel_spi.NeoPixel_SPI)(bus, pm.count, brightness=0.3,
+                                                         auto_write=False, pixel_order="GRB")
+    used = table_bits(pixels) if table else False
+    return LedStrip(pixels, pm), bus, used
+
+
+def test_the_spi_frame_from_a_table_is_the_library_s_own() -> None:
+    """neopixel_spi turns each colour bit into an SPI byte in a Python loop (two thirds of a
+    redraw); a table of each byte's eight gives the same frame in one join. On the real
+    neopixel_spi: byte for byte the frames of its own loop, for every picture."""
+    fast, fast_bus, used = _spi_strip(table=True)
+    slow, slow_bus, _ = _spi_strip(table=False)
+    assert used
+    squares = list(fast.map.pixel)
+    pictures = [{}, {"e5": "last-move", "c3": "wrong"}, dict.fromkeys(squares, "restore")]
+    for picture in pictures:
+        fast.show(picture)
+        slow.show(picture)
+    fast.light("j10", (255, 128, 1))
+    slow.light("j10", (255, 128, 1))
+    assert len(fast_bus.writes) == 4 and fast_bus.writes == slow_bus.writes
+    assert len({len(w) for w in fast_bus.writes}) == 1 and len(set(fast_bus.writes)) == 4
+
+
+def test_a_library_whose_frame_differs_keeps_its_own_loop() -> None:
+    import neopixel_spi
+
+    class LsbFirst(neopixel_spi.NeoPixel_SPI):  # type: ignore[misc]
+        def _transmogrify(self, buffer: bytearray) -> None:
+            for k, byte in enumerate(buffer):
+                for i in range(8):
+                    self._spibuf[8 * k + i] = self._bit1 if byte >> i & 1 else self._bit0
+
+    strip, bus, used = _spi_strip(table=True, pixel_class=LsbFirst)
+    assert not used
+    strip.show({"a1": "last-move"})
+    reference = LsbFirst(_SpiBus(), strip.map.count, brightness=0.3, auto_write=False,
+                         pixel_order="GRB")
+    reference[strip.map.pixel["a1"]] = strip.colours["last-move"]
+    reference.show()
+    assert bus.writes[-1] == reference._spi.spi.writes[-1]

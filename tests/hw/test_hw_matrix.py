@@ -10,6 +10,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from records_helpers import shapes
 
 from firmware.errors import HardwareError
 from firmware.pdn import read_games
@@ -343,6 +344,7 @@ def test_scanned_game_reaches_the_referee_intact(mock_factory: MockFactory) -> N
                 clock += 10 * MS
         clock += 2_000_000_000  # the hand leaves the board: the move settles
         records.extend(session.tick(clock))
+    records = shapes(records)
     played = [r for r in records if r["type"] == "move"]
     assert [r["ply"] for r in played] == list(range(1, len(moves) + 1))
     assert played[-1]["fen"] == fen

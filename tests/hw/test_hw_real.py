@@ -16,11 +16,11 @@ pytestmark = pytest.mark.skipif(not CONFIG, reason="BOARDCTL_REAL_HW is not set"
 
 
 def test_empty_board_scans_clean() -> None:
+    from boardctl.settings import load_config
     from hw.assemble import open_matrix
-    from hw.config import load_config
     from hw.diagnose import find_faults
 
-    config = load_config(CONFIG)
+    config = load_config(CONFIG).hardware
     matrix, _ = open_matrix(config)
     try:
         faults = find_faults(matrix, expected=set(), samples=50,
@@ -32,10 +32,10 @@ def test_empty_board_scans_clean() -> None:
 
 def test_scan_fits_the_budget() -> None:
     """A full scan takes at most 5% of a core at 100 Hz (500 us) on the board's own Pi."""
+    from boardctl.settings import load_config
     from hw.assemble import open_matrix
-    from hw.config import load_config
 
-    config = load_config(CONFIG)
+    config = load_config(CONFIG).hardware
     matrix, _ = open_matrix(config)
     try:
         start = time.process_time()
@@ -48,10 +48,10 @@ def test_scan_fits_the_budget() -> None:
 
 
 def test_led_strip_opens_and_shows() -> None:
+    from boardctl.settings import load_config
     from hw.assemble import open_strip
-    from hw.config import load_config
 
-    config = load_config(CONFIG)
+    config = load_config(CONFIG).hardware
     if config.leds.backend == "none":
         pytest.skip("no LED strip configured")
     strip = open_strip(config.size, config.leds)

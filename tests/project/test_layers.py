@@ -3,8 +3,9 @@
 ``boardctl``; the rules core nothing from the referee, the clock or the session; and no module
 reaches itself through its imports (an import cycle), not even through imports made for
 annotations only (``if TYPE_CHECKING:``); no package folder holds more than 20 modules (issue 26);
-no class of ``boardctl`` derives from another of its classes (protocols and errors aside: the
-hands are parts composed, issue 26). Lazy imports inside functions count."""
+no class of the project derives from another of its classes (protocols and exceptions aside, and
+the event log's records and the rule sets: the hands are parts composed, issue 26, and so are
+the referee and the clock, issue 35). Lazy imports inside functions count."""
 
 from __future__ import annotations
 
@@ -141,39 +142,66 @@ def test_real_drivers_never_import_their_twins() -> None:
     assert wrong == []
 
 
-def _is_protocol_or_error(node: ast.ClassDef) -> bool:
-    names = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute)
-             else "" for b in node.bases} | {node.name}
-    return "Protocol" in names or any(n.endswith(("Error", "Exception", "Warning"))
-                                      for n in names)
+def _base_names(node: ast.ClassDef) -> set[str]:
+    return {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute)
+            else "" for b in node.bases}
 
 
-def inherited(paths: list[Path]) -> list[str]:
-    """Classes that derive from another class of ``paths`` (protocols and errors aside)."""
+def _exempt(classes: list[ast.ClassDef]) -> set[str]:
+    """The protocols and the exceptions among ``classes``: an exception derives from a
+    built-in one (``...Error``, ``...Exception``, ``...Warning``) or from another exception of
+    theirs, however far down (``ChipNotFound(BackendUnavailable)``, ``BackendUnavailable
+    (Exception)``)."""
+    exempt = {n.name for n in classes if "Protocol" in _base_names(n)}
+    errors = {n.name for n in classes if any(b.endswith(("Error", "Exception", "Warning"))
+                                             for b in _base_names(n))}
+    while True:
+        more = {n.name for n in classes if _base_names(n) & errors} - errors
+        if not more:
+            return exempt | errors
+        errors |= more
+
+
+#: Where a class may derive from another of the project's (issue 35): the event log's record
+#: types (one ``Event`` base) and the rule sets (python-chess's variants: small subclasses
+#: with class-level flags, STYLE.md lesson 5).
+TOWERS_ALLOWED = ("firmware/formats/events.py", "firmware/rules/sets.py")
+
+
+def inherited(paths: list[Path], allowed: tuple[str, ...] = ()) -> list[str]:
+    """Classes that derive from another class of ``paths`` (protocols and exceptions aside,
+    and the classes of the files ``allowed``, relative to the root)."""
     classes = {p: [n for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
                    if isinstance(n, ast.ClassDef)] for p in paths}
-    own = {n.name for found in classes.values() for n in found
-           if not _is_protocol_or_error(n)}
+    every = [n for found in classes.values() for n in found]
+    exempt = _exempt(every)
+    own = {n.name for n in every if n.name not in exempt}
     out = []
     for path, found in classes.items():
+        where = path.relative_to(ROOT).as_posix()
+        if where in allowed:
+            continue
         for node in found:
-            for base in node.bases:
-                name = base.id if isinstance(base, ast.Name) else \
-                    base.attr if isinstance(base, ast.Attribute) else None
-                if name in own and not _is_protocol_or_error(node):
-                    out.append(f"{path.relative_to(ROOT)}: {node.name}({name})")
+            for name in sorted(_base_names(node) & own):
+                if node.name not in exempt:
+                    out.append(f"{where}: {node.name}({name})")
     return out
 
 
 def test_inheritance_finder_finds_a_chain(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("class Base:\n    pass\n\n\nclass Part(Exception):\n"
-                                   "    pass\n")
+                                   "    pass\n\n\nclass Door(Protocol):\n    pass\n")
     (tmp_path / "b.py").write_text("import a\n\n\nclass Top(a.Base):\n    pass\n\n\n"
-                                   "class Fault(a.Part):\n    pass\n")
+                                   "class Fault(a.Part):\n    pass\n\n\n"
+                                   "class Worse(Fault):\n    pass\n\n\n"
+                                   "class Wide(a.Door):\n    pass\n")
+    (tmp_path / "c.py").write_text("import a\n\n\nclass Kept(a.Base):\n    pass\n")
     global ROOT
     root, ROOT = ROOT, tmp_path
     try:
-        assert inherited(sorted(tmp_path.glob("*.py"))) == ["b.py: Top(Base)"]
+        found = inherited(sorted(tmp_path.glob("*.py")), allowed=("c.py",))
+        assert found == ["b.py: Top(Base)"]  # a protocol's or an exception's heirs are not
+        assert inherited(sorted(tmp_path.glob("*.py"))) == ["b.py: Top(Base)", "c.py: Kept(Base)"]
     finally:
         ROOT = root
 
@@ -182,3 +210,12 @@ def test_the_hands_are_composed_not_inherited() -> None:
     """Issue 26: boardctl's objects are parts handed what they need, not layers of base
     classes (protocols and error classes aside)."""
     assert inherited(sorted((ROOT / "boardctl").rglob("*.py"))) == []
+
+
+def test_the_brain_and_the_body_are_composed_not_inherited() -> None:
+    """Issue 35 (STYLE.md lesson 19): no class of ``firmware`` or ``hw`` derives from another
+    of the project's (the referee and the clock are parts composed, not floors of a tower),
+    save protocols, exceptions, the event log's records and the rule sets."""
+    paths = sorted(p for package in ("firmware", "hw") for p in (ROOT / package).rglob("*.py"))
+    assert inherited(paths, TOWERS_ALLOWED) == []
+    assert inherited(paths)  # the check sees the towers it allows

@@ -8,13 +8,13 @@ import itertools
 import random
 
 import pytest
+from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 
 from firmware.formats.events import Event, Press, Start
 from firmware.referee import MoveCommitted, Referee
 from firmware.rules.position import Move, Position
 from firmware.rules.sets import Side
 from firmware.session.handling import CAPTURE_FIRST_RULES, MS, Hand, S, Style, perform
-from firmware.session.session import BoardSession
 
 EXAMPLES = [
     ("russian", "W:WKd2:Bb6,d6,f4,f6,g7"),  # 000 diagram 4: one king, three routes

@@ -32,3 +32,45 @@ def test_whose_fault_each_is() -> None:
         assert kind not in FAULT_KINDS  # nobody accepts these by replying
     assert {"illegal-move", "missed-capture", "wrong-capture", "incomplete-removal",
             "extra-removal"} == set(MOVER_KINDS)
+
+
+def test_every_irregularity_the_referee_reports_is_typed_and_its_line_unchanged() -> None:
+    """Issue 35 item 5: ``Irregularity.kind`` is an ``IrregularityKind`` wherever the referee
+    names one (random hands on the board, with and without a clock); on the feed it is the
+    same line a plain string gives."""
+    import random
+
+    from firmware.formats.feed import encode_line
+    from firmware.formats.records import IrregularityRecord
+    from firmware.referee import Irregularity, Referee
+    from firmware.rules.sets import Side, find_rules
+
+    rules = find_rules("russian")
+    cells = rules.geometry.all_cells()
+    seen: set[IrregularityKind] = set()
+    for seed in range(12):
+        rng = random.Random(seed)
+        referee = Referee(rules, clocked=seed % 2 == 0, started=seed % 3 != 0)
+        at = 0
+        decisions = []
+        for _ in range(300):
+            at += rng.randrange(1, 400_000_000)
+            act = rng.random()
+            square = rng.choice(cells)
+            if act < 0.45:
+                decisions += referee.lift(square, at)
+            elif act < 0.9:
+                decisions += referee.place(square, at)
+            elif act < 0.97:
+                decisions += referee.press(rng.choice((Side.WHITE, Side.BLACK)), at)
+            else:
+                decisions += referee.start(at) if not referee.started else referee.accept(at)
+        for d in decisions:
+            if isinstance(d, Irregularity):
+                assert type(d.kind) is IrregularityKind
+                seen.add(d.kind)
+    assert len(seen) >= 6  # the walk met many kinds
+    for kind in IrregularityKind:
+        typed = IrregularityRecord(kind, "white", ["c3"], {"c3": "restore"}).to_json()
+        plain = IrregularityRecord(kind.value, "white", ["c3"], {"c3": "restore"}).to_json()
+        assert encode_line(typed, 7) == encode_line(plain, 7)

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import pytest
+from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 from test_referee_irregular import feed, kinds, moves
 
 from boardctl.commands.replay import replay_lines
@@ -24,7 +25,6 @@ from firmware.rules.game import Game
 from firmware.rules.notation import parse_move
 from firmware.rules.position import Position
 from firmware.rules.sets import Side
-from firmware.session.session import BoardSession
 
 
 def session(rules: str, fen: str | None, tc: str | None, clocked: bool) -> BoardSession:

@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 from test_referee_irregular import feed, kinds
 
 from boardctl.cli import main
 from firmware.errors import BoardError
 from firmware.referee import BOUNCE_NS, TOUCH_NS, check_touch_min
-from firmware.session.session import BoardSession
 
 MS = 1_000_000
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from live_helpers import LiveRelay, game_records
+from live_helpers import LiveRelay, game_records, observe
 
 import boardctl.relay.http as relay_http
 import boardctl.relay.live.stream as stream
@@ -162,16 +162,16 @@ def test_streams_hold_no_connection_slot_and_pollers_are_served_beside_them(
 
 
 def test_mqtt_status_records_and_silence_mark_boards_offline(relay: LiveRelay) -> None:
-    relay.hub.observe("12", {"type": "status", "status": "offline"})
+    observe(relay.hub, "12", {"type": "status", "status": "offline"})
     view = json.loads(fetch(relay, "/board/12.json")[2])["board"]
     assert view["badges"]["offline"]
-    relay.hub.observe("12", {"type": "status", "status": "online"})
+    observe(relay.hub, "12", {"type": "status", "status": "online"})
     assert not json.loads(fetch(relay, "/board/12.json")[2])["board"]["badges"]["offline"]
     relay.clock.now += 26
     relay.hub.tick()
     assert json.loads(fetch(relay, "/board/12.json")[2])["board"]["badges"]["offline"]
-    relay.hub.observe("12", {"type": "status", "status": "bogus"})
-    relay.hub.observe("12", {"type": "move", "game": "g", "ply": "x"})  # heard from again
+    observe(relay.hub, "12", {"type": "status", "status": "bogus"})
+    observe(relay.hub, "12", {"type": "move", "game": "g", "ply": "x"})  # heard from again
     assert not json.loads(fetch(relay, "/board/12.json")[2])["board"]["badges"]["offline"]
 
 

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from live_helpers import FakeClock, game_records
+from live_helpers import FakeClock, feed, game_records, observe
 
 from boardctl.relay.live.model import KEEP_LOG, LiveHall, pieces
 from boardctl.relay.live.stream import Channel
@@ -19,7 +19,7 @@ def fed(records: list[dict[str, Any]], board: str = "12", t0: float = 1000.0,
         step: float = 10.0) -> LiveHall:
     hall = LiveHall()
     for i, record in enumerate(records):
-        hall.feed(board, record, t0 + i * step)
+        feed(hall, board, record, t0 + i * step)
     return hall
 
 
@@ -51,7 +51,7 @@ def test_snapshot_catch_up_keeps_the_seconds_moves_were_first_seen() -> None:
             "tags": records[1]["tags"],
             "moves": [{k: r[k] for k in ("ply", "side", "move", "clock")} for r in records[2:]],
             "clock": {"white": 270.0, "black": 279.0}, "running": "white"}
-    hall.feed("12", snap, 2000.0)
+    feed(hall, "12", snap, 2000.0)
     assert hall.view("12", 1041.0)["ply"] == 3  # the known moves were not re-dated
     view = hall.view("12", 2000.0)
     assert view["ply"] == 6 and view["fen"] == records[-1]["fen"]  # played out from the start
@@ -61,19 +61,19 @@ def test_snapshot_catch_up_keeps_the_seconds_moves_were_first_seen() -> None:
 
 def test_badges_follow_irregularities_flags_pauses_results_and_silence() -> None:
     hall = fed(game_records("g", 2))
-    hall.feed("12", {"type": "irregularity", "game": "g", "kind": "missed-capture",
+    feed(hall, "12", {"type": "irregularity", "game": "g", "kind": "missed-capture",
                      "side": "white", "squares": ["c3", "e5"]}, 2000.0)
-    hall.feed("12", {"type": "clock", "game": "g", "event": "pause",
+    feed(hall, "12", {"type": "clock", "game": "g", "event": "pause",
                      "clock": {"white": 280.0, "black": 290.0}, "running": None}, 2001.0)
     view = hall.view("12", 2001.0)
     assert view["badges"]["irregular"] == "missed-capture c3 e5" and view["badges"]["paused"]
     assert view["clock"]["running"] is None
-    hall.feed("12", {"type": "cleared", "game": "g"}, 2002.0)
+    feed(hall, "12", {"type": "cleared", "game": "g"}, 2002.0)
     assert hall.view("12", 2002.0)["badges"]["irregular"] is None
     assert hall.view("12", 2001.5)["badges"]["irregular"] == "missed-capture c3 e5"
     assert hall.silent(2020.0, 25.0) == [] and hall.silent(2030.0, 25.0) == ["12"]
     assert hall.view("12", 2030.0)["badges"]["offline"]
-    hall.feed("12", {"type": "result", "game": "g", "result": "0-2", "reason": "time forfeit",
+    feed(hall, "12", {"type": "result", "game": "g", "result": "0-2", "reason": "time forfeit",
                      "at": 301.5, "side": "white"}, 2040.0)
     view = hall.view("12", 2040.0)
     assert not view["badges"]["offline"] and view["badges"]["flag"] == "white"
@@ -81,6 +81,21 @@ def test_badges_follow_irregularities_flags_pauses_results_and_silence() -> None
     kinds = [e["kind"] for e in hall.events(2040.0)]
     assert kinds == ["irregularity", "paused", "cleared", "offline", "online", "flag", "result"]
     assert "301.5" in hall.events(2040.0)[-2]["text"]
+
+
+def test_the_press_that_starts_a_game_is_logged_as_a_start() -> None:
+    """Issue 36: the arbiter's log said "resumed" for the press that starts the game."""
+    hall = fed(game_records("g", 0))
+    hall.feed("12", {"type": "clock", "game": "g", "event": "start",
+                     "clock": {"white": 300.0, "black": 300.0}, "running": "white"}, 2000.0)
+    hall.feed("12", {"type": "clock", "game": "g", "event": "pause",
+                     "clock": {"white": 290.0, "black": 300.0}, "running": None}, 2010.0)
+    hall.feed("12", {"type": "clock", "game": "g", "event": "resume",
+                     "clock": {"white": 290.0, "black": 300.0}, "running": "white"}, 2020.0)
+    said = [(e["kind"], e["text"]) for e in hall.events(2020.0)]
+    assert said == [("started", "the game started: clocks run"), ("paused", "clocks paused"),
+                    ("resumed", "clocks run")]
+    assert not hall.view("12", 2020.0)["badges"]["paused"]
 
 
 @pytest.mark.parametrize(("result", "reason", "side", "badge"), [
@@ -96,7 +111,7 @@ def test_a_time_forfeit_shows_whose_flag_fell(result: str, reason: str, side: st
     record = {"type": "result", "game": "g", "result": result, "reason": reason}
     if side is not None:
         record["side"] = side
-    hall.feed("12", record, 2040.0)
+    feed(hall, "12", record, 2040.0)
     assert hall.view("12", 2040.0)["badges"]["flag"] == badge
     flag = [e for e in hall.events(2040.0) if e["kind"] == "flag"]
     assert flag and flag[0]["side"] == (None if badge == "?" else badge)
@@ -105,17 +120,18 @@ def test_a_time_forfeit_shows_whose_flag_fell(result: str, reason: str, side: st
 
 def test_a_result_for_another_reason_raises_no_flag() -> None:
     hall = fed(game_records("g", 2))
-    hall.feed("12", {"type": "result", "game": "g", "result": "0-2", "reason": "resignation"}, 2040)
+    feed(hall, "12", {"type": "result", "game": "g", "result": "0-2",
+                      "reason": "resignation"}, 2040)
     assert hall.view("12", 2040.0)["badges"]["flag"] is None
 
 
 def test_a_new_game_on_the_board_starts_afresh_and_old_lines_are_ignored() -> None:
     hall = fed(game_records("g1", 4))
-    hall.feed("12", {"type": "result", "game": "g1", "result": "1-1", "reason": "agreed"}, 1100)
-    hall.feed("12", game_records("g2", 0)[1], 1200.0)
+    feed(hall, "12", {"type": "result", "game": "g1", "result": "1-1", "reason": "agreed"}, 1100)
+    feed(hall, "12", game_records("g2", 0)[1], 1200.0)
     view = hall.view("12", 1200.0)
     assert view["game"] == "g2" and view["ply"] == 0 and view["result"] is None
-    hall.feed("12", game_records("g1", 5)[-1], 1201.0)  # a late line of the old game
+    feed(hall, "12", game_records("g1", 5)[-1], 1201.0)  # a late line of the old game
     assert hall.view("12", 1201.0)["ply"] == 0
 
 
@@ -123,9 +139,9 @@ def test_serial_sources_are_named_by_their_header_and_topics_by_themselves() -> 
     hall = LiveHall()
     records = game_records("g", 1, board="b 7")
     for i, r in enumerate(records):
-        hall.feed("/dev/pts/4", r, float(i))
+        feed(hall, "/dev/pts/4", r, float(i))
     assert list(hall.boards) == ["b-7"]
-    hall.feed("B12", game_records("h", 1)[1], 5.0)
+    feed(hall, "B12", game_records("h", 1)[1], 5.0)
     assert list(hall.boards) == ["b-7", "B12"]
 
 
@@ -139,8 +155,8 @@ def test_hostile_records_never_raise_and_memory_stays_bounded() -> None:
         record["type"] = rng.choice(["move", "snapshot", "irregularity", "clock", "result",
                                      "position", "cleared", "game", "nonsense"])
         record["game"] = "g"
-        hall.feed("12", record, 2000.0 + i)
-    hall.feed("12", {"type": "irregularity", "game": "g", "kind": "x" * 10_000}, 9e5)
+        feed(hall, "12", record, 2000.0 + i)
+    feed(hall, "12", {"type": "irregularity", "game": "g", "kind": "x" * 10_000}, 9e5)
     view = hall.view("12", 1e6)
     assert view["ply"] == 3 and len(view["badges"]["irregular"]) <= 120
     assert len(hall.log) <= KEEP_LOG and len(hall.boards["12"].marks) <= 1024
@@ -166,7 +182,7 @@ def test_a_routine_snapshot_publishes_nothing_a_correction_does() -> None:
     hub = LiveHub(now=clock)
     records = game_records("g", 2)  # after ply 2 both clocks read 293, White's runs
     for record in records:
-        hub.observe("12", record)
+        observe(hub, "12", record)
     published = hub.public.last
     snap = {"type": "snapshot", "game": "g", "rules": "international",
             "start_fen": Position.start("international").fen(), "fen": records[-1]["fen"],
@@ -174,10 +190,10 @@ def test_a_routine_snapshot_publishes_nothing_a_correction_does() -> None:
             "moves": [{k: r[k] for k in ("ply", "side", "move", "clock")} for r in records[2:]],
             "clock": {"white": 283.0, "black": 293.0}, "running": "white"}
     clock.now += 10
-    hub.observe("12", snap)
+    observe(hub, "12", snap)
     assert hub.public.last == published  # what the page shows by itself: nothing sent
     clock.now += 10
-    hub.observe("12", {**snap, "clock": {"white": 280.0, "black": 293.0}})
+    observe(hub, "12", {**snap, "clock": {"white": 280.0, "black": 293.0}})
     assert hub.public.last == published + 1  # 3 s off: the correction goes out
     assert hub.hall.view("12", clock.now)["clock"]["white"] == 280.0
 
@@ -188,7 +204,7 @@ def test_a_snapshot_that_rewrites_a_move_renews_it_and_all_after_it() -> None:
     moves = [{k: r[k] for k in ("ply", "side", "move", "clock")} for r in records[2:]]
     other = game_records("h", 4, number=2)[3]  # a different second move
     rewritten = [moves[0], {**moves[1], "move": other["move"]}, moves[2], moves[3]]
-    hall.feed("12", {"type": "snapshot", "game": "g", "rules": "international",
+    feed(hall, "12", {"type": "snapshot", "game": "g", "rules": "international",
                      "moves": rewritten + [{**moves[3], "ply": 9}]}, 2000.0)
     seen = [m.t for m in hall.boards["12"].moves]
     assert seen == [1020.0, 2000.0, 2000.0, 2000.0]  # in time order; ply 9 did not follow on
@@ -204,20 +220,20 @@ def test_a_snapshot_with_no_moves_empties_a_board_shown_ahead_of_it() -> None:
     records = game_records("g", 1)
     kept = {"type": "snapshot", "game": "g", "rules": "international",
             "moves": [{k: records[2][k] for k in ("ply", "side", "move", "clock")}]}
-    hub.observe("12", kept)  # restore_games: the game as a former run kept it
+    observe(hub, "12", kept)  # restore_games: the game as a former run kept it
     assert hub.hall.view("12", clock.now)["ply"] == 1
     clock.now += 5
-    hub.observe("12", records[1])
-    hub.observe("12", {"type": "snapshot", "game": "g", "rules": "international", "moves": [],
+    observe(hub, "12", records[1])
+    observe(hub, "12", {"type": "snapshot", "game": "g", "rules": "international", "moves": [],
                        "start_fen": Position.start("international").fen(),
                        "fen": Position.start("international").fen()})
     assert hub.hall.view("12", clock.now)["ply"] == 0
     published = hub.public.last
     clock.now += 5
-    hub.observe("12", records[2])  # the move itself: an event of its own, ply 1
+    observe(hub, "12", records[2])  # the move itself: an event of its own, ply 1
     assert hub.public.last == published + 1
     assert hub.hall.view("12", clock.now)["ply"] == 1
     # a snapshot whose moves do not read is no word on them: the moves stay
-    hub.observe("12", {"type": "snapshot", "game": "g", "rules": "international",
+    observe(hub, "12", {"type": "snapshot", "game": "g", "rules": "international",
                        "moves": [{"ply": "x"}]})
     assert hub.hall.view("12", clock.now)["ply"] == 1

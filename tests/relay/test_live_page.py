@@ -297,3 +297,26 @@ def test_a_hall_at_a_glance_8x8_and_10x10_kings_and_every_badge(
     browser.set_window_size(1280, 1000)
     shot(browser, "live-hall.png")
     assert console_errors(browser) == []
+
+
+def test_the_page_says_connecting_until_its_first_state(relay: LiveRelay, browser: Any) -> None:
+    """Issue 36: "No game has started yet." showed while the page was still connecting. The
+    event stream held back (Chromium's own blocking of the URL) stands for a slow first
+    answer; then the same page, the stream let through, tells the empty hall."""
+    browser.set_window_size(412, 915)
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/events*"]})
+    try:
+        browser.get(relay.url)
+        until(browser, lambda d: d.execute_script("return document.readyState") == "complete")
+        assert text_of(browser, "#empty") == "Connecting to the relay…"
+        assert text_of(browser, "#status") == "Connecting…"
+        assert "No game" not in browser.find_element(By.TAG_NAME, "body").text
+        shot(browser, "live-connecting-412.png")
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    browser.get(relay.url)
+    until(browser, lambda d: text_of(d, "#empty") == "No game has started yet.")
+    assert text_of(browser, "#status") == "Live"
+    shot(browser, "live-empty-412.png")
+    assert [e for e in console_errors(browser) if "/events" not in e] == []

@@ -10,7 +10,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from live_helpers import game_records
+from live_helpers import game_records, observe
 
 from boardctl.hall.mqtt import BrokerConfig
 from boardctl.relay.follower import HallFollower
@@ -52,7 +52,7 @@ def test_two_halls_boards_of_one_name_stay_apart_and_keep_their_board_tag() -> N
     follower = HallFollower(BrokerConfig("127.0.0.1"), ["A", "B"], log=lambda m: None)
     relay = Relay([], hall=follower)
     seen: list[str] = []
-    relay.state.observers.append(lambda board, record: seen.append(board))
+    relay.state.observers.append(lambda board, record, game: seen.append(board))
     for hall, plies in (("A", 3), ("B", 5)):
         for seq, record in enumerate(game_records("g", plies, board="b1")):
             follower._on_message(None, None, message(f"kabelaud/{hall}/b1/feed",
@@ -67,7 +67,7 @@ def test_two_halls_boards_of_one_name_stay_apart_and_keep_their_board_tag() -> N
     hub = LiveHub()
     for hall, plies in (("A", 3), ("B", 5)):
         for record in game_records("g", plies, board="b1"):
-            hub.observe(f"{hall}/b1", record)
+            observe(hub, f"{hall}/b1", record)
     assert sorted(hub.hall.boards) == ["A-b1", "B-b1"]  # ... and so does the live page
     assert hub.hall.view("B-b1", 1e12)["ply"] == 5
 

@@ -13,12 +13,12 @@ import pytest
 from test_relay_state import GAME, START, lines, move_records, real_moves
 
 from boardctl.durable import JournalWriter
-from boardctl.hall.broker import with_run
 from boardctl.relay.relay import Relay
 from boardctl.relay.state import RelayState
 from boardctl.relay.store import GameStore, file_name, read_log
 from firmware.errors import BoardError
-from firmware.formats.feed import decode_line, encode_line, header_record, snapshot_record
+from firmware.formats.feed import Written, decode_line, encode_line, header_record, snapshot_record
+from firmware.formats.reader import FeedLine, read_line
 from firmware.pdn import read_games
 
 
@@ -27,14 +27,17 @@ def snap(n: int, game: str = "g1") -> dict:
                            moves=move_records(game)[:n], tags=GAME["tags"])
 
 
+def with_run(line: str, run: str) -> str:
+    """A line as a board's broker link publishes it: as its service wrote it for the broker
+    (``Written.network``: the run's id on every line)."""
+    read = read_line(line)
+    assert isinstance(read, FeedLine)
+    return Written(read.record, line, run).network()
+
+
 def stamped(records: list[dict], run: str, start: int = 0) -> list[str]:
     """Lines as a board's broker link publishes them: the run's id on every line."""
-    out, known = [], None
-    for line in lines(records, start):
-        line, known = with_run(line, known)
-        out.append(line)
-    assert known == run or records[0]["type"] != "header"
-    return out
+    return [with_run(line, run) for line in lines(records, start)]
 
 
 def test_the_broker_link_stamps_every_line_with_its_run() -> None:
@@ -43,8 +46,8 @@ def test_the_broker_link_stamps_every_line_with_its_run() -> None:
     assert all(r is not None for r in records)
     assert [r.get("run") for r in records] == ["runX"] * 4  # type: ignore[union-attr]
     assert [r["seq"] for r in records] == [0, 1, 2, 3]  # type: ignore[index]
-    assert with_run(sent[2], "runX") == (sent[2], "runX")  # stamped once, whatever happens
-    assert with_run("junk", "runX") == ("junk", "runX")
+    assert sent[0] == lines([header_record("b2", "runX", None)])[0]  # a header names its own
+    assert all(line.count('"run":') == 1 for line in sent)  # stamped once
 
 
 def test_a_restart_whose_header_was_missed_is_taken_from_its_run_id() -> None:
@@ -59,11 +62,9 @@ def test_a_restart_whose_header_was_missed_is_taken_from_its_run_id() -> None:
     for k in range(30):  # routine snapshots of run A push its seq far on
         state.feed_line("b2", stamped([snap(6)], "runA", start=len(old) + k)[0])
     assert len(state.games["g1"].moves) == 6
-    known = "runB"
     later = []
     for i, record in enumerate([*moves[6:8], snap(10), *moves[10:12]], start=4):
-        line, known = with_run(encode_line(record, i), known)
-        later.append(line)
+        later.append(with_run(encode_line(record, i), "runB"))
     for line in later:
         state.feed_line("b2", line)
     assert [m["move"] for m in state.games["g1"].moves] == real_moves(12)

@@ -17,6 +17,7 @@ from boardctl.relay.relay import Relay
 from boardctl.relay.serial import LineSplitter
 from boardctl.relay.state import RelayState
 from firmware.formats.feed import encode_line, header_record, snapshot_record
+from firmware.formats.reader import FeedLine, Refusal, read_framed
 from firmware.pdn import read_games
 from firmware.rules.position import Position
 
@@ -49,6 +50,11 @@ GAME = {"type": "game", "game": "g1", "rules": "international", "fen": None,
 
 def lines(records: list[dict], start: int = 0) -> list[str]:
     return [encode_line(r, start + i) for i, r in enumerate(records)]
+
+
+def framed(members: dict) -> FeedLine | Refusal:
+    """A line made as an object (no checksum to make), read as the relay reads a line."""
+    return read_framed({"seq": 0, **members})
 
 
 def test_moves_clocks_round_tag_and_result() -> None:
@@ -113,7 +119,8 @@ def test_a_move_that_does_not_play_is_refused_and_the_game_waits_for_a_snapshot(
     state = RelayState()
     said = _said(state)
     seen: list[object] = []  # what the live page is told
-    state.observers.append(lambda board, record: seen.append(record.get("move")))
+    state.observers.append(lambda board, record, game: seen.append(getattr(record, "move",
+                                                                            None)))
     moves = move_records()
     for line in lines([header_record("4", "r", None), GAME, *moves[:2]]):
         state.feed_line("p", line)
@@ -161,11 +168,11 @@ def test_an_unknown_rule_set_or_a_bad_start_position_is_refused() -> None:
     state = RelayState()
     said = _said(state)
     odd = {**GAME, "game": "g2", "rules": "chess"}
-    state.feed_record("p", odd)
-    state.feed_record("p", {**move_records("g2")[0], "seq": 1})
+    state.feed_record("p", framed(odd))
+    state.feed_record("p", framed({**move_records("g2")[0], "seq": 1}))
     assert state.games["g2"].rules is None and state.games["g2"].moves == []
     bad_fen = {**GAME, "game": "g3", "fen": "W:W51,52:B1"}  # no square 51 on 10x10
-    state.feed_record("p", bad_fen)
+    state.feed_record("p", framed(bad_fen))
     assert state.games["g3"].start_fen is None  # the standard start stands
     assert state.refused == 3
     assert "unknown rule set 'chess'" in said[0]
@@ -178,9 +185,9 @@ def test_an_unknown_rule_set_or_a_bad_start_position_is_refused() -> None:
 def test_refusals_are_told_ten_times_then_every_thousandth() -> None:
     state = RelayState()
     said = _said(state)
-    state.feed_record("p", GAME)
+    state.feed_record("p", framed(GAME))
     for n in range(2000):
-        state.feed_record("p", {**GAME, "rules": f"nonsense{n}"})
+        state.feed_record("p", framed({**GAME, "rules": f"nonsense{n}"}))
     assert state.refused == 2000 and len(said) == 12
     assert said[-1].endswith("(2000 refused so far)")
 
@@ -189,10 +196,11 @@ def test_feeds_and_moves_held_are_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     """A hostile publisher inventing board names, or playing legal moves without end, gets so
     far and no further: memory stays bounded, the boards already followed go on, and the log
     says what is left out."""
+    import boardctl.relay.checks as relay_checks
     import boardctl.relay.state as relay_state
 
     monkeypatch.setattr(relay_state, "MAX_SOURCES", 2)
-    monkeypatch.setattr(relay_state, "MAX_MOVES", 6)
+    monkeypatch.setattr(relay_checks, "MAX_MOVES", 6)
     state = RelayState()
     said = _said(state)
     moves = move_records(n=12)
@@ -350,7 +358,9 @@ def test_records_that_pass_the_checksum_but_make_no_sense_never_crash(records: l
     """A foreign or buggy sender with valid checksums: the relay keeps serving a PDN."""
     state = RelayState()
     for i, rec in enumerate([{"type": "game", "game": "g", "rules": "russian"}, *records]):
-        state.feed_record("p", {**rec, "seq": i} if not isinstance(rec.get("seq"), int) else rec)
+        line = framed({**rec, "seq": i} if not isinstance(rec.get("seq"), int) else rec)
+        if isinstance(line, FeedLine):  # a line without a seq does not frame
+            state.feed_record("p", line)
     text = state.pdn()
     assert isinstance(text, str)
     games = list(read_games(text, "relay"))
@@ -378,7 +388,7 @@ def test_a_line_of_the_run_taken_already_is_not_taken_again() -> None:
     back (and nothing would put it right: the board has moved on to its next game)."""
     state = RelayState()
     seen: list[object] = []
-    state.observers.append(lambda board, record: seen.append(record.get("type")))
+    state.observers.append(lambda board, record, game: seen.append(record.type))
     moves = move_records()
     early = snapshot_record(game="g1", rules="international", start_fen=START, fen="f",
                             moves=moves[:4], tags=GAME["tags"])

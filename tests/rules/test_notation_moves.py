@@ -164,6 +164,18 @@ def test_illegal_moves_say_why(fen: str, text: str, words: str) -> None:
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("text", ["32-28xx", "32-28-", "32x", "-32-28", "32--28", "32-28 x",
+                                  "32-28 -"])
+def test_a_separator_without_a_square_on_each_side_is_no_move(text: str) -> None:
+    """Issue 36: ``h2-g3xx`` was read as ``h2-g3``: nothing but annotations may follow."""
+    p = Position.start(INTERNATIONAL)
+    with pytest.raises(IllegalMoveError, match="separator without a square"):
+        parse_move(p, text)
+    russian = Position.start(RUSSIAN)
+    with pytest.raises(IllegalMoveError, match="separator without a square"):
+        parse_move(russian, "c3-d4xx")
+
+
 def test_move_text_refuses_a_move_that_is_not_legal() -> None:
     p = Position.start(INTERNATIONAL)
     other = Position.from_fen(INTERNATIONAL, "W:W32:B28").legal_moves()[0]

@@ -294,3 +294,13 @@ def test_has_legal_move_agrees_with_the_generator(name: str) -> None:
         assert bool(fresh.legal_moves()) is expected and fresh.has_legal_move() is expected
         blocked += not expected
     assert blocked >= 50  # the boards do test the blocked answer
+
+
+def test_a_board_is_named_with_its_article() -> None:
+    """Issue 36: "a 8x8 board"."""
+    from firmware.errors import SquareError
+    from firmware.rules.geometry import a_board, geometry
+
+    assert a_board(8) == "an 8x8 board" and a_board(10) == "a 10x10 board"
+    with pytest.raises(SquareError, match="an 8x8 board"):
+        geometry(8).number("e4")

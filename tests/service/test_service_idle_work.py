@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from service_helpers import RealClock, S, game_log, replayed, sim_service
 
-from boardctl.service.outputs import Display
+from boardctl.service.showing import Display
 from firmware.pdn import read_games
 from firmware.rules.sets import Side
 from firmware.session.handling import NOISY, handle_game
@@ -84,9 +84,9 @@ def test_preparing_the_move_table_between_events_changes_no_decision(clocked: bo
         built = 0
         for e in events:
             want = plain.handle(e)
-            had = prepared.referee._table is not None
+            had = prepared.referee.play.ready
             prepared.referee.prepare()
-            built += not had and prepared.referee._table is not None
+            built += not had and prepared.referee.play.ready
             assert prepared.handle(e) == want
         assert prepared.finish() == plain.finish()
         assert prepared.moves == plain.moves and len(plain.moves) == 40

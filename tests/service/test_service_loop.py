@@ -165,13 +165,14 @@ def test_control_requests_in_process(tmp_path: Path) -> None:
     assert service.command({"cmd": "start"})["ok"]
     done = service.command({"cmd": "result", "result": "1-1", "reason": "agreement"})
     assert done["result"] == "1-1"
-    assert service.command({"cmd": "new", "tags": {"Round": "2", "White": "X"}})["game"] != new_id
+    tags = {"Round": "2", "White": "X", "Date": "1999.12.31"}  # the arbiter's date wins
+    assert service.command({"cmd": "new", "tags": tags})["game"] != new_id
     assert service.command({"cmd": "start"})["ok"]
     run_until(service, clock, 3.5)  # the new game's own time line, from 0
     path = current_path(tmp_path)
     marks = [json.loads(line) for line in path.read_text().splitlines()]
     assert sum(1 for m in marks if m.get("note") == "clock") >= 3  # heartbeats resumed
-    assert load_journal(path).header.tags == {"Round": "2", "White": "X"}
+    assert load_journal(path).header.tags == tags
     service.close()
 
 

@@ -127,8 +127,10 @@ def test_control_socket_cli_and_garbage(tmp_path: Path) -> None:
     gone = run("status", "--state-dir", str(tmp_path / "nowhere"), check=False)
     assert gone.returncode == 2 and "not running" in gone.stderr
     assert gone.stderr.count("\n") == 1 and "Traceback" not in gone.stderr
+    dates = {time.strftime("%Y.%m.%d")}  # the wall date the game is set up on
     proc = start(state, "--white", "Sijbrands", "--round", "4")
     wait_for(lambda: status(state))
+    dates.add(time.strftime("%Y.%m.%d"))
     out = run("status", "--state-dir", str(state)).stdout
     assert "waiting for the start" in out and "Sijbrands" in out
     run("start", "--state-dir", str(state))
@@ -149,11 +151,15 @@ def test_control_socket_cli_and_garbage(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "not a result" in bad.stderr
     answer = json.loads(run("status", "--json", "--state-dir", str(state)).stdout)
     assert answer["running"] is None and answer["clock"]["white"] <= 60
+    assert answer["tags"].pop("Date") in dates  # issue 36: a game today was "????.??.??"
     assert answer["tags"] == {"White": "Sijbrands", "Round": "4"}
     pdn = run("pdn", "--state-dir", str(state)).stdout
     assert '[White "Sijbrands"]' in pdn
     stop(proc)
     assert not (state / "control.sock").exists()
+    exported = run("export", "--state-dir", str(state)).stdout  # from the journal alone
+    date = next(read_games(exported, "export")).tags["Date"]
+    assert date in dates and f'[Date "{date}"]' in pdn
 
 
 def test_feed_on_a_pty_and_sd_notify(tmp_path: Path) -> None:

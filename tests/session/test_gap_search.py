@@ -10,6 +10,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from records_helpers import shapes
 
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Lift, Pause, Place, Press, Recovered, Start
@@ -152,7 +153,7 @@ def test_a_recovered_event_plays_the_plies_without_a_press() -> None:
     session.handle(Pause(2 * NS))
     before = session.status(2 * NS)["clock"]
     board = set(session.referee.board())
-    records = session.handle(Recovered(3 * NS, ("19-23", "28x19", "14x23")))
+    records = shapes(session.handle(Recovered(3 * NS, ("19-23", "28x19", "14x23"))))
     assert [r["move"] for r in records if r["type"] == "move"] == ["19-23", "28x19", "14x23"]
     assert all(r["clock"] == before for r in records if r["type"] == "move")
     assert session.position.turn.value == "white"

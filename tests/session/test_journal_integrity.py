@@ -130,6 +130,19 @@ def test_export_names_the_damage_and_salvage_keeps_the_rest(tmp_path: Path,
     assert 0 < len(kept) < len(moves) and kept == moves[:len(kept)]
 
 
+def test_salvage_counts_one_event_in_the_singular(tmp_path: Path,
+                                                  played: tuple[bytes, list[str]]) -> None:
+    """Issue 36: "salvaged 1 events"."""
+    data, _ = played
+    lines = data.splitlines(keepends=True)
+    path = tmp_path / "damaged.jsonl"  # the header, one event, then a damaged record
+    path.write_bytes(b"".join(lines[:2] + [lines[2].replace(b'"t":', b'"t": ', 1)]))
+    salvaged = subprocess.run([*BOARDCTL, "export", "--state-dir", str(tmp_path), "--journal",
+                               str(path), "--salvage"], capture_output=True, text=True,
+                              timeout=60)
+    assert salvaged.returncode == 3 and "salvaged 1 event (ply 0)" in salvaged.stderr
+
+
 def test_version_1_journals_are_still_read(played: tuple[bytes, list[str]]) -> None:
     data, moves = played
     plain = []

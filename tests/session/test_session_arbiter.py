@@ -4,6 +4,7 @@ arbiter's override, 000 7.2.9 at the start, ``[%clock]`` under both Fischer conv
 from __future__ import annotations
 
 import pytest
+from records_helpers import shapes
 
 from firmware.clock.gameclock import ClockError
 from firmware.formats.events import NS, Lift, MovesSet, Place, Press, Result, Start
@@ -17,14 +18,14 @@ def play(session: BoardSession, frm: str, to: str, side: str, t: float) -> list[
     out = session.handle(Lift(round(t * NS), frm))
     out += session.handle(Place(round((t + 0.5) * NS), to))
     out += session.handle(Press(round((t + 1) * NS), side))
-    return out
+    return shapes(out)
 
 
 @pytest.mark.parametrize("fen", ["W:WKc1,Ke1:BKh2", "W:WKc1,Ke1,Kg1:BKa1"])
 def test_000_7_2_9_set_up_ending_without_fischer_is_drawn_at_the_start(fen: str) -> None:
     # 000 7.2.9: without Fischer seconds these endings are not played out: draw.
     s = BoardSession("russian", "2700", fen)
-    out = s.handle(Start(0))
+    out = shapes(s.handle(Start(0)))
     assert [r["type"] for r in out] == ["result"]
     assert out[0]["result"] == "1/2-1/2" and "7.2.9" in out[0]["reason"]
     fischer = BoardSession("russian", "1800+30@start", fen)
@@ -33,7 +34,7 @@ def test_000_7_2_9_set_up_ending_without_fischer_is_drawn_at_the_start(fen: str)
 
 def test_000_7_2_9_started_log_without_start_event_is_drawn_at_its_first_event() -> None:
     s = BoardSession("russian", "2700", "W:WKc1,Ke1:BKh2", started=True)
-    out = s.handle(Lift(NS, "c1"))
+    out = shapes(s.handle(Lift(NS, "c1")))
     assert out and out[-1]["type"] == "result" and "7.2.9" in out[-1]["reason"]
 
 
@@ -42,7 +43,7 @@ def test_004_s32_flag_loses_with_the_exact_instant_and_freezes() -> None:
     s = BoardSession("russian", "60")
     s.handle(Start(0))
     s.handle(Lift(NS, "c3"))  # White is at the board
-    out = s.tick(61 * NS)
+    out = shapes(s.tick(61 * NS))
     assert out[-1]["result"] == "0-1" and out[-1]["reason"] == "time forfeit"
     assert out[-1]["at"] == 60.0 and out[-1]["side"] == "white"
     assert s.clock is not None and not s.clock.press(s.clock.turn, 62 * NS).accepted  # type: ignore[arg-type]
@@ -54,7 +55,7 @@ def test_004_s32_thirty_minutes_late_loses_by_default() -> None:
     s.handle(Start(0))
     assert s.wake_at() == 30 * MIN
     assert s.tick(30 * MIN - 1) == []
-    out = s.tick(30 * MIN)
+    out = shapes(s.tick(30 * MIN))
     assert out[-1]["result"] == "0-2" and "30 minutes late" in out[-1]["reason"]
 
 
@@ -72,7 +73,7 @@ def test_004_s32_black_absent_is_defaulted_after_30_minutes_on_his_clock() -> No
     s.handle(Start(0))
     play(s, "c3", "d4", "white", 600)  # White moves at 10 min; Black's clock runs from 601 s
     assert s.tick(601 * NS + 30 * MIN - 1) == []
-    out = s.tick(601 * NS + 30 * MIN)
+    out = shapes(s.tick(601 * NS + 30 * MIN))
     assert out[-1]["result"] == "1-0" and "late" in out[-1]["reason"]
 
 
@@ -82,7 +83,7 @@ def test_arbiter_overrides_a_default_and_a_flag() -> None:
     s = BoardSession("international", "4800+60@start")
     s.handle(Start(0))
     s.tick(30 * MIN)
-    out = s.handle(Result(31 * MIN, "1-1", "arbiter: excused lateness"))
+    out = shapes(s.handle(Result(31 * MIN, "1-1", "arbiter: excused lateness")))
     assert out[-1]["result"] == "1-1" and out[-1]["override"] is True
     assert out[-1]["overridden"] == "0-2"
     assert s.result is not None and s.result["result"] == "1-1"
@@ -113,7 +114,7 @@ def test_clock_tag_keeps_the_time_after_the_moves_own_bonus_at_start() -> None:
 def test_004_s32_moves_set_event_adds_the_period_and_refuses_under_15_minutes() -> None:
     s = BoardSession("russian", "20/3600")
     s.handle(Start(0))
-    out = s.handle(MovesSet(MIN, "white", 20))
+    out = shapes(s.handle(MovesSet(MIN, "white", 20)))
     assert out[-1]["clock"]["white"] == 7140.0  # 59 min + the next hour
     with pytest.raises(ClockError, match="15 minutes"):
         s.handle(MovesSet(50 * MIN, "white", 0))

@@ -5,6 +5,7 @@ move kept secret, results, PDN."""
 from __future__ import annotations
 
 import pytest
+from records_helpers import shapes
 
 from firmware.errors import IllegalMoveError
 from firmware.formats.events import (
@@ -29,7 +30,7 @@ def play(session: BoardSession, frm: str, to: str, side: str, t: float) -> list[
     out = session.handle(Lift(round(t * NS), frm))
     out += session.handle(Place(round((t + 0.5) * NS), to))
     out += session.handle(Press(round((t + 1) * NS), side))
-    return out
+    return shapes(out)
 
 
 def test_move_record_shape_with_clock() -> None:
@@ -50,7 +51,7 @@ def test_no_clock_without_time_control_and_settle() -> None:
     assert s.handle(Lift(NS, "c3")) == []
     assert s.handle(Place(2 * NS, "d4")) == []
     assert s.tick(2 * NS + NS // 2) == []  # not rested long enough
-    out = s.tick(3 * NS)
+    out = shapes(s.tick(3 * NS))
     assert [r["move"] for r in out] == ["c3-d4"] and "clock" not in out[0]
 
 
@@ -58,7 +59,7 @@ def test_flag_fall_exactly_when_it_fell() -> None:
     s = BoardSession("international", "60")
     s.handle(Start(0))
     assert s.tick(59 * NS) == []
-    out = s.tick(75 * NS)
+    out = shapes(s.tick(75 * NS))
     assert out == [{"type": "result", "result": "0-2", "reason": "time forfeit", "at": 60.0,
                     "side": "white"}]  # fmt: skip
     assert s.handle(Press(76 * NS, "white")) == []  # the game is over
@@ -69,16 +70,16 @@ def test_overstep_at_the_press() -> None:
     s.handle(Start(0))
     s.handle(Lift(10 * NS, "c3"))
     s.handle(Place(11 * NS, "d4"))
-    out = s.handle(Press(61 * NS, "white"))
+    out = shapes(s.handle(Press(61 * NS, "white")))
     assert [r["type"] for r in out] == ["result"] and out[0]["result"] == "0-1"
 
 
 def test_pause_resume_and_corrections() -> None:
     s = BoardSession("russian", "600")
     s.handle(Start(0))
-    out = s.handle(Pause(10 * NS))
+    out = shapes(s.handle(Pause(10 * NS)))
     assert out[0]["type"] == "clock" and out[0]["running"] is None
-    out = s.handle(ClockSet(11 * NS, "white", 500.0))
+    out = shapes(s.handle(ClockSet(11 * NS, "white", 500.0)))
     assert out[0]["clock"]["white"] == 500.0
     s.handle(MovesSet(12 * NS, "white", 3))
     s.handle(Resume(20 * NS))
@@ -91,11 +92,11 @@ def test_adjournment_keeps_the_sealed_move_secret() -> None:
     play(s, "c3", "d4", "white", 10)
     with pytest.raises(IllegalMoveError):
         s.handle(Adjourn(20 * NS, "a1-b2"))
-    out = s.handle(Adjourn(20 * NS, "f6-g5"))
+    out = shapes(s.handle(Adjourn(20 * NS, "f6-g5")))
     assert out[0]["type"] == "adjourned" and "f6-g5" not in str(out) and "g5" not in str(out)
     assert "g5" not in s.pdn() and s.status()["adjourned"]
     assert s.handle(Press(25 * NS, "black")) == []
-    out = s.handle(ResumeAdjourned(1000 * NS))
+    out = shapes(s.handle(ResumeAdjourned(1000 * NS)))
     assert [r["move"] for r in out if r["type"] == "move"] == ["f6-g5"]
     assert s.status()["running"] == "white"
     assert s.leds() == {"f6": "remove", "g5": "restore"}  # the arbiter sets the move up
@@ -112,7 +113,7 @@ def test_arbiter_result_and_pdn() -> None:
     s = BoardSession("international", "4800+60", tags={"White": "A", "Black": "B"})
     s.handle(Start(0))
     play(s, "h4", "i5", "white", 5)  # 34-30
-    out = s.handle(Result(100 * NS, "1-1", "agreement"))
+    out = shapes(s.handle(Result(100 * NS, "1-1", "agreement")))
     assert out == [{"type": "result", "result": "1-1", "reason": "agreement"}]
     text = s.pdn()
     game = next(iter(read_games(text, "session")))
@@ -126,8 +127,8 @@ def test_game_over_on_the_board() -> None:
     s.handle(Start(0))
     s.handle(Lift(NS, "c3"))
     s.handle(Place(2 * NS, "e5"))
-    out = s.handle(Lift(3 * NS, "d4"))
-    out += s.tick(10 * NS)  # the last move needs no press: the game is over
+    out = shapes(s.handle(Lift(3 * NS, "d4")))
+    out += shapes(s.tick(10 * NS))  # the last move needs no press: the game is over
     assert [r["type"] for r in out] == ["move", "result"] and out[1]["result"] == "1-0"
 
 

@@ -18,8 +18,8 @@ from firmware.formats.records import (
     MoveRecord,
     PositionRecord,
     ResultRecord,
-    Scoresheet,
 )
+from firmware.formats.scoresheet import Scoresheet
 from firmware.session.session import BoardSession
 
 CLOCK = {"white": 5399.5, "black": 5400.0}
@@ -77,15 +77,15 @@ def _played(session: BoardSession) -> list[dict]:
 def test_the_session_feed_is_made_of_records_and_a_pause_is_one_line() -> None:
     session = BoardSession("russian", "300+5")
     out = _played(session)
-    kinds = [r["type"] for r in out]
+    kinds = [r.type for r in out]
     assert kinds.count("move") == 2
-    clock_lines = [r for r in out if r["type"] == "clock"]
-    assert [r["event"] for r in clock_lines] == ["pause", "clock-set", "resume"]
-    assert json.dumps(out)  # plain JSON all through
+    clock_lines = [r for r in out if isinstance(r, ClockRecord)]
+    assert [r.event for r in clock_lines] == ["pause", "clock-set", "resume"]
+    assert json.dumps([r.to_json() for r in out])  # plain JSON all through
     # The move list, the snapshot and the PDN come from one scoresheet.
-    moves = [r for r in out if r["type"] == "move"]
+    moves = [r.to_json() for r in out if isinstance(r, MoveRecord)]
     assert session.moves == moves
-    assert [m["move"] for m in session.snapshot("g")["moves"]] == ["c3-d4", "f6-e5"]
+    assert [m.move for m in session.snapshot("g").moves or ()] == ["c3-d4", "f6-e5"]
     pdn = session.pdn()
     assert "c3-d4" in pdn and "f6-e5" in pdn and pdn.count("[%clock") == 2
 
@@ -96,7 +96,7 @@ def test_scoresheet_restarts_the_snapshot_at_an_accepted_position() -> None:
     sheet.add(PositionRecord("ACCEPTED"))
     sheet.add(MoveRecord(2, "black", "f6-e5", "F2", CLOCK))
     start, moves = sheet.snapshot_start()
-    assert start == "ACCEPTED" and [m["ply"] for m in moves] == [2]
+    assert start == "ACCEPTED" and [m.ply for m in moves] == [2]
     items = sheet.movetext()
     assert items[0] == "c3-d4" and getattr(items[1], "fen", None) == "ACCEPTED"
     assert [c.running if c else None for c in sheet.clocks()] == ["black", "white"]

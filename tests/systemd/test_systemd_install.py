@@ -90,6 +90,40 @@ def test_unit_waits_for_no_chip_number_and_sets_lg_wd() -> None:
     assert "--subsystem-match=gpio" in script[trigger:trigger + 200]
 
 
+#: The kernel module that registers each device group (/proc/devices) the unit allows, where
+#: Raspberry Pi OS's kernel builds it as a module (its defconfigs: CONFIG_SPI_SPIDEV,
+#: CONFIG_I2C_CHARDEV, CONFIG_USB_SERIAL, CONFIG_USB_ACM =m): spidev.c registers "spi",
+#: i2c-dev.c "i2c", usb-serial.c's tty driver "ttyUSB", cdc-acm.c "ttyACM".
+MODULE_OF_GROUP = {"spi": "spidev", "i2c": "i2c_dev", "ttyUSB": "usbserial",
+                   "ttyACM": "cdc_acm"}
+#: Built into those kernels (=y): gpiolib, the 8250 mini UART, the PL011 UART.
+BUILT_IN_GROUPS = {"gpiochip", "ttyS", "ttyAMA"}
+
+
+def test_device_groups_exist_when_the_unit_starts() -> None:
+    """systemd resolves DeviceAllow=char-NAME once, at the unit's start, from /proc/devices
+    (systemd PR #14504, systemd.resource-control(5)): a group whose module is loaded later
+    (spidev by udev during boot, a USB serial adapter plugged in later) was denied until a
+    restart (EPERM: the strip, the faces or the feed "missing"). Each allowed group is built
+    in, or its module is loaded first (Wants= and After= modprobe@MODULE.service); ttyGS's
+    u_serial comes with g_serial from /etc/modules-load.d (hw/README.md step 4), loaded
+    before any service (systemd-modules-load.service, sysinit.target)."""
+    groups = [value.split()[0].removeprefix("char-") for value in _unit_values("DeviceAllow")
+              if value.startswith("char-")]
+    assert set(groups) >= {"gpiochip", "spi", "i2c", "ttyGS", "ttyUSB", "ttyACM"}
+    wants = " ".join(_unit_values("Wants")).split()
+    after = " ".join(_unit_values("After")).split()
+    for group in groups:
+        if group in BUILT_IN_GROUPS:
+            continue
+        if group == "ttyGS":
+            readme = (ROOT / "hw" / "README.md").read_text()
+            assert "/etc/modules-load.d/boardctl-gadget.conf" in readme and "g_serial" in readme
+            continue
+        unit = f"modprobe@{MODULE_OF_GROUP[group]}.service"
+        assert unit in wants and unit in after, f"char-{group}: {unit} not before the unit"
+
+
 def test_user_and_groups_agree() -> None:
     sysusers = (SYSTEMD / "boardctl.sysusers").read_text().splitlines()
     members = {line.split()[2] for line in sysusers if line.startswith("m boardctl ")}

@@ -73,7 +73,7 @@ def test_typed_moves_and_squares_play_through_the_real_service(
             await pilot.press(*"22", "enter")
             await pilot.press(*"press", "enter")
             screen = await _until(pilot, app, lambda t: "Irregularity:" in t)
-            assert "d4" in screen.split("Irregularity:")[1]
+            assert "32" in screen.split("Irregularity:")[1]  # d4, numbered
             assert "[" in screen  # the squares the LEDs light
             # an illegal whole move is refused with the reason, nothing done
             await pilot.press(*"33-22", "enter")
@@ -102,6 +102,13 @@ def test_an_8x8_game_in_algebraic(board: tuple[Service, Hand]) -> None:
     while hand.client.ask("status")["moves"] != ["c3-d4", "f6-e5", "d4:f6"]:
         assert time.monotonic() < deadline, hand.client.ask("status")["moves"]
         time.sleep(0.05)
+
+
+def test_squares_alone_are_told_in_the_rule_set_s_notation(
+        board: tuple[Service, Hand]) -> None:
+    _, hand = board
+    assert hand.line("d4") == "lift 32"  # numbered on 100 squares, typed either way
+    assert hand.line("28") == "place 28"
 
 
 def test_play_plain_as_a_process(tmp_path: Path) -> None:

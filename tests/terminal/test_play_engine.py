@@ -47,6 +47,12 @@ def test_undo_hint_draw_resign_and_new_at_the_prompt(tmp_path: Path) -> None:
         assert "must-move" in hint["leds"].values()
         assert hand.line("draw").startswith("the engine")
         assert hand.line("resign") == "you resigned"
+        # issue 36: after a result typed moves and squares move no simulated piece, so the
+        # game (the screen) and the board never disagree
+        assert "not made: the game is over (0-1)" in hand.line("e3-f4")
+        assert "the game is over" in hand.line("g3") and "over" in hand.line("press")
+        sensors = hand.client.ask("sensors")
+        assert sorted(sensors["closed"]) == sorted(sensors["expected"])
         assert "over" in hand.line("hint")  # one line, the reason
         assert hand.line("new") == "a new game: set up and started"
         status = _until(hand, "new game", lambda s: s["started"] and s["result"] is None)

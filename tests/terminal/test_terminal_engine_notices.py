@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from records_helpers import typed
+
 from boardctl.terminal.app import notices_text
 from boardctl.terminal.play import Hand
 from boardctl.terminal.status import apply_status
@@ -47,7 +49,7 @@ def test_status_tells_a_wrong_move_an_error_a_hand_back_and_a_hint() -> None:
                                "leds": {"d4": "must-move", "b6": "last-move"},
                                "engine": _engine(hint="d4xb6")}, 0.0)
     assert "engine: answering again" in said
-    assert "hint: d4xb6 (LEDs: b6 last move, d4 must move)" in said
+    assert "hint: d4xb6 (LEDs: d4 must move, b6 last move)" in said
     assert "Hint: d4xb6" in notices_text(view).plain
     assert apply_status(view, {**BASE, "moves": ["c3-d4", "d6-c5"], "turn": "white",
                                "leds": {}, "engine": _engine(hint="d4xb6")}, 0.0) == []
@@ -55,17 +57,53 @@ def test_status_tells_a_wrong_move_an_error_a_hand_back_and_a_hint() -> None:
 
 def test_feed_lines_tell_the_engine_s_move_and_errors() -> None:
     view = BoardView()
-    view.apply({"type": "game", "rules": "russian", "time_control": None}, 0.0)
-    view.apply({"type": "move", "ply": 1, "side": "white", "move": "c3-d4"}, 0.0)
-    said = view.apply({"type": "engine-move", **MOVE}, 0.0)
-    assert said == ["the engine plays 1... d6-c5: carry it out (LEDs: c5 put back, "
-                    "d6 must move)"]
-    said = view.apply({"type": "engine", "error": "engine x hung", "handed_back": True}, 0.0)
+    view.apply(typed({"type": "game", "rules": "russian", "time_control": None}), 0.0)
+    view.apply(typed({"type": "move", "ply": 1, "side": "white", "move": "c3-d4"}), 0.0)
+    said = view.apply(typed({"type": "engine-move", **MOVE}), 0.0)
+    assert said == ["the engine plays 1... d6-c5: carry it out (LEDs: d6 must move, "
+                    "c5 land here)"]
+    said = view.apply(typed({"type": "engine", "error": "engine x hung", "handed_back": True}),
+                      0.0)
     assert said[0].startswith("engine: engine x hung; it is out until a new game")
-    assert view.apply({"type": "engine", "error": 5}, 0.0) == []
-    assert view.apply({"type": "engine-move", "ply": "x", "move": "d6-c5"}, 0.0) == []
-    view.apply({"type": "move", "ply": 2, "side": "black", "move": "d6-c5"}, 0.0)
+    assert view.apply(typed({"type": "engine", "error": 5}), 0.0) == []
+    assert view.apply(typed({"type": "engine-move", "ply": "x", "move": "d6-c5"}), 0.0) == []
+    view.apply(typed({"type": "move", "ply": 2, "side": "black", "move": "d6-c5"}), 0.0)
     assert view.engine_move is None and view.leds == {}
+
+
+def test_the_engine_s_capture_on_100_squares_is_told_in_numbers_with_a_landing() -> None:
+    """Issue 36: ``22x31`` was told ``b4 put back, c5 take off, d6 must move``: algebraic
+    squares in a numbered game, and "put back" where nothing ever stood."""
+    from boardctl.commands.control import describe
+    from boardctl.engine.player import move_line, move_picture
+    from firmware.rules.notation import parse_move
+    from firmware.rules.position import Position
+
+    position = Position.from_fen("international", "B:W27,45:B22")
+    move = parse_move(position, "22x31")
+    leds = move_picture(position, move, 0)  # the LEDs as the service shows them
+    line = move_line(position, move, 1)
+    status = {"game": "g2", "rules": "international", "turn": "black", "moves": [],
+              "fen": position.fen(), "ply": 0, "leds": leds, "clock": None,
+              "engine": _engine(move={k: v for k, v in line.items() if k != "type"})}
+    said = apply_status(BoardView(), status, 0.0)
+    assert said[-1].endswith("22x31: carry it out (LEDs: 22 must move, 31 land here, "
+                             "27 take off)")
+    view = BoardView()
+    view.apply({"type": "game", "rules": "international", "fen": position.fen()}, 0.0)
+    said = view.apply(line, 0.0)  # watch over the feed
+    assert said[0].endswith("22x31: carry it out (LEDs: 22 must move, 31 land here, "
+                            "27 take off)")
+    assert "LEDs: 22 must move, 31 land here, 27 take off" in describe(status)  # status
+
+
+def test_lit_squares_of_8x8_stay_algebraic_and_odd_names_pass() -> None:
+    from boardctl.terminal.view import led_words, square_names
+
+    assert led_words("russian", {"c5": "land", "d6": "must-move", "b4": "remove"}) == \
+        "d6 must move, c5 land here, b4 take off"
+    assert square_names("international", ["b4", "a1", "zz", 7]) == ["31", "46", "zz", "7"]
+    assert square_names(None, ["b4"]) == ["b4"] and square_names("nonsense", ["b4"]) == ["b4"]
 
 
 class FakeClient:

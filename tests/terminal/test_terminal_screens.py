@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from records_helpers import typed
 from terminal_helpers import (
     IRREGULAR,
     USSR1947,
@@ -24,14 +25,16 @@ from boardctl.terminal.app import BoardApp, move_rows
 from boardctl.terminal.board import square_at
 from boardctl.terminal.sensors import sensors_app
 from boardctl.terminal.view import BoardView
+from firmware.formats.records import MoveRecord
 
 
-def _run(app: Any, feed: list[dict[str, Any]], check: Any, size: tuple[int, int] = (80, 24),
+def _run(app: Any, feed: list[Any], check: Any, size: tuple[int, int] = (80, 24),
          ) -> None:
+    """The app takes ``feed``: typed records, or a line's members read as a watcher reads them."""
     async def go() -> None:
         async with app.run_test(size=size) as pilot:
             for rec in feed:
-                app.take("record", rec)
+                app.take("record", typed(rec) if isinstance(rec, dict) else rec)
             await pilot.pause()
             await check(pilot)
 
@@ -53,7 +56,7 @@ def wk(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
 def test_10x10_at_80x24_board_clocks_and_moves(wk: list[dict[str, Any]]) -> None:
     clock = FakeClock()
     app = BoardApp(BoardView(), clock=clock)
-    last = max(i for i, r in enumerate(wk) if r["type"] == "move")
+    last = max(i for i, r in enumerate(wk) if isinstance(r, MoveRecord))
     moves = pdn_moves(WK2003, 4, 30)
 
     async def check(pilot: Any) -> None:
@@ -114,10 +117,10 @@ def test_an_irregularity_is_drawn_lit_and_told(tmp_path: Path) -> None:
         lines = screen_lines(app)
         rank4, rank6 = _row(lines, 4, 10), _row(lines, 6, 10)
         # the game's position (the man still on d4), lit where the LEDs light
-        assert rank4[9:12] == "[w]" and rank6[9:12] == "[ ]"  # d4 put back, d6 wrong
+        assert rank4[9:12] == "[w]" and rank6[9:12] == "[ ]"  # 32 (d4) put back, 22 (d6) wrong
         text = " ".join(" ".join(lines).split())  # the notices wrap within their column
-        assert "Irregularity: illegal-move (white): d4, d6" in text
-        assert "LEDs: d4 put back, d6 wrong" in text
+        assert "Irregularity: illegal-move (white): 32, 22" in text
+        assert "LEDs: 32 put back, 22 wrong" in text
         style = app.screen._compositor.get_style_at(3 + 9 + 1, 6)  # d4's bracket
         assert style.bgcolor is not None and style.bgcolor.triplet == (0, 255, 0)
 

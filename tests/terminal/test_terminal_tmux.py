@@ -22,9 +22,10 @@ from firmware.formats.events import iter_records
 
 
 class Tmux:
-    """A tmux server of the test's own, one 80x24 session running ``command``."""
+    """A tmux server of the test's own, one session (80x24 unless told) running ``command``."""
 
-    def __init__(self, where: Path, command: list[str]) -> None:
+    def __init__(self, where: Path, command: list[str], size: tuple[int, int] = (80, 24)
+                 ) -> None:
         program = shutil.which("tmux")
         if program is None:
             message = "tmux is not installed (run tests/install-system-deps.sh)"
@@ -33,13 +34,19 @@ class Tmux:
             pytest.skip(message)
         self.base = [program, "-S", str(where / "tmux.sock")]
         line = " ".join(shlex.quote(part) for part in command)
-        subprocess.run([*self.base, "new-session", "-d", "-x", "80", "-y", "24",
+        subprocess.run([*self.base, "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]),
                         f"{line}; echo EXIT=$?; sleep 60"], check=True, timeout=10,
-                       env={**os.environ, "TERM": "xterm-256color"})
+                       env={**{k: v for k, v in os.environ.items()
+                               if k not in ("COLUMNS", "LINES")},  # pytest-xdist sets 80x24
+                            "TERM": "xterm-256color"})
 
     def screen(self) -> str:
         return subprocess.run([*self.base, "capture-pane", "-p"], capture_output=True,
                               text=True, timeout=10, check=True).stdout
+
+    def resize(self, columns: int, lines: int) -> None:
+        subprocess.run([*self.base, "resize-window", "-x", str(columns), "-y", str(lines)],
+                       check=True, timeout=10)
 
     def keys(self, *keys: str) -> None:
         subprocess.run([*self.base, "send-keys", *keys], check=True, timeout=10)
@@ -106,5 +113,37 @@ def test_play_in_a_real_terminal(tmp_path: Path) -> None:
         tmux.until(lambda s: "EXIT=" in s)
         assert "EXIT=0" in tmux.screen()
         assert not (tmp_path / "state" / "control.sock").exists()  # the service stopped
+    finally:
+        tmux.close()
+
+
+def test_play_s_messages_use_the_width_of_the_terminal(tmp_path: Path) -> None:
+    """Issue 36: the message area wrapped at about 30 columns in a 120-column terminal (help
+    and errors over 3-7 lines, a FEN split mid-token). Now the notices run across the whole
+    width: at 120 columns the help is one line and a FEN is whole; at 80 an error is one line."""
+    from boardctl.terminal.play import HELP
+    from firmware.rules.position import Position
+
+    tmux = Tmux(tmp_path, [sys.executable, "-m", "boardctl", "play", "--rules",
+                           "international", "--state-dir", str(tmp_path / "state")],
+                size=(120, 30))
+    try:
+        tmux.until(lambda s: "White to move" in s, timeout=60)
+        tmux.keys("help", "Enter")
+        screen = tmux.until(lambda s: "lift or place one piece" in s)
+        assert any(line.strip() == HELP for line in screen.splitlines()), screen
+        tmux.keys("24-29", "Enter")  # no piece there: the answer names the position's FEN
+        fen = Position.start("international").fen()
+        screen = tmux.until(lambda s: "no piece on 24" in s)
+        assert any(fen in line for line in screen.splitlines()), screen  # whole on one line
+        tmux.resize(80, 24)
+        tmux.keys("32-28xx", "Enter")
+        error = "cannot read '32-28xx' as a move: a separator without a square on each side"
+        screen = tmux.until(lambda s: "cannot read" in s)
+        assert any(line.strip() == error for line in screen.splitlines()), screen
+        assert screen.splitlines()[10][:34].split() == list("abcdefghij")  # the board whole
+        tmux.keys("quit", "Enter")
+        tmux.until(lambda s: "EXIT=" in s)
+        assert "EXIT=0" in tmux.screen()
     finally:
         tmux.close()

@@ -140,3 +140,53 @@ def test_watch_a_hall_board_over_mqtt(tmp_path: Path, mosquitto) -> None:  # noq
         publisher.loop_stop()
         publisher.disconnect()
         stop_process(watch)
+
+
+def test_watch_plain_over_mqtt_sums_up_a_real_board_as_soon_as_it_has_the_state(
+        tmp_path: Path, mosquitto) -> None:  # noqa: F811
+    """Issue 36 item 6: ``watch --plain --broker`` printed the link's state and ``board
+    online`` but never the board's own (a screen-reader user over the network got nothing),
+    where ``watch --plain --state-dir`` sums the game up at once. A real ``boardctl run --sim
+    --broker`` has played its moves before the watch starts; the watch's first snapshot gives
+    the summary, the same as the board's own status tells."""
+    from hall_helpers import Board, write_log
+
+    from boardctl.service.control import ControlError, default_socket, request
+
+    events = game_log(6, seed=2, think=(0.05, 0.15), change_mind=0.0)
+    state = tmp_path / "b1"
+    board = Board(mosquitto.url, "H", "b1", state, write_log(tmp_path / "game.jsonl", events),
+                  "--snapshot-every", "1").start()
+    watch = None
+    try:
+        def played() -> dict | None:
+            try:
+                status = request(default_socket(state), "status")
+            except ControlError:
+                return None
+            return status if status.get("ply") == 6 else None
+
+        status = None
+        deadline = time.monotonic() + 60
+        while status is None and time.monotonic() < deadline:  # the board's own process
+            status = played()
+            time.sleep(0.05)
+        assert status is not None, board.stderr()
+        watch = subprocess.Popen([*BOARDCTL, "watch", "--plain", "--broker", mosquitto.url,
+                                  "--hall", "H", "--board", "b1"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out = Lines(watch)
+        summary = out.until(lambda line: line.startswith("board b1: "))
+        moves = pdn_moves(WK2003, 1, 6)
+        assert summary.startswith("board b1: international, time control 300+5; 6 moves, "
+                                  f"last 3... {moves[-1]}; white to move; white "), summary
+        assert ", black " in summary
+        assert out.seen[:2] == ["link: waiting for a snapshot", "board online"]
+        assert out.seen[-2:] == ["link: back", summary]  # nothing said of the game before it
+        status = request(default_socket(state), "status")  # the board says no less
+        assert status["moves"] == moves and status["turn"] == "white"
+        err = stop_process(watch, signal.SIGINT)
+        assert "Traceback" not in err
+    finally:
+        stop_process(watch)
+        board.stop()

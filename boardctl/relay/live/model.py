@@ -6,10 +6,15 @@ instant: the arbiter sees ``now``, the public page ``now - delay`` (the anti-che
 delay of issue 13 ``--delay``), from the same state and with bounded memory (the moves of the
 game, and the last :data:`KEEP_MARKS` badge changes and clock readings of each board).
 
-Records are the broadcast feed's (CONTRACT.md "Broadcast feed", ``firmware.session.session``):
-``header``, ``game``, ``move``, ``snapshot``, ``irregularity``, ``cleared``, ``position``,
-``clock``, ``result``, ``adjourned``; plus ``{"type": "status", "status": "online"|"offline"}``
-for a board's MQTT status (or the relay's own silence watch, :meth:`LiveHall.silent`).
+Records are the broadcast feed's, typed (``firmware.formats.records``: header, game, move,
+snapshot, irregularity, cleared, position, clock, result, adjourned, takeback), as the relay
+took them: a move's ``fen`` and a snapshot's moves' are the positions the relay's rules core
+found when it played them (boardctl.relay.checks), so the page draws them without playing the
+moves again (only a snapshot of a game a former run of the relay kept, whose moves were not
+played since, is played here, :func:`boardctl.relay.live.diagram.replay`); plus a
+``StatusRecord`` for a board's MQTT status (or the relay's own silence watch,
+:meth:`LiveHall.silent`). Each class has its step (``_HANDLERS``); a record no step names is
+skipped.
 """
 
 from __future__ import annotations
@@ -22,6 +27,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boardctl.relay.live.diagram import move_view, pieces, replay, rule_set
+from firmware.formats.reader import dispatch
+from firmware.formats.records import (
+    AdjournedRecord,
+    ClearedRecord,
+    ClockRecord,
+    FeedRecord,
+    GameRecord,
+    HeaderRecord,
+    IrregularityRecord,
+    MoveRecord,
+    PositionRecord,
+    ResultRecord,
+    SnapshotRecord,
+    StatusRecord,
+    TakeBackRecord,
+)
 from firmware.pdn.tags import fit_tags
 from firmware.rules.game import RESULTS
 from firmware.rules.position import Position
@@ -36,7 +57,6 @@ MAX_PLY = 10_000
 KEEP_LOG = 2000
 #: A board name as a page (and an MQTT topic) carries it.
 BOARD_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_MOVE = re.compile(r"[a-j0-9]{1,3}(?:[-x:][a-j0-9]{1,3}){1,25}")
 
 
 @dataclass
@@ -64,7 +84,7 @@ class Reading:
 @dataclass(frozen=True)
 class Mark:
     """A badge change (and an arbiter log entry): irregularity, cleared, position, flag,
-    result, offline, online, paused, resumed, adjourned."""
+    result, offline, online, paused, resumed, started, adjourned."""
 
     t: float
     kind: str
@@ -100,8 +120,8 @@ def _num(value: Any) -> float | None:
     return float(value) if 0 <= value < 1e7 else None
 
 
-def _clock(value: Any) -> tuple[float, float] | None:
-    if not isinstance(value, Mapping):
+def _clock(value: Mapping[str, float] | None) -> tuple[float, float] | None:
+    if value is None:
         return None
     white, black = _num(value.get("white")), _num(value.get("black"))
     return (white, black) if white is not None and black is not None else None
@@ -123,42 +143,42 @@ class HallRecords:
         self.logged = 0
         self._names: dict[str, str] = {}
 
-    def board_name(self, source: str, record: Mapping[str, Any]) -> str:
+    def board_name(self, source: str, record: FeedRecord) -> str:
         """The board a source speaks for: an MQTT source is the topic's BOARD already; a serial
         port (a path or URL) is named by its feed's ``header``."""
         if BOARD_NAME.fullmatch(source):
             return source
-        if record.get("type") == "header" and isinstance(record.get("board"), str):
-            name = re.sub(r"[^A-Za-z0-9_-]", "-", record["board"])[:64]
+        if isinstance(record, HeaderRecord):
+            name = re.sub(r"[^A-Za-z0-9_-]", "-", record.board)[:64]
             if name:
                 self._names[source] = name
         return self._names.get(source) or re.sub(r"[^A-Za-z0-9_-]", "-", source)[-64:] or "-"
 
-    def feed(self, source: str, record: Mapping[str, Any], now: float) -> str | None:
-        """Take one record heard at second ``now``; the board's name when its view changed."""
+    def feed(self, source: str, record: FeedRecord, now: float,
+             game: str | None = None) -> str | None:
+        """Take one record heard at second ``now`` (``game``: the id its line names); the
+        board's name when its view changed."""
         name = self.board_name(source, record)
-        kind = record.get("type")
         board = self.boards.get(name)
         if board is None:
-            if kind not in ("game", "snapshot", "move") or len(self.boards) >= MAX_BOARDS:
+            if not isinstance(record, _OPENS) or len(self.boards) >= MAX_BOARDS:
                 return None
             board = self.boards[name] = LiveBoard(name)
         board.last_heard = now
-        if kind == "status":  # the board's MQTT status (retained, and its last will)
-            status = record.get("status")
+        if isinstance(record, StatusRecord):  # the board's MQTT status (retained, last will)
+            status = record.status
             return name if status in ("online", "offline") and self.status(
                 name, status == "online", now) else None
         if board.marks and board.marks[-1].kind == "offline":
             self._mark(board, Mark(now, "online", "back online"))
-        game = record.get("game")
-        if isinstance(game, str | int) and not isinstance(game, bool) and str(game) != board.game:
-            if kind not in ("game", "snapshot") and not (kind == "move" and record.get("ply") == 1):
-                return name if kind == "header" else None  # an old game's line, or a stray one
-            self._new_game(board, str(game), now)
-        handler = _HANDLERS.get(str(kind))
-        if handler is None:
+        if game is not None and game != board.game:
+            if not isinstance(record, GameRecord | SnapshotRecord) and not (
+                    isinstance(record, MoveRecord) and record.ply == 1):
+                # an old game's line, or a stray one
+                return name if isinstance(record, HeaderRecord) else None
+            self._new_game(board, game, now)
+        if dispatch(record, _HANDLERS, self, board, now) is None:
             return None
-        handler(self, board, record, now)
         return name
 
     def status(self, name: str, online: bool, now: float) -> bool:
@@ -211,34 +231,32 @@ class HallRecords:
                 return
         board.readings.append(Reading(now, values[0], values[1], run))
 
-    def _setup(self, board: LiveBoard, record: Mapping[str, Any]) -> None:
-        if isinstance(record.get("rules"), str) and rule_set(record["rules"]) is not None:
-            board.rules = record["rules"]
-        fen = record.get("start_fen", record.get("fen") if record.get("type") == "game" else None)
-        if isinstance(fen, str) and fen.strip():
-            board.start_fen = _text(fen, 400)
-        if isinstance(record.get("time_control"), str):
-            board.time_control = _text(record["time_control"], 60)
-        tags = record.get("tags")
-        if isinstance(tags, Mapping):  # a PDN's tags, as the relay keeps them
+    def _setup(self, board: LiveBoard, rules: str | None, start_fen: str | None,
+               time_control: Any, tags: Mapping[str, str] | None) -> None:
+        if rules is not None and rule_set(rules) is not None:
+            board.rules = rules
+        if start_fen is not None and start_fen.strip():
+            board.start_fen = _text(start_fen, 400)
+        if isinstance(time_control, str):
+            board.time_control = _text(time_control, 60)
+        if tags is not None:  # a PDN's tags, as the relay keeps them
             board.tags = fit_tags(tags)
 
-    def _on_game(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
-        self._setup(board, record)
+    def _on_game(self, record: GameRecord, board: LiveBoard, now: float) -> bool:
+        self._setup(board, record.rules, record.fen, record.time_control, record.tags)
+        return True
 
-    def _on_move(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
-        ply, side, move = record.get("ply"), record.get("side"), record.get("move")
-        if (not isinstance(ply, int) or isinstance(ply, bool) or not 1 <= ply <= MAX_PLY
-                or side not in ("white", "black")
-                or not isinstance(move, str) or not _MOVE.fullmatch(move)):
-            return
+    def _on_move(self, record: MoveRecord, board: LiveBoard, now: float) -> bool:
+        ply, side, move = record.ply, record.side, record.move
         last = board.moves[-1].ply if board.moves else 0
         if ply != last + 1 and board.moves:
-            return  # a gap or a repeat: the next snapshot puts it right
-        fen: str | None = _text(record.get("fen"), 400)
-        if not pieces(board.rules, fen):  # no FEN, or one that does not read: play the move
+            return True  # a gap or a repeat: the next snapshot puts it right
+        # the position the relay's rules core found (a move whose FEN does not read is
+        # played here: a record the relay did not play)
+        fen: str | None = _text(record.fen, 400) if record.fen is not None else None
+        if not pieces(board.rules, fen):
             fen = replay(board.rules, fen_at(board, len(board.moves)), [move])[0]
-        clock = _clock(record.get("clock"))
+        clock = _clock(record.clock)
         board.moves.append(SeenMove(now, ply, side, move, fen, clock))
         board.position = None
         if clock is not None:
@@ -246,106 +264,117 @@ class HallRecords:
             board.readings.append(Reading(now, clock[0], clock[1], running))
         if board.marks and board.marks[-1].kind == "irregularity":
             self._mark(board, Mark(now, "cleared", "a legal move was made"))
+        return True
 
-    def _on_snapshot(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
-        self._setup(board, record)
-        moves = record.get("moves")
-        if isinstance(moves, list) and all(isinstance(m, Mapping) for m in moves):
-            self._merge(board, moves, record.get("start_fen"), now)
-        if isinstance(record.get("fen"), str) and not moves:
-            board.position = (now, _text(record["fen"], 400))
-        self._read(board, now, record.get("clock"), record.get("running"), tolerance=0.5)
-        result = record.get("result")
-        if isinstance(result, str) and result in RESULTS and board.result is None:
-            self._on_result(board, record, now)
+    def _on_snapshot(self, record: SnapshotRecord, board: LiveBoard, now: float) -> bool:
+        self._setup(board, record.rules, record.start_fen, record.time_control, record.tags)
+        moves = record.moves
+        if moves is not None:
+            self._merge(board, list(moves), record.start_fen, now)
+        if record.fen is not None and not moves:
+            board.position = (now, _text(record.fen, 400))
+        self._read(board, now, record.clock, record.running, tolerance=0.5)
+        result = record.result
+        if result is not None and result in RESULTS and board.result is None:
+            self._result(board, result, record.reason or "", None, None, now)
+        return True
 
-    def _merge(self, board: LiveBoard, moves: list[Any], start: Any, now: float) -> None:
+    def _merge(self, board: LiveBoard, moves: list[MoveRecord], start: str | None,
+               now: float) -> None:
         """A snapshot's moves (the whole game): those already known keep the second they were
         first seen. None at all: the game has no move yet (a game a former run of the relay
-        kept, shown ahead of the board, is taken back to it)."""
+        kept, shown ahead of the board, is taken back to it). Moves the relay played carry
+        their FEN; others (a kept game's) are played here."""
         if not moves:
             board.moves = []
             return
-        good = [m for m in moves[:MAX_PLY]
-                if isinstance(m.get("ply"), int) and isinstance(m.get("move"), str)
-                and _MOVE.fullmatch(m["move"]) and m.get("side") in ("white", "black")]
-        run = next((i for i in range(1, len(good)) if good[i]["ply"] != good[i - 1]["ply"] + 1),
+        good = moves[:MAX_PLY]
+        run = next((i for i in range(1, len(good)) if good[i].ply != good[i - 1].ply + 1),
                    len(good))
         good = good[:run]  # plies one after another, or the rest waits for a better snapshot
-        if not good:
-            return
         known = {m.ply: m for m in board.moves}
-        first = good[0]["ply"]
+        first = good[0].ply
         keep = [m for m in board.moves if m.ply < first]
-        same = all(known.get(m["ply"]) is not None and known[m["ply"]].move == m["move"]
-                   for m in good)
+        same = all(known.get(m.ply) is not None and known[m.ply].move == m.move for m in good)
         if same:
-            board.moves = keep + [known[m["ply"]] for m in good]
+            board.moves = keep + [known[m.ply] for m in good]
             return
-        base = start if isinstance(start, str) else fen_at(board, len(keep))
-        fens = replay(board.rules, base, [m["move"] for m in good])
+        fens: list[str | None] = [m.fen for m in good]
+        if any(fen is None for fen in fens):
+            base = start if start is not None else fen_at(board, len(keep))
+            fens = replay(board.rules, base, [m.move for m in good])
         changed = False  # from the first move that differs on, the moves are new (seen now)
         for m, fen in zip(good, fens, strict=True):
-            old = known.get(m["ply"])
-            changed = changed or old is None or old.move != m["move"]
+            old = known.get(m.ply)
+            changed = changed or old is None or old.move != m.move
             if not changed and old is not None:
                 keep.append(old)
             else:
-                clock = _clock(m.get("clock"))
-                keep.append(SeenMove(now, m["ply"], m["side"], m["move"], fen, clock))
+                keep.append(SeenMove(now, m.ply, m.side, m.move, fen, _clock(m.clock)))
         board.moves = keep
 
-    def _on_irregularity(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
-        kind = _text(record.get("kind") or "irregularity", 40)
-        squares = record.get("squares")
+    def _on_irregularity(self, record: IrregularityRecord, board: LiveBoard,
+                         now: float) -> bool:
+        kind = _text(record.kind or "irregularity", 40)
+        squares = record.squares
         where = (" " + " ".join(_text(s, 4) for s in squares[:12])
-                 if isinstance(squares, list) else "")
-        side = record.get("side") if record.get("side") in ("white", "black") else None
-        self._mark(board, Mark(now, "irregularity", f"{kind}{where}".strip(), side))
+                 if isinstance(squares, list | tuple) else "")
+        self._mark(board, Mark(now, "irregularity", f"{kind}{where}".strip(), record.side))
+        return True
 
-    def _on_cleared(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
+    def _on_cleared(self, record: ClearedRecord, board: LiveBoard, now: float) -> bool:
         self._mark(board, Mark(now, "cleared", "board back to a legal position"))
+        return True
 
-    def _on_position(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
-        if isinstance(record.get("fen"), str):
-            board.position = (now, _text(record["fen"], 400))
+    def _on_position(self, record: PositionRecord, board: LiveBoard, now: float) -> bool:
+        board.position = (now, _text(record.fen, 400))
         self._mark(board, Mark(now, "position", "arbiter accepted the position on the board"))
+        return True
 
-    def _on_clock(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
-        self._read(board, now, record.get("clock"), record.get("running"))
-        event = _text(record.get("event") or "", 20)
+    def _on_clock(self, record: ClockRecord, board: LiveBoard, now: float) -> bool:
+        self._read(board, now, record.clock, record.running)
+        event = _text(record.event, 20)
         if event in ("pause", "resume", "start"):
-            kind = {"pause": "paused", "resume": "resumed", "start": "resumed"}[event]
-            self._mark(board, Mark(now, kind, f"clocks {'paused' if event == 'pause' else 'run'}"))
+            kind, text = {"pause": ("paused", "clocks paused"), "resume": ("resumed", "clocks run"),
+                          "start": ("started", "the game started: clocks run")}[event]
+            self._mark(board, Mark(now, kind, text))
+        return True
 
-    def _on_result(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
-        result = record.get("result")
-        if not isinstance(result, str) or result not in RESULTS:
-            return
-        reason = _text(record.get("reason") or "", 80)
+    def _on_result(self, record: ResultRecord, board: LiveBoard, now: float) -> bool:
+        if record.result in RESULTS:
+            self._result(board, record.result, record.reason, record.flag_side,
+                         record.flag_at, now)
+        return True
+
+    def _result(self, board: LiveBoard, result: str, reason: str, side: str | None,
+                at: float | None, now: float) -> None:
+        reason = _text(reason, 80)
         board.result = (now, result, reason)
         last = board.readings[-1] if board.readings else None
         if last is not None and last.running is not None:
             board.readings.append(Reading(now, last.white, last.black, None))
         if reason.lower() in FLAG_REASONS:
-            side = flag_side(result, record.get("side"))
-            at = _num(record.get("at"))
+            flagged = flag_side(result, side)
+            at = _num(at)
             when = f" at {at:.1f} s of game time" if at is not None else ""
-            self._mark(board, Mark(now, "flag", f"flag fell: {side or 'a side'}{when}", side))
+            self._mark(board, Mark(now, "flag", f"flag fell: {flagged or 'a side'}{when}",
+                                   flagged))
         self._mark(board, Mark(now, "result", f"{result} {reason}".strip()))
 
-    def _on_adjourned(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
-        self._read(board, now, record.get("clock"), None)
+    def _on_adjourned(self, record: AdjournedRecord, board: LiveBoard, now: float) -> bool:
+        self._read(board, now, record.clock, None)
         self._mark(board, Mark(now, "adjourned", "game adjourned (sealed move)"))
+        return True
 
-    def _on_takeback(self, board: LiveBoard, record: Mapping[str, Any], now: float) -> None:
+    def _on_takeback(self, record: TakeBackRecord, board: LiveBoard, now: float) -> bool:
         """Plies taken back (the arbiter's correction): the moves after ply N go at once."""
-        left = record.get("ply")
-        if isinstance(left, int) and not isinstance(left, bool) and 0 <= left < len(board.moves):
+        left = record.ply
+        if 0 <= left < len(board.moves):
             board.moves = [m for m in board.moves if m.ply <= left]
             board.position = None
             board.result = None  # a result goes with the plies taken back
             self._mark(board, Mark(now, "takeback", f"taken back to ply {left}"))
+        return True
 
 
 class LiveHall:
@@ -369,13 +398,15 @@ class LiveHall:
         """Entries ever logged (the log keeps the last :data:`KEEP_LOG`)."""
         return self.records.logged
 
-    def board_name(self, source: str, record: Mapping[str, Any]) -> str:
+    def board_name(self, source: str, record: FeedRecord) -> str:
         """The board a source speaks for (:meth:`HallRecords.board_name`)."""
         return self.records.board_name(source, record)
 
-    def feed(self, source: str, record: Mapping[str, Any], now: float) -> str | None:
-        """Take one record heard at second ``now``; the board's name when its view changed."""
-        return self.records.feed(source, record, now)
+    def feed(self, source: str, record: FeedRecord, now: float,
+             game: str | None = None) -> str | None:
+        """Take one record heard at second ``now`` (``game``: the id its line names); the
+        board's name when its view changed."""
+        return self.records.feed(source, record, now, game)
 
     def status(self, name: str, online: bool, now: float) -> bool:
         """A board's online/offline status (MQTT retained status, or silence); True when new."""
@@ -509,7 +540,7 @@ def _badge(badges: dict[str, Any], mark: Mark) -> None:
             badges.update(flag=None, paused=False, adjourned=False)
     elif kind in ("offline", "online"):
         badges["offline"] = kind == "offline"
-    elif kind in ("paused", "resumed"):
+    elif kind in ("paused", "resumed", "started"):
         badges["paused"] = kind == "paused"
         badges["adjourned"] = False
     elif kind == "flag":
@@ -518,15 +549,18 @@ def _badge(badges: dict[str, Any], mark: Mark) -> None:
         badges["adjourned"] = True
 
 
-_HANDLERS = {
-    "game": HallRecords._on_game,
-    "move": HallRecords._on_move,
-    "snapshot": HallRecords._on_snapshot,
-    "irregularity": HallRecords._on_irregularity,
-    "cleared": HallRecords._on_cleared,
-    "position": HallRecords._on_position,
-    "clock": HallRecords._on_clock,
-    "result": HallRecords._on_result,
-    "adjourned": HallRecords._on_adjourned,
-    "takeback": HallRecords._on_takeback,
+#: The records that open a board on the page.
+_OPENS = (GameRecord, SnapshotRecord, MoveRecord)
+#: Each record class's step.
+_HANDLERS: dict[type[Any], Any] = {
+    GameRecord: HallRecords._on_game,
+    MoveRecord: HallRecords._on_move,
+    SnapshotRecord: HallRecords._on_snapshot,
+    IrregularityRecord: HallRecords._on_irregularity,
+    ClearedRecord: HallRecords._on_cleared,
+    PositionRecord: HallRecords._on_position,
+    ClockRecord: HallRecords._on_clock,
+    ResultRecord: HallRecords._on_result,
+    AdjournedRecord: HallRecords._on_adjourned,
+    TakeBackRecord: HallRecords._on_takeback,
 }

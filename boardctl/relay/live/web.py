@@ -28,7 +28,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import cache
 from http.server import BaseHTTPRequestHandler
 from importlib import resources
@@ -39,6 +39,7 @@ from boardctl.relay.live.model import BOARD_NAME, LiveHall, log_entry
 from boardctl.relay.live.stream import Channel, serve
 from boardctl.relay.streams import StreamLoop
 from firmware.errors import BoardError
+from firmware.formats.records import FeedRecord
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +93,9 @@ class LiveHub:
 
     # -- records in (the relay's state thread) -----------------------------------------------
 
-    def observe(self, source: str, record: Mapping[str, Any]) -> None:
-        """``RelayState.observers`` hook: one accepted feed record from ``source``.
+    def observe(self, source: str, record: FeedRecord, game: str | None = None) -> None:
+        """``RelayState.observers`` hook: one accepted feed record from ``source`` (as the
+        relay took it) and the game's id its line names.
 
         A board of one of several halls comes as ``HALL/BOARD`` and is shown as
         ``HALL-BOARD`` (its feed's header names only the BOARD, which two halls may share)."""
@@ -103,7 +105,7 @@ class LiveHub:
         try:
             with self.lock:
                 now = self.now()
-                name = self.hall.feed(source, record, now)
+                name = self.hall.feed(source, record, now, game)
                 if name is not None and name in self.hall.boards:
                     sig = self.hall.signature(name, now)
                     if self._live.get(name) != sig:  # a routine snapshot changes nothing

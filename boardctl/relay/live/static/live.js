@@ -11,6 +11,7 @@
   var dialog = document.getElementById("detail");
   var open = null;          // the board shown in the dialog: {name, moves, start, at}
   var delay = 0;
+  var seen = false;         // a first state came: until then the page is connecting
   var order = new Intl.Collator(undefined, { numeric: true });
   // What the tests and benchmarks read: seconds from the relay hearing a record to the DOM.
   var stats = window.liveStats = { n: 0, lat: [] };
@@ -508,7 +509,7 @@
   function setStatus(live) {
     var what = token ? "Arbiter view: live, not delayed" :
       delay ? "Delayed by " + Math.round(delay / 60) + " min" : "Live";
-    statusEl.textContent = live ? what : "Reconnecting…";
+    statusEl.textContent = live ? what : seen ? "Reconnecting…" : "Connecting…";
     statusEl.classList.toggle("down", !live);
   }
 
@@ -526,7 +527,10 @@
       if (!keep[n]) { boards[n].el.remove(); delete boards[n]; }
     });
     s.boards.forEach(update);
-    document.getElementById("empty").hidden = s.boards.length > 0;
+    var empty = document.getElementById("empty");
+    empty.textContent = "No game has started yet.";
+    empty.hidden = s.boards.length > 0;
+    seen = true;
     if (s.arbiter) {
       arbiter = true;
       document.getElementById("hallbar").hidden = !token;
@@ -549,6 +553,6 @@
     if (stats.lat.length > 5000) stats.lat.shift();
   });
   source.addEventListener("log", function (e) { logEntry(JSON.parse(e.data)); });
-  source.addEventListener("open", function () { setStatus(true); });
+  source.addEventListener("open", function () { if (seen) setStatus(true); });  // live once a state came
   source.addEventListener("error", function () { setStatus(false); });
 })();

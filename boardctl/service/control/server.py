@@ -1,29 +1,9 @@
-"""Control of the running service over a Unix socket: the arbiter's ``boardctl`` commands.
+"""The control socket's server: the service's end of ``boardctl.service.control``.
 
-No network listener: the socket lives in the service's runtime directory
-(``/run/boardctl/control.sock`` under systemd, ``STATE_DIR/control.sock`` otherwise), mode
-0660, owned by the service's group (``--group``, default the service user's primary group),
-so only members of that group can talk to the board.
-
-Protocol: line-based JSON, one request a line, one response a line, in order, on a stream
-connection that the client may keep open::
-
-    -> {"cmd": "pause"}
-    <- {"ok": true, "paused": true, ...}
-    -> {"cmd": "clock-set", "side": "black", "seconds": 1500}
-    <- {"ok": true, ...}
-    -> garbage
-    <- {"ok": false, "error": "not JSON: ..."}
-
-A request may carry an ``id`` (a string of at most :data:`MAX_ID` characters or an integer),
-which its response carries back, an error's included.
-
-A request is checked against :data:`COMMANDS` before the service sees it; anything wrong
-(bad JSON, an unknown command, a missing or ill-typed argument, a line over 64 KiB) gets an
-``ok: false`` response naming the problem, never a crash and never a dropped connection.
-The server runs on its own thread (:meth:`ControlServer.start`; the service's handler hands
-each request to the referee's thread and waits for its answer), or is polled by a loop on an
-injected clock (:meth:`ControlServer.poll`). Bounded (issue 10 item 4): at most
+It runs on its own thread (:meth:`ControlServer.start`; the service's handler hands each
+request to the referee's thread and waits for its answer), or is polled by a loop on an
+injected clock (:meth:`ControlServer.poll`). Each line is answered through
+:func:`boardctl.service.control.schema.respond`. Bounded (issue 10 item 4): at most
 :data:`MAX_CONNECTIONS` clients (the next is told so and closed), :data:`PER_TURN` requests of
 one client per turn (pipelining clients take turns with everyone else), replies buffered up to
 :data:`MAX_OUTBUF` per client; a client that lets that fill, or that reads nothing of its
@@ -35,26 +15,25 @@ from __future__ import annotations
 
 import errno
 import grp
-import json
-import math
 import os
 import selectors
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from boardctl.service.control.schema import (
+    MAX_REQUEST,
+    ControlError,
+    Handler,
+    encode,
+    respond,
+)
 from boardctl.service.doorbell import Doorbell
-from firmware.errors import BoardError
-from firmware.limits import DuplicateKey, is_text, loads
-from firmware.pdn.tags import tags_problem
 
-#: One request line at most (a PDN or a tag set fits comfortably).
-MAX_REQUEST = 64 * 1024
 #: Clients connected at once.
 MAX_CONNECTIONS = 32
 #: Requests of one client answered per turn before the others get theirs.
@@ -65,192 +44,6 @@ MAX_OUTBUF = 256 * 1024
 STALL_S = 2.0
 #: Seconds accepting pauses when the process runs out of file descriptors.
 EMFILE_PAUSE_S = 0.2
-SOCKET_NAME = "control.sock"
-
-SIDES = ("white", "black")
-#: The simulated hand's acts (the ``sim`` command).
-SIM_ACTS = ("lift", "place", "press")
-
-
-class ControlError(BoardError, RuntimeError):
-    """The service could not be reached, or refused a request (the message says why).
-    ``request_id``: the refused request's ``id``, echoed in the error response."""
-
-    request_id: str | int | None = None
-
-
-def _side(v: Any) -> str | None:
-    return v if v in SIDES else None
-
-
-def _seconds(v: Any) -> float | None:
-    ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-    return float(v) if ok and 0 <= v <= 100 * 3600 else None
-
-
-def _count(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10_000 else None
-
-
-def _text(v: Any) -> str | None:
-    ok = isinstance(v, str) and v.strip() and len(v) <= 1000 and is_text(v)
-    return v.strip() if ok and not any(ch < " " for ch in v) else None
-
-
-def _tags(v: Any) -> dict[str, str] | None:
-    if not isinstance(v, dict):
-        return None
-    problem = tags_problem(v)
-    if problem is not None:
-        raise ControlError(f"'tags': {problem}")
-    return {key: str(value) for key, value in v.items()}
-
-
-#: Each command: its arguments, as (checker, required, what the checker wants).
-_Arg = tuple[Callable[[Any], Any], bool, str]
-COMMANDS: dict[str, dict[str, _Arg]] = {
-    "status": {},
-    # the reed matrix as the sensing thread sees it (boardctl watch --sensors)
-    "sensors": {},
-    "pdn": {},
-    "feed": {},
-    "new": {
-        "rules": (_text, False, "a rule set name"),
-        "time_control": (_text, False, "a PDN TimeControl"),
-        "fen": (_text, False, "a FEN"),
-        "tags": (_tags, False, "an object of PDN tags (names to text)"),
-        "force": (lambda v: v if isinstance(v, bool) else None, False, "true or false"),
-    },
-    "start": {},
-    "pause": {},
-    "resume": {},
-    "clock-set": {
-        "side": (_side, True, "white or black"),
-        "seconds": (_seconds, True, "seconds, a number from 0 to 360000"),
-    },
-    "moves-set": {
-        "side": (_side, True, "white or black"),
-        "moves": (_count, True, "a whole number of moves"),
-    },
-    "accept": {},
-    "adjourn": {"sealed": (_text, True, "the sealed move's text")},
-    "resume-adjourned": {},
-    "result": {
-        "result": (_text, True, "a PDN result such as 2-0, 1-1, 0-2, 1-0, 1/2-1/2, 0-1"),
-        "reason": (_text, False, "agreement, resignation, arbiter ..."),
-    },
-    "takeback": {
-        "plies": (lambda v: _count(v) or None, True, "a number of plies from 1 to 10000"),
-    },
-    # Playing the computer (`boardctl run --engine`, boardctl.engine.player): a hint on the
-    # LEDs, the person's resignation, a draw offer the engine answers.
-    "hint": {},
-    "resign": {},
-    "offer-draw": {},
-    # The simulated hand (`boardctl run --sim` only; refused on real hardware): a lift or a
-    # place needs "square", a press "side", each as if the sensors or buttons saw it when
-    # the request arrived.
-    "sim": {
-        "type": (lambda v: v if v in SIM_ACTS else None, True, "lift, place or press"),
-        "square": (_text, False, "an algebraic square name such as c3"),
-        "side": (_side, False, "white or black"),
-    },
-}
-
-
-#: Longest ``id`` string a request may carry (echoed in its response).
-MAX_ID = 64
-
-
-@dataclass
-class Request:
-    cmd: str
-    args: dict[str, Any] = field(default_factory=dict)
-    #: The client's tag for the request, echoed as the response's ``id`` (None: none given).
-    id: str | int | None = None
-
-
-def _request_id(obj: Mapping[str, Any]) -> str | int | None:
-    rid = obj.get("id")
-    if rid is None or (isinstance(rid, str) and len(rid) <= MAX_ID) or (
-            isinstance(rid, int) and not isinstance(rid, bool) and abs(rid) < 2**53):
-        return rid
-    raise ControlError(f"'id' must be a string of at most {MAX_ID} characters or an integer, "
-                       f"not {str(rid)[:40]!r}")
-
-
-def parse_request(line: str | bytes) -> Request:
-    """One request line -> Request; ControlError with a one-line reason otherwise."""
-    if isinstance(line, bytes | bytearray):
-        try:
-            line = bytes(line).decode("utf-8")
-        except UnicodeDecodeError:
-            raise ControlError("a request must be UTF-8 text") from None
-    try:
-        obj = loads(line, unique_keys=True)
-    except DuplicateKey as exc:
-        raise ControlError(f"an ambiguous request: {exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise ControlError(f"not JSON: {str(exc)[:80]}") from None
-    if not isinstance(obj, dict):
-        raise ControlError('a request is a JSON object such as {"cmd": "status"}')
-    rid = _request_id(obj)
-    try:
-        return _checked(obj, rid)
-    except ControlError as exc:
-        exc.request_id = rid
-        raise
-
-
-def _checked(obj: Mapping[str, Any], rid: str | int | None) -> Request:
-    cmd = obj.get("cmd")
-    known = ", ".join(COMMANDS)
-    if cmd is None:
-        raise ControlError(f'a request needs "cmd" (known: {known})')
-    if not isinstance(cmd, str) or cmd not in COMMANDS:
-        raise ControlError(f"unknown command {str(cmd)[:40]!r} (known: {known})")
-    spec = COMMANDS[cmd]
-    extra = set(obj) - set(spec) - {"cmd", "id"}
-    if extra:
-        raise ControlError(f"{cmd}: unexpected argument {sorted(extra)[0]!r}")
-    args: dict[str, Any] = {}
-    for name, (check, required, what) in spec.items():
-        if name not in obj or obj[name] is None:
-            if required:
-                raise ControlError(f"{cmd}: missing '{name}' ({what})")
-            continue
-        value = check(obj[name])
-        if value is None:
-            raise ControlError(f"{cmd}: '{name}' must be {what}, not {str(obj[name])[:40]!r}")
-        args[name] = value
-    return Request(cmd, args, rid)
-
-
-def encode(obj: Mapping[str, Any]) -> bytes:
-    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=str) + "\n").encode()
-
-
-Handler = Callable[[Request], Mapping[str, Any]]
-
-
-def respond(handler: Handler, line: str | bytes) -> dict[str, Any]:
-    """The response to one request line: the handler's answer with ``ok``, or ``{"ok": false,
-    "error": ...}`` for a bad request, a refusal (BoardError) or a bug behind it (never
-    raised: one request must not stop the board); the request's ``id`` echoed in either."""
-    rid = None
-    try:
-        request = parse_request(line)
-        rid = request.id
-        response = dict(handler(request))
-        response.setdefault("ok", True)
-    except BoardError as exc:
-        response = {"ok": False, "error": str(exc)}
-        rid = rid if rid is not None else getattr(exc, "request_id", None)
-    except Exception as exc:  # a bug behind one request must not stop the board
-        response = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
-    if rid is not None:
-        response["id"] = rid
-    return response
 
 
 class _Conn:
@@ -551,75 +344,3 @@ def _remove_stale(path: Path) -> None:
     finally:
         probe.close()
     raise ControlError(f"{path}: another service is running on this socket")
-
-
-def default_socket(state_dir: Path | None = None) -> Path:
-    """Where the socket is: ``STATE_DIR/control.sock`` when a state directory is given, else
-    ``$BOARDCTL_SOCKET``, else the systemd runtime directory's, else
-    ``/run/boardctl/control.sock``."""
-    if state_dir is not None:
-        return Path(state_dir) / SOCKET_NAME
-    env = os.environ.get("BOARDCTL_SOCKET")
-    if env:
-        return Path(env)
-    runtime = os.environ.get("RUNTIME_DIRECTORY")
-    if runtime:
-        return Path(runtime.split(":")[0]) / SOCKET_NAME
-    return Path("/run/boardctl") / SOCKET_NAME
-
-
-def request(path: Path, cmd: str, timeout: float = 5.0, **args: Any) -> dict[str, Any]:
-    """Send one request to the service at ``path`` and return its response.
-
-    Raises ControlError with a clear reason when the service is not running, refuses the
-    request (``ok: false``) or does not answer in ``timeout`` seconds."""
-    payload = {"cmd": cmd, **{k: v for k, v in args.items() if v is not None}}
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        try:
-            sock.connect(str(path))
-        except (FileNotFoundError, NotADirectoryError):
-            raise ControlError(
-                f"the board service is not running (no control socket at {path})"
-            ) from None
-        except ConnectionRefusedError:
-            raise ControlError(
-                f"the board service is not running (nobody listens on {path})"
-            ) from None
-        except PermissionError:
-            raise ControlError(
-                f"{path}: permission denied (join the service's group to control the board)"
-            ) from None
-        except (BlockingIOError, TimeoutError):
-            raise ControlError(f"the board service is busy (its queue of new connections on "
-                               f"{path} is full); try again") from None
-        try:
-            data = encode(payload)
-        except UnicodeEncodeError:  # bytes that are not UTF-8 in an argument (surrogateescape)
-            raise ControlError(f"{cmd}: an argument is not valid text (not UTF-8)") from None
-        sock.sendall(data)
-        buf = bytearray()
-        while b"\n" not in buf:
-            try:
-                chunk = sock.recv(65536)
-            except TimeoutError:
-                raise ControlError(f"the board service did not answer in {timeout:g} s") from None
-            if not chunk:
-                raise ControlError("the board service closed the connection without answering")
-            buf += chunk
-    except OSError as exc:
-        if exc.errno in (errno.ECONNRESET, errno.EPIPE):
-            raise ControlError("the board service closed the connection") from None
-        raise
-    finally:
-        sock.close()
-    try:
-        response = json.loads(buf[: buf.index(b"\n")])
-    except ValueError:
-        raise ControlError("the board service sent an unreadable answer") from None
-    if not isinstance(response, dict):
-        raise ControlError("the board service sent an unreadable answer")
-    if not response.get("ok"):
-        raise ControlError(str(response.get("error") or "the board service refused the request"))
-    return response
