@@ -36,8 +36,8 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 import paho.mqtt.client as mqtt  # noqa: E402
 from bench_hall import SimBoards, count_moves, cpu_seconds, pct, poll  # noqa: E402
-from mqtt_broker import Mosquitto, free_port  # noqa: E402
-from processes import stop_by_pid  # noqa: E402
+from support.mqtt_broker import Mosquitto, free_port  # noqa: E402
+from support.processes import stop_by_pid  # noqa: E402
 
 from firmware.formats.feed import encode_line  # noqa: E402
 

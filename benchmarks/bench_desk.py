@@ -32,8 +32,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from bench_hall import HALL, SimBoards, cpu_seconds, pct  # noqa: E402
-from mqtt_broker import Mosquitto, free_port  # noqa: E402
-from processes import stop_by_pid  # noqa: E402
+from support.mqtt_broker import Mosquitto, free_port  # noqa: E402
+from support.processes import stop_by_pid  # noqa: E402
 
 TOKEN = "bench-desk-token"
 REQUESTS = [
@@ -92,7 +92,7 @@ def main() -> int:
                                   "--state-dir", str(tmp / "relay")],
                                  stderr=subprocess.DEVNULL)
         procs.append(relay)
-        from service_helpers import game_log
+        from support.service_helpers import game_log
 
         log = tmp / "game.jsonl"
         log.write_text("".join(json.dumps(e.record()) + "\n" for e in

@@ -52,8 +52,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import paho.mqtt.client as mqtt  # noqa: E402
-from mqtt_broker import Mosquitto, free_port  # noqa: E402
-from processes import stop_by_pid  # noqa: E402
+from support.mqtt_broker import Mosquitto, free_port  # noqa: E402
+from support.processes import stop_by_pid  # noqa: E402
 
 from firmware.formats.feed import encode_line  # noqa: E402
 from firmware.pdn import read_games  # noqa: E402
@@ -333,7 +333,7 @@ class Hall:
             pass
 
     def start_boards(self) -> None:
-        from service_helpers import game_log
+        from support.service_helpers import game_log
 
         log = self.tmp / "game.jsonl"
         log.write_text("".join(json.dumps(e.record()) + "\n" for e in

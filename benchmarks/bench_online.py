@@ -1,4 +1,5 @@
-"""The lidraughts link's latency on loopback, against the stand-in (tests/lidraughts_standin.py).
+"""The lidraughts link's latency on loopback, against the stand-in
+(tests/support/lidraughts_standin.py).
 
     python benchmarks/bench_online.py [--games N]
 
@@ -29,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from lidraughts_standin import LidraughtsStandin  # noqa: E402
+from support.lidraughts_standin import LidraughtsStandin  # noqa: E402
 
 from boardctl.online import transport  # noqa: E402
 from boardctl.online.events import Event, GameStarted, MoveConfirmed, OpponentMoved  # noqa: E402

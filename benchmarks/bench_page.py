@@ -2,7 +2,7 @@
 
 The relay's real HTTP server and state with the live hub on their hooks, in this process; a
 hall of N boards, each playing a real game (WK 2003, boardctl/data/wk2003.pdn) with clocks;
-Debian's headless Chromium on the page (tests/browser.py).
+Debian's headless Chromium on the page (tests/support/browser.py).
 
 1. First load: the bytes of ``/``, ``live.js``, ``live.css`` (gzipped, as a browser asks) and
    of the event stream's first ``state`` event with every board; the time until the browser
@@ -32,8 +32,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from browser import chrome  # noqa: E402
-from live_helpers import game_records  # noqa: E402
+from support.browser import chrome  # noqa: E402
+from support.live_helpers import game_records  # noqa: E402
 
 from boardctl.relay.http import PdnServer  # noqa: E402
 from boardctl.relay.live.web import LiveHub  # noqa: E402

@@ -57,8 +57,8 @@ def main() -> None:
             out = session.handle(e)
             times.append(time.perf_counter() - t0)
             cpu.append(time.thread_time() - c0)
-            moves += sum(1 for r in out if r["type"] == "move")
-        moves += sum(1 for r in session.finish() if r["type"] == "move")
+            moves += sum(1 for r in out if r.type == "move")
+        moves += sum(1 for r in session.finish() if r.type == "move")
         wall += time.perf_counter() - t_all
         assert moves == len(game.moves), (moves, len(game.moves))
         total_events += len(events)

@@ -36,9 +36,9 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from bench_hall import HALL, SimBoards, cpu_seconds  # noqa: E402
-from mqtt_broker import Mosquitto, free_port  # noqa: E402
-from nginx_proxy import Nginx  # noqa: E402
-from processes import stop_by_pid  # noqa: E402
+from support.mqtt_broker import Mosquitto, free_port  # noqa: E402
+from support.nginx_proxy import Nginx  # noqa: E402
+from support.processes import stop_by_pid  # noqa: E402
 
 _BOARD = re.compile(rb'"board":"([^"]+)"')
 _PLY = re.compile(rb'"ply":(\d+)')

@@ -44,7 +44,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def start_service(state: Path, *extra: str) -> subprocess.Popen[str]:
-    from terminal_helpers import sim_service_process
+    from support.terminal_helpers import sim_service_process
 
     return sim_service_process(state, "international", "--time-control", "300+5", *extra)
 
@@ -76,7 +76,7 @@ def tail_moves(path: Path, stamps: dict[int, float], done: threading.Event) -> N
 
 
 def latency(plies: int) -> list[float]:
-    from service_helpers import game_log
+    from support.service_helpers import game_log
 
     from firmware.formats.events import iter_records
 
@@ -112,7 +112,7 @@ def latency(plies: int) -> list[float]:
 
 def redraw_cost(rounds: int = 50) -> float:
     """Seconds to take one move line and compose the whole 80x24 screen (Textual, headless)."""
-    from terminal_helpers import WK2003, demo_feed, records
+    from support.terminal_helpers import WK2003, demo_feed, records
 
     from boardctl.terminal.app import BoardApp
     from boardctl.terminal.view import BoardView

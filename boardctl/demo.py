@@ -124,8 +124,8 @@ class Demo:
                             tags, events, moves, pdn_game.result, state_dir)
         return 0 if ok else 1
 
-    def _play(self, rules: str, fen: str | None, tags: dict[str, str], events: list,
-              moves: list, result: str | None, state_dir: Path) -> bool:
+    def _play(self, rules: str, fen: str | None, tags: dict[str, str], events: list[Any],
+              moves: list[Any], result: str | None, state_dir: Path) -> bool:
         """The game through the simulated board to the feed on a pty and the relay; True
         when the relay's PDN holds the game's moves."""
         import pty
@@ -177,7 +177,7 @@ class Demo:
 
         return pump
 
-    def _run(self, rules: str, fen: str | None, tags: dict[str, str], events: list,
+    def _run(self, rules: str, fen: str | None, tags: dict[str, str], events: list[Any],
              result: str | None, state_dir: Path, clock: VirtualClock, port: str,
              pump: Callable[[], None]) -> int:
         """The service on the simulated board and the virtual clock until the log is acted
@@ -235,7 +235,7 @@ class Demo:
             self.say(f"demo: arbiter records the result {text} ({reason}): "
                      f"{'ok' if answer.get('ok') else answer.get('error')}")
 
-    def _check(self, moves: list, played_ns: int, elapsed: float) -> bool:
+    def _check(self, moves: list[Any], played_ns: int, elapsed: float) -> bool:
         """Does the relay's PDN hold the game's moves?"""
         from firmware.pdn import read_games
 

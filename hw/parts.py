@@ -82,7 +82,7 @@ class Faces(Protocol):
     def close(self) -> None: ...
 
 
-class Feed(Protocol):
+class FeedOutput(Protocol):
     """The broadcast feed's port (``hw.serialport.FeedPort``)."""
 
     url: str

@@ -4,14 +4,17 @@ tests/conftest.py pattern), and the repository's data folders."""
 from __future__ import annotations
 
 import signal
+import sys
+import types
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
-from browser import browser  # noqa: F401  (fixture: headless Chromium)
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
-from mqtt_broker import mosquitto  # noqa: F401  (fixture: a real Mosquitto broker)
+from support.browser import browser  # noqa: F401  (fixture: headless Chromium)
+from support.mqtt_broker import mosquitto  # noqa: F401  (fixture: a real Mosquitto broker)
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -49,3 +52,57 @@ def mock_factory() -> Iterator[MockFactory]:
 def data_dir() -> Path:
     """tests/data: real games and logs used by the tests."""
     return DATA
+
+
+# -- the fast core and the integration tests ----------------------------------------------------
+
+#: Fixtures that start a real program (a Mosquitto broker, headless Chromium).
+INTEGRATION_FIXTURES = frozenset({"mosquitto", "browser"})
+#: Modules whose use means a test starts programs (service processes, relays, brokers,
+#: browsers, terminals, engines, espeak-ng) or runs a whole service on its threads.
+INTEGRATION_MODULES = frozenset({
+    "subprocess", *(f"support.{name}" for name in (
+        "processes", "terminal_helpers", "hall_helpers", "live_helpers", "mqtt_broker",
+        "browser", "nginx_proxy", "pty_helpers", "lidraughts_standin", "py_draughts_reader")),
+    "boardctl.engine.client", "boardctl.engine.player",
+    "boardctl.engine.lineup", "boardctl.service.service", "boardctl.voice.speaker",
+    "boardctl.terminal.play",
+})
+#: The support functions that run a whole service (support.service_helpers' others are small
+#: parts).
+INTEGRATION_HELPERS = frozenset({"sim_service", "run_until", "RealClock"})
+
+
+@cache
+def _drives_programs(module: types.ModuleType) -> bool:
+    """Does a test module start programs or whole services: a module of
+    :data:`INTEGRATION_MODULES` imported, a name taken from one, a whole-service helper, or a
+    helper of another test module that does? A module may also say so itself
+    (``pytestmark = pytest.mark.integration``: the sweeps of whole game collections)."""
+    for name, value in vars(module).items():
+        source = value.__name__ if isinstance(value, types.ModuleType) else getattr(
+            value, "__module__", None)
+        if source in INTEGRATION_MODULES or name in INTEGRATION_HELPERS:
+            return True
+        if (isinstance(source, str) and source.startswith("test_") and source != module.__name__
+                and (other := sys.modules.get(source)) is not None and _drives_programs(other)):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that starts a real program (a service process, a broker, a browser, a relay,
+    a terminal) is marked ``integration``: ``pytest -m "not integration"`` runs the fast core
+    (the rules, the referee, the clock, the formats, the parts on MockFactory, in-process
+    services on an injected clock), while ``pytest`` still runs everything. Tests marked
+    ``slow`` (long soaks) run only when the ``-m`` expression names them (``pytest -m slow``)."""
+    if "slow" not in (config.option.markexpr or ""):
+        slow = [item for item in items if item.get_closest_marker("slow") is not None]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+    for item in items:
+        module = getattr(item, "module", None)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & INTEGRATION_FIXTURES or (module is not None and _drives_programs(module)):
+            item.add_marker(pytest.mark.integration)

@@ -14,7 +14,7 @@ command -v chromium >/dev/null 2>&1 || need="$need chromium"
 command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
 command -v shellcheck >/dev/null 2>&1 || need="$need shellcheck"
 command -v systemd-analyze >/dev/null 2>&1 || need="$need systemd"
-# nginx in front of the relay (tests/scale: the shipped docs/examples/nginx configuration)
+# nginx in front of the relay (tests/relay: the shipped docs/examples/nginx configuration)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need="$need nginx-light"
 command -v tmux >/dev/null 2>&1 || need="$need tmux"
 command -v espeak-ng >/dev/null 2>&1 || need="$need espeak-ng"  # the spoken game (tests/voice)

@@ -29,8 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run_engine(args: argparse.Namespace) -> int:
     from boardctl.engine.server import HubServer
+    from firmware.engine.common import DEFAULT_TT_MIB
     from firmware.engine.levels import find_level
-    from firmware.engine.search import DEFAULT_TT_MIB
     from firmware.errors import BoardError
     from firmware.rules.sets import find_rules
 

@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     hall.required = True
 
     def cmd(name: str, help_text: str) -> argparse.ArgumentParser:
-        q = hall.add_parser(name, help=help_text, description=help_text)
+        q: argparse.ArgumentParser = hall.add_parser(name, help=help_text,
+                                                    description=help_text)
         q.add_argument("--state", type=Path, default=DEFAULT_STATE,
                        help=f"the tournament file (default {DEFAULT_STATE})")
         return q

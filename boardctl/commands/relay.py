@@ -179,7 +179,7 @@ def run_relay(args: argparse.Namespace) -> int:
     from boardctl.relay.relay import Relay
 
     _check(args)
-    from boardctl.relay.streams import raise_open_files_limit
+    from boardctl.relay.live.viewers import raise_open_files_limit
 
     raise_open_files_limit()  # a socket a live page viewer (docs/SCALE.md)
     halls = [check_name(h, "--hall") for h in dict.fromkeys(args.hall or ())]

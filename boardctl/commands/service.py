@@ -197,7 +197,6 @@ def run_service(args: argparse.Namespace) -> int:
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      on_line=hall.on_line if hall is not None else None,
                       lineup=_engine_lineup(args, config, rules))
     _serve(service, hall)
     logger.info("stopped")

@@ -37,7 +37,7 @@ from firmware.rules.position import Move, Position
 DEPTH_DEADLINE = 120.0
 
 
-class EngineError(BoardError):
+class EngineSpecError(BoardError):
     """An engine specification that cannot be used."""
 
 
@@ -51,7 +51,7 @@ class EngineSpec:
 
 
 def parse_engine(text: str, rules: str, level: str = "10") -> EngineSpec:
-    """``builtin`` or ``hub:COMMAND`` (COMMAND split as a shell would); EngineError."""
+    """``builtin`` or ``hub:COMMAND`` (COMMAND split as a shell would); EngineSpecError."""
     t = text.strip()
     if t == "builtin":
         argv: tuple[str, ...] = (sys.executable, "-m", "boardctl", "engine", "--rules", rules,
@@ -61,11 +61,11 @@ def parse_engine(text: str, rules: str, level: str = "10") -> EngineSpec:
         try:
             argv = tuple(shlex.split(t[4:]))
         except ValueError as exc:
-            raise EngineError(f"engine command {t[4:][:80]!r}: {exc}") from None
+            raise EngineSpecError(f"engine command {t[4:][:80]!r}: {exc}") from None
         if not argv:
-            raise EngineError("hub: needs a command (hub:COMMAND, e.g. hub:dame hub)")
+            raise EngineSpecError("hub: needs a command (hub:COMMAND, e.g. hub:dame hub)")
         return EngineSpec(argv, os.path.basename(argv[0]))
-    raise EngineError(f"unknown engine {t[:80]!r} (builtin or hub:COMMAND)")
+    raise EngineSpecError(f"unknown engine {t[:80]!r} (builtin or hub:COMMAND)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +89,7 @@ class ThinkRequest:
                                inc=float(self.increment) if self.increment else None)
         if self.depth is not None:
             return format_line("level", depth=self.depth)
-        raise EngineError("a think request needs a move time, the clock or a depth")
+        raise EngineSpecError("a think request needs a move time, the clock or a depth")
 
     def seconds(self) -> float:
         if self.move_time is not None:
@@ -162,7 +162,7 @@ class EngineClient:
     def think(self, request: ThinkRequest) -> int:
         """Queue a search; returns the request's number (its reply carries it). A request
         made while another runs cancels that one."""
-        request.level_line()  # EngineError now for a request with no limit
+        request.level_line()  # EngineSpecError now for a request with no limit
         number = next(self._numbers)
         self.start()
         # The game is read now, on the caller's thread: it may change after this returns.

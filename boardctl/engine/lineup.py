@@ -138,7 +138,7 @@ class EngineLineup:
         if text is None:
             return None
         engine = text.strip()
-        spec = parse_engine(engine, "international")  # EngineError: not builtin or hub:...
+        spec = parse_engine(engine, "international")  # EngineSpecError: not builtin or hub:...
         if not spec.builtin and hub_command(engine[4:]) not in self.allowed:
             raise BoardError(f"engine {engine[:80]!r} is not allowed on this board (the "
                              "config's [engine] allowed lists the Hub commands a new game "

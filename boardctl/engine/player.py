@@ -58,7 +58,7 @@ from firmware.rules.position import Move, Position
 from firmware.rules.sets import Side
 from firmware.session.session import BoardSession
 
-logger = logging.getLogger("boardctl.service.service")
+logger = logging.getLogger(__name__)
 
 #: How long each landing square of the engine's move is lit alone before the next one joins
 #: (the route is drawn square by square, then starts again).
@@ -110,7 +110,7 @@ def move_line(position: Position, move: Move, ply: int) -> EngineMoveRecord:
 
 def probe(spec: EngineSpec, timeout: float = 10.0) -> dict[str, str]:
     """Start the engine once and read its ``id`` (name, version): the PDN tags need it before
-    the game begins. EngineError-free: an engine that cannot start gives ``{}`` (the game goes
+    the game begins. EngineSpecError-free: an engine that cannot start gives ``{}`` (the game goes
     on; its first request says why)."""
     inbox: queue.Queue[tuple[Any, ...]] = queue.Queue()
     proc = EngineProcess(spec.argv, spec.name, inbox, time.monotonic, 10)

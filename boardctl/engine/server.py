@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import IO
 
+from firmware.engine.common import DEFAULT_TT_MIB, Info, Limits
 from firmware.engine.hub import (
     MAX_LINE,
     HubError,
@@ -24,7 +25,7 @@ from firmware.engine.hub import (
     parse_position,
 )
 from firmware.engine.levels import LEVELS, find_level
-from firmware.engine.search import DEFAULT_TT_MIB, Engine, EngineError, Info, Limits
+from firmware.engine.search import Engine, EngineError
 from firmware.engine.timing import budget
 from firmware.errors import BoardError
 from firmware.rules.game import Game

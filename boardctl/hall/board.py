@@ -8,17 +8,20 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from boardctl.hall.broker import BoardLink, instance_id
 from boardctl.hall.mqtt import BrokerConfig, check_name, make_client, parse_broker, read_secret
 from boardctl.hall.remote import RemoteControl
 from boardctl.hall.setup import SetupApplier
 from boardctl.hall.signing import Verifier, read_key
+from boardctl.service.feed import FeedLink
 from firmware.errors import BoardError
 from firmware.formats.feed import Written
+from firmware.formats.records import FeedRecord
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +76,24 @@ def broker_settings(args: argparse.Namespace, section: Any, source: str) -> Brok
     return BrokerSettings(broker, hall, board, section.queue_lines, key)
 
 
+class ServedBoard(Protocol):
+    """What the hall's link uses of the service (:class:`boardctl.service.service.Service` is
+    one): its requests, its feed, its status and its faces' note; nothing else of it."""
+
+    status_extras: list[Callable[[], dict[str, Any]]]
+    face_note: tuple[str, str] | None
+
+    def command(self, request: Mapping[str, Any] | str) -> dict[str, Any]: ...
+
+    def call_soon(self, fn: Callable[[], None]) -> None: ...
+
+    def emit(self, record: FeedRecord) -> None: ...
+
+    def request_snapshot(self) -> None: ...
+
+    def add_link(self, link: FeedLink) -> None: ...
+
+
 class HallBoard:
     """One board's hall parts: :class:`BoardLink` (feed out, setups and the desk's requests
     in), :class:`SetupApplier` and, with the hall's key, :class:`RemoteControl`; ``attach``
@@ -89,7 +110,7 @@ class HallBoard:
                               on_setup=self._on_setup,
                               on_control=self._on_control if settings.hall_key else None)
 
-    def attach(self, service: Any) -> None:
+    def attach(self, service: ServedBoard) -> None:
         self.applier = SetupApplier(self.state_dir, self.board, command=service.command,
                                     call_soon=service.call_soon, emit=service.emit, log=logger.info,
                                     show=lambda note: setattr(service, "face_note", note))
@@ -104,7 +125,7 @@ class HallBoard:
             service.status_extras.append(lambda: {"desk": {"answered": remote.answered,
                                                            "refused": remote.refused}})
         service.status_extras.append(lambda: {"broker": self.link.status()})
-        service.ports.links.append(self)
+        service.add_link(self)
         self.link.start()
 
     def take(self, written: Written) -> None:

@@ -98,8 +98,9 @@ def parse_broker(url: str, *, username: str | None = None, password: str | None 
 def make_client(config: BrokerConfig, client_id: str, *, clean: bool = True) -> Any:
     """A paho-mqtt (2.x) client for ``config``, not yet connected (MQTT 3.1.1)."""
     import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
                          clean_session=clean, protocol=mqtt.MQTTv311)
     if config.username is not None:
         client.username_pw_set(config.username, config.password)

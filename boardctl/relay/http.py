@@ -33,7 +33,7 @@ all, however the bytes trickle in; past that the server closes the connection
 (:meth:`PdnServer.reap_slow_heads`, run by ``serve_forever`` every :data:`REAP_EVERY` seconds).
 Once the head is read that deadline is over: answers run as long as they need, with their
 own write timeouts, and an event stream's socket is handed to the one thread that writes every
-stream (boardctl.relay.streams), so a viewer holds no thread nor connection slot.
+stream (boardctl.relay.live.viewers), so a viewer holds no thread nor connection slot.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from typing import Any
 PER_URL = 64
 #: Connections served at once (a thread each); more get a quick 503 (a broadcast site
 #: retries). The live page's event streams are not among them: once its head is read, a
-#: stream's socket goes to one event loop (boardctl.relay.streams) and its thread ends.
+#: stream's socket goes to one event loop (boardctl.relay.live.viewers) and its thread ends.
 MAX_CLIENTS = 640
 #: How often ``serve_forever`` closes connections whose request head is overdue (seconds).
 REAP_EVERY = 0.5

@@ -30,7 +30,7 @@ from firmware.rules.game import RESULTS, parse_result, result_text
 from firmware.rules.sets import Side
 from firmware.session.session import AUTOMATIC, BoardSession
 
-logger = logging.getLogger("boardctl.service.service")
+logger = logging.getLogger(__name__)
 
 __all__ = ["ACTS", "ANSWERS", "CLOCK_ONLY", "QUERIES", "Arbitrated", "on_request"]
 

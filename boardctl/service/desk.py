@@ -22,7 +22,7 @@ from boardctl.service.showing import BoardFace
 from firmware.formats.events import NS, Event
 
 
-class Desk:
+class ControlDesk:
     """Control requests on the referee's thread (:meth:`answer`); the simulated hand's acts
     from any thread (:meth:`sim`). ``status_extras``: more for ``status`` (the broker link's
     state), called on the referee's thread. A player not at the board answers its own

@@ -21,7 +21,7 @@ from firmware.formats.feed import Written, frame
 from firmware.formats.records import FeedRecord, HeaderRecord, SnapshotRecord
 from hw import parts
 
-logger = logging.getLogger("boardctl.service.service")
+logger = logging.getLogger(__name__)
 
 
 class FeedLink(Protocol):
@@ -36,7 +36,7 @@ class FeedPorts:
     ``on_line``, the sinks' ``send`` and the links' ``take`` never block and take lines from
     any thread."""
 
-    def __init__(self, port: parts.Feed | None, on_line: Callable[[str], None] | None,
+    def __init__(self, port: parts.FeedOutput | None, on_line: Callable[[str], None] | None,
                  sinks: list[FeedSink], links: list[FeedLink] | None = None) -> None:
         self.port = port
         self.on_line = on_line

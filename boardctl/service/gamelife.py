@@ -33,7 +33,7 @@ from firmware.rules.sets import find_rules
 from firmware.session.gap import BOUND, Gap, find_gap, plies_text
 from firmware.session.session import BoardSession
 
-logger = logging.getLogger("boardctl.service.service")
+logger = logging.getLogger(__name__)
 
 
 class GameLife:

@@ -35,7 +35,7 @@ class Hardware:
         buttons: parts.Buttons | None = None,
         leds: parts.Leds | None = None,
         faces: parts.Faces | None = None,
-        feed: parts.Feed | None = None,
+        feed: parts.FeedOutput | None = None,
         sim: parts.Hands | None = None,
         factory: Any = None,
         button_pins: Mapping[str, int] | None = None,

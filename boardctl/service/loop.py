@@ -22,7 +22,7 @@ from firmware.errors import BoardError
 from firmware.formats.events import NS, Event, Pause, Press, Resume, Start
 from firmware.formats.records import AlarmRecord
 
-logger = logging.getLogger("boardctl.service.service")
+logger = logging.getLogger(__name__)
 
 #: Longest sleep of the referee's thread with nothing released while something is due soon
 #: (a running clock, a board coming to rest): clock ticks, flags, heartbeats.

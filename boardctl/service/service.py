@@ -50,9 +50,9 @@ from typing import Any
 from boardctl.service.control.schema import respond
 from boardctl.service.control.server import ControlServer
 from boardctl.service.datapath import CLOCK_EVENTS, DURABLE_EVENTS, DURABLE_RECORDS, DataPath
-from boardctl.service.desk import Desk
+from boardctl.service.desk import ControlDesk
 from boardctl.service.door import Lineup, PlayerDoor
-from boardctl.service.feed import Feed, FeedPorts
+from boardctl.service.feed import Feed, FeedLink, FeedPorts
 from boardctl.service.gamelife import GameLife
 from boardctl.service.games import (  # re-exported: the service's callers import them from here
     CurrentGame,
@@ -123,10 +123,7 @@ class Service:
         self.control: ControlServer | None = None
         self._lock_fd = -1
         self.game = CurrentGame()
-        # No clock buttons (degraded): no buttons' watermark to wait for, or nothing is released.
-        sources = [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
-            + ([SCRIPT] if script is not None else [])
-        self.merge = EventMerge(sources)
+        self.merge = EventMerge(merge_sources(hardware, script))
         self.sensing = Sensing(hardware, script, self.merge, lambda: self.game.origin, clock)
         self.hand = SimHand(hardware, self.sensing, clock)
         self.ports = FeedPorts(hardware.feed, on_line, list(sinks or []))
@@ -145,8 +142,8 @@ class Service:
                              state_dir=self.state_dir, board=board, clock=clock, script=script,
                              fsync=fsync)
         self.inbox = RefereeInbox(self.merge.wake, self.outbox)
-        self.desk = Desk(self.game, self.merge, self.path, self.life, self.door, self.face,
-                         self.hand, self.inbox, hardware, board=board)
+        self.desk = ControlDesk(self.game, self.merge, self.path, self.life, self.door,
+                                self.face, self.hand, self.inbox, hardware, board=board)
         #: More for ``status`` (the broker link's state), called on the referee's thread.
         self.status_extras = self.desk.status_extras
         self.loop = RefereeLoop(self.game, self.merge, self.inbox, self.path, self.door,
@@ -181,12 +178,7 @@ class Service:
         session = self.game.the_session
         self.notifier.ready(f"game {self.game.the_header.id}, {session.rules.name}, "
                             f"ply {len(session.moves)}")
-        where = [f"state {self.state_dir}"]
-        if self.control is not None:
-            where.append(f"control {self.control.path}")
-        if self.hw.feed is not None:
-            where.append(f"feed {self.hw.feed.url}")
-        logger.info("ready: " + ", ".join(where))
+        logger.info("ready: " + where_it_listens(self.state_dir, self.control, self.hw))
         now = self.clock()
         self.loop.next_watchdog = now
         self.loop.watchdog(now)
@@ -295,6 +287,11 @@ class Service:
         typed record (``firmware.formats.records``)."""
         self.feed.emit(record)
 
+    def add_link(self, link: FeedLink) -> None:
+        """An output that takes each feed line as written (the hall's broker link), on the
+        journal writer's thread."""
+        self.ports.links.append(link)
+
     def call_soon(self, fn: Callable[[], None]) -> None:
         """From any thread: run ``fn`` on the service's own thread, on the next turn."""
         self.loop.call_soon(fn)
@@ -363,3 +360,21 @@ def check_sensing(sensing: Sensing) -> None:
         if isinstance(error, BoardError):
             raise error
         raise HardwareError(f"sensing stopped: {type(error).__name__}: {error}") from error
+
+
+def merge_sources(hardware: Hardware, script: EventScript | None) -> list[str]:
+    """The event sources the referee waits on: the sensors, the clock buttons (none when the
+    board runs without them, degraded: no watermark to wait for, or nothing is released) and
+    an event log's script."""
+    return [SENSORS] + ([BUTTONS] if hardware.buttons is not None else []) \
+        + ([SCRIPT] if script is not None else [])
+
+
+def where_it_listens(state_dir: Path, control: ControlServer | None, hardware: Hardware) -> str:
+    """The service's places for its ``ready`` log line: state, control socket, feed port."""
+    where = [f"state {state_dir}"]
+    if control is not None:
+        where.append(f"control {control.path}")
+    if hardware.feed is not None:
+        where.append(f"feed {hardware.feed.url}")
+    return ", ".join(where)

@@ -21,7 +21,7 @@ from boardctl.service.hardware import Hardware
 from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError
 
-logger = logging.getLogger("boardctl.service.service")
+logger = logging.getLogger(__name__)
 
 
 class BoardFace:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy as _copy
 import functools
 from collections.abc import Callable
-from typing import Concatenate, ParamSpec, Self, TypeVar
+from typing import Concatenate, ParamSpec, Self, TypeVar, cast
 
 from firmware.clock import arithmetic as rules
 from firmware.clock.records import Adjournment, ClockError, Flag
@@ -34,7 +34,7 @@ def changes(method: Callable[Concatenate[_L, _P], _R]) -> Callable[Concatenate[_
         finally:
             self.generation += 1
 
-    return changed
+    return cast("Callable[Concatenate[_L, _P], _R]", changed)
 
 
 class ClockLedger:

@@ -263,7 +263,7 @@ def event_from_record(rec: Mapping[str, Any], where: str = "event") -> Event:
         square = _text(rec, "square", where).lower()
         if not (2 <= len(square) <= 3 and square[0].isalpha() and square[1:].isdigit()):
             raise EventLogError(f"{where}: {square!r} is not an algebraic square name")
-        return cls(at, square)  # type: ignore[call-arg]
+        return cls(at, square)
     if cls is Press:
         return Press(at, _side(rec, where))
     if cls is ClockSet:

@@ -440,7 +440,7 @@ class UnknownRecord:
     members: the framing's ``seq``, ``game``, ``run`` and ``crc`` are the line's), skipped by
     every reader here (no table has it)."""
 
-    type: str  # type: ignore[misc]
+    type: str
     members: Mapping[str, Any]
 
     def to_json(self) -> dict[str, Any]:

@@ -49,7 +49,7 @@ class _Token:
 
 
 def decode(source: str | bytes | IO[str] | IO[bytes]) -> str:
-    data: str | bytes = source.read() if hasattr(source, "read") else source  # type: ignore[union-attr]
+    data: str | bytes = source.read() if hasattr(source, "read") else source
     if not isinstance(data, str | bytes):
         raise PdnError(f"PDN must be text, bytes or an open file, not {type(data).__name__}")
     if isinstance(data, bytes):

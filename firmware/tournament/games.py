@@ -18,14 +18,14 @@ from firmware.limits import ascii_digits
 from firmware.pdn import PdnGame
 from firmware.tournament.results import Result, parse_result
 from firmware.tournament.scoring import Key
-from firmware.tournament.state import Game, Tournament
+from firmware.tournament.state import RoundGame, Tournament
 
 _UNNAMED = {"", "?", "-"}
 
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    game: Game
+    game: RoundGame
     result: Result | None  #: None while the game is in play
 
 

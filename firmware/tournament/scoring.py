@@ -24,7 +24,7 @@ from firmware.tournament.results import (
     ZERO,
     Result,
 )
-from firmware.tournament.state import Game, Tournament
+from firmware.tournament.state import RoundGame, Tournament
 
 Key = tuple[int, str, str]  # (round, white, black)
 
@@ -65,7 +65,7 @@ class Crosstable:
                       key=lambda s: (-s.points, -s.sonneborn_berger, s.number))
 
 
-def games_of(name: str, games: list[Game]) -> list[Game]:
+def games_of(name: str, games: list[RoundGame]) -> list[RoundGame]:
     return [g for g in games if name in (g.white, g.black)]
 
 

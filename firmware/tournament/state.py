@@ -22,7 +22,7 @@ BOARD_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True, slots=True)
-class Game:
+class RoundGame:
     """One game of a round by names, with the board it is played on."""
 
     round: int
@@ -92,17 +92,17 @@ class Tournament:
     def table(self) -> tuple[Round, ...]:
         return schedule(len(self.players), self.cycles)
 
-    def games(self, number: int) -> tuple[list[Game], str | None]:
+    def games(self, number: int) -> tuple[list[RoundGame], str | None]:
         """Round ``number``'s games by name, boards in the order of the seed's table, and the
         player with the bye (or None)."""
         self.check_round(number)
         names = self.by_number()
         rnd = self.table()[number - 1]
-        games = [Game(number, self.board_name(i), names[p.white], names[p.black])
+        games = [RoundGame(number, self.board_name(i), names[p.white], names[p.black])
                  for i, p in enumerate(rnd.games, 1)]
         return games, names[rnd.bye] if rnd.bye is not None else None
 
-    def all_games(self) -> list[Game]:
+    def all_games(self) -> list[RoundGame]:
         return [g for r in range(1, self.rounds + 1) for g in self.games(r)[0]]
 
     def withdrawn(self) -> dict[str, int]:

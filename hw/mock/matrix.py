@@ -30,7 +30,7 @@ from hw.lgmatrix import GroupMatrix
 from hw.matrix import ReedMatrix
 
 
-class MatrixPin(MockPin):
+class MatrixPin(MockPin):  # type: ignore[misc]  # gpiozero has no type hints
     """A mock GPIO wired into a :class:`SimulatedBoard` (plain MockPin behaviour otherwise)."""
 
     board: SimulatedBoard | None = None

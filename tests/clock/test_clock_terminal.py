@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pty")
 
-from pty_helpers import run_on_pty  # noqa: E402
+from support.pty_helpers import run_on_pty  # noqa: E402
 
 
 def _run_keys(argv: list[str], keys: bytes) -> tuple[int, str]:

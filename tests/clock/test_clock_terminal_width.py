@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pty")
 
-from pty_helpers import run_on_pty as _run  # noqa: E402
+from support.pty_helpers import run_on_pty as _run  # noqa: E402
 
 
 def _status_lines(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import VirtualClock
+from support.service_helpers import VirtualClock
 
 from boardctl.engine.client import parse_engine
 from boardctl.engine.player import EnginePlayer, engine_tags, move_picture, probe

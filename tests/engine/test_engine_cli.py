@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from terminal_helpers import sim_service_process, stop_process
+from support.terminal_helpers import sim_service_process, stop_process
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]
 

@@ -12,9 +12,9 @@ import pytest
 
 from boardctl.engine.client import (
     EngineClient,
-    EngineError,
     EngineReply,
     EngineSpec,
+    EngineSpecError,
     ThinkRequest,
     parse_engine,
 )
@@ -39,7 +39,7 @@ def test_parse_engine() -> None:
     builtin = parse_engine("builtin", "russian", "3")
     assert builtin.argv[-4:] == ("--rules", "russian", "--level", "3") and builtin.builtin
     for bad in ("hub:", "hub:'unclosed", "stockfish", ""):
-        with pytest.raises(EngineError):
+        with pytest.raises(EngineSpecError):
             parse_engine(bad, "russian")
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from processes import stop_by_pid
+from support.processes import stop_by_pid
 
 from firmware.engine.hub import parse_line, parse_move, parse_position
 from firmware.rules.position import Position

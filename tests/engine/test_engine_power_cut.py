@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from service_helpers import wait_for
+from support.service_helpers import wait_for
 
 from boardctl.service.control import request
 from firmware.pdn import read_games

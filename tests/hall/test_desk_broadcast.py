@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from live_helpers import feed
+from support.live_helpers import feed
 
 from boardctl.relay.state import RelayState
 from firmware.formats.feed import encode_line, header_record
@@ -129,7 +129,7 @@ def test_the_board_writes_a_result_in_its_rule_set_s_form(tmp_path: Path) -> Non
     relay (rightly) refuses that form: the broadcast showed the game running for ever. The
     board now writes each result in its rule set's form (``1-0`` is ``2-0``, ``1/2-1/2`` is
     ``1-1`` on 100 squares), on its feed and in its journal."""
-    from service_helpers import sim_service
+    from support.service_helpers import sim_service
 
     from firmware.formats.feed import decode_line
 

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hall_helpers import BOARDCTL
+from support.hall_helpers import BOARDCTL
 
 
 def refused(*argv: str) -> str:

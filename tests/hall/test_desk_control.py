@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from hall_helpers import Board, RelayProcess, wait_for
-from mqtt_broker import Mosquitto
+from support.hall_helpers import Board, RelayProcess, wait_for
+from support.mqtt_broker import Mosquitto
 from test_hall_mqtt import USERS, secured  # noqa: F401, F811  (fixture: the shipped ACL)
 
 from boardctl.service.control import ControlError

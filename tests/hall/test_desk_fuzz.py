@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-from hall_helpers import Board, RelayProcess, wait_for
-from mqtt_broker import Mosquitto
+from support.hall_helpers import Board, RelayProcess, wait_for
+from support.mqtt_broker import Mosquitto
 from test_desk_control import TOKEN, Sniffer, broker_state, hall_key, post
 
 from boardctl.hall.signing import Signer

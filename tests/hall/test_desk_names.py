@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from hall_helpers import BOARDCTL, wait_for
-from processes import stop_by_pid
+from support.hall_helpers import BOARDCTL, wait_for
+from support.processes import stop_by_pid
 
 from boardctl.service.control import ControlError
 from boardctl.service.control import request as socket_request

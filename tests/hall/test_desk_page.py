@@ -12,12 +12,12 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from browser import console_errors
-from hall_helpers import Board, RelayProcess, wait_for, write_log
-from mqtt_broker import Mosquitto
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
-from service_helpers import game_log, replayed
+from support.browser import console_errors
+from support.hall_helpers import Board, RelayProcess, wait_for, write_log
+from support.mqtt_broker import Mosquitto
+from support.service_helpers import game_log, replayed
 from test_desk_control import TOKEN, broker_state, hall_key
 
 from boardctl.service.control import request as socket_request

@@ -10,8 +10,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from hall_helpers import wait_for
-from mqtt_broker import Mosquitto
+from support.hall_helpers import wait_for
+from support.mqtt_broker import Mosquitto
 
 from boardctl.hall.mqtt import parse_broker
 from boardctl.hall.signing import Verifier

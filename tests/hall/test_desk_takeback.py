@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hall_helpers import Board, RelayProcess, wait_for, write_log
-from mqtt_broker import Mosquitto
-from records_helpers import shapes
-from service_helpers import TC, game_log, replayed
+from support.hall_helpers import Board, RelayProcess, wait_for, write_log
+from support.mqtt_broker import Mosquitto
+from support.records_helpers import shapes
+from support.service_helpers import TC, game_log, replayed
 from test_desk_control import TOKEN, broker_state, hall_key, post
 
 from boardctl.service.control import request as socket_request

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from service_helpers import game_log, replayed
+from support.service_helpers import game_log, replayed
 
 from boardctl.hall.remote import RemoteControl, timeline
 from boardctl.hall.signing import Verifier

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-from hall_helpers import Board, hall_relay, wait_for, write_log
-from mqtt_broker import Mosquitto
-from service_helpers import game_log, replayed
+from support.hall_helpers import Board, hall_relay, wait_for, write_log
+from support.mqtt_broker import Mosquitto
+from support.service_helpers import game_log, replayed
 
 from boardctl.commands.control import describe
 from boardctl.service.control import ControlError, request

@@ -112,7 +112,7 @@ def test_a_setup_applied_in_process_shows_the_pairing_on_the_faces(tmp_path: Pat
     """The applier on a simulated service (virtual clock): applied between games through the
     control path, reported on the feed, the pairing on the faces until the clock starts, and
     the same id never applied twice."""
-    from service_helpers import sim_service
+    from support.service_helpers import sim_service
 
     from boardctl.hall.setup import SetupApplier
     from firmware.formats.feed import decode_line

@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from hall_helpers import BOARDCTL, Board, RelayProcess, wait_for
-from mqtt_broker import Mosquitto
+from support.hall_helpers import BOARDCTL, Board, RelayProcess, wait_for
+from support.mqtt_broker import Mosquitto
 
 from boardctl.service.control import ControlError, request
 from firmware.pdn import read_games

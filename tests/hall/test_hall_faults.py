@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from hall_helpers import Board, RelayProcess, wait_for, write_log
-from mqtt_broker import Mosquitto
-from service_helpers import game_log, replayed
+from support.hall_helpers import Board, RelayProcess, wait_for, write_log
+from support.mqtt_broker import Mosquitto
+from support.service_helpers import game_log, replayed
 
 from boardctl.service.control import ControlError, request
 from firmware.pdn import read_games

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hall_helpers import BOARDCTL, wait_for, write_log
-from processes import stop_by_pid
-from service_helpers import TC, game_log
+from support.hall_helpers import BOARDCTL, wait_for, write_log
+from support.processes import stop_by_pid
+from support.service_helpers import TC, game_log
 
 from boardctl.service.control import ControlError, request
 from firmware.formats.feed import decode_line

@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from hall_helpers import hall_relay, wait_for
-from mqtt_broker import Mosquitto
+from support.hall_helpers import hall_relay, wait_for
+from support.mqtt_broker import Mosquitto
 from test_hall_relay import Publisher, game, move
 
 import boardctl.relay.state as relay_state

@@ -13,7 +13,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from mqtt_broker import Mosquitto
+from support.mqtt_broker import Mosquitto
 
 from boardctl.cli import main
 
@@ -97,7 +97,7 @@ def test_start_round_leaves_retained_setups_for_boards_that_connect_later(
 
 def test_start_round_with_no_broker_fails_in_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mqtt_broker import free_port
+    from support.mqtt_broker import free_port
 
     state = make_tournament(tmp_path)
     capsys.readouterr()
@@ -209,7 +209,7 @@ def test_a_board_under_the_shipped_acl_plays_and_a_misnamed_one_says_why(
     name (reading and writing its status and claim) and its feed reaches the relay's user; a
     board whose user is not its name publishes nothing and says, in its log, what the ACL must
     let it do."""
-    from hall_helpers import Board, wait_for
+    from support.hall_helpers import Board, wait_for
 
     for user in ("b1", "b2"):
         (tmp_path / f"{user}.pw").write_text(USERS[user] + "\n")

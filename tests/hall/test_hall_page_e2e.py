@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from browser import console_errors
-from hall_helpers import Board, RelayProcess, wait_for, write_log
-from mqtt_broker import Mosquitto
 from selenium.webdriver.common.by import By
-from service_helpers import game_log, replayed
+from support.browser import console_errors
+from support.hall_helpers import Board, RelayProcess, wait_for, write_log
+from support.mqtt_broker import Mosquitto
+from support.service_helpers import game_log, replayed
 
 from firmware.pdn import read_games
 

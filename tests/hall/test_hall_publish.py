@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from hall_helpers import wait_for
+from support.hall_helpers import wait_for
 
 from boardctl.relay.follower import Pusher
 from boardctl.relay.http import PdnServer, Timeline

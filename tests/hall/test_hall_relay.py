@@ -8,8 +8,8 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from hall_helpers import hall_relay, wait_for
-from mqtt_broker import Mosquitto
+from support.hall_helpers import hall_relay, wait_for
+from support.mqtt_broker import Mosquitto
 
 from firmware.formats.feed import crc_of, encode_line
 from firmware.pdn import read_games
@@ -210,7 +210,7 @@ def test_boardctl_relay_as_a_process_follows_the_hall_and_stops_cleanly(
     import sys
     import urllib.request
 
-    from mqtt_broker import free_port
+    from support.mqtt_broker import free_port
 
     port, arbiters = free_port(), free_port()
     while arbiters == port:  # two picks of a free port may be the same one

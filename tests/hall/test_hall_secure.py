@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hall_helpers import wait_for
-from mqtt_broker import Mosquitto, require_mosquitto
+from support.hall_helpers import wait_for
+from support.mqtt_broker import Mosquitto, require_mosquitto
 
 from boardctl.hall.broker import BoardLink, instance_id
 from boardctl.hall.mqtt import parse_broker

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
-from service_helpers import run_until, sim_service
+from support.service_helpers import run_until, sim_service
 
 from boardctl.cli import main
 from boardctl.service.hardware import sim_hardware

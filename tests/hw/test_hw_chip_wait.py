@@ -5,7 +5,7 @@ Everything below the GPIO library is real: the chip is a real file in a fake /de
 in a fake sysfs, as on a Pi 5), opened as lgpio opens it (hw.mock.matrix.SimulatedChip with
 ``dev``: O_RDWR, lgpio's "can not open gpiochip" on failure), under gpiozero's real lgpio pin
 factory; the kernel's own permission check refuses it while its mode shuts the user out
-(tests/unprivileged.py: as root too). The wait runs on an injected clock: no sleep."""
+(tests/support/unprivileged.py: as root too). The wait runs on an injected clock: no sleep."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from service_helpers import VirtualClock
-from unprivileged import shared_folder, unprivileged_files
+from support.service_helpers import VirtualClock
+from support.unprivileged import shared_folder, unprivileged_files
 
 from boardctl.service.hardware import pi_hardware
 from boardctl.service.service import GameSetup, Service

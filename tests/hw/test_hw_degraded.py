@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from service_helpers import RealClock, VirtualClock
+from support.service_helpers import RealClock, VirtualClock
 
 from boardctl.service.hardware import pi_hardware
 from boardctl.service.service import GameSetup, Service
@@ -239,7 +239,7 @@ def test_the_chip_failing_mid_game_stops_the_service_in_one_line(
 def test_any_sensing_failure_is_a_hardware_error(tmp_path: Path) -> None:
     """A scanner failing with anything (a pin library's own exception) ends the service with
     a HardwareError saying what, which the command line prints in one line."""
-    from service_helpers import sim_service
+    from support.service_helpers import sim_service
 
     service, _ = sim_service(tmp_path / "state", None, clock=RealClock())
 

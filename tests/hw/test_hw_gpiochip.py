@@ -15,7 +15,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from unprivileged import shared_folder, unprivileged_files
+from support.unprivileged import shared_folder, unprivileged_files
 
 from hw.config import GpioConfig
 from hw.gpio import (

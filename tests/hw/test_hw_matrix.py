@@ -10,7 +10,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from records_helpers import shapes
+from support.records_helpers import shapes
 
 from firmware.errors import HardwareError
 from firmware.pdn import read_games

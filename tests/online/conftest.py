@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from lidraughts_standin import LidraughtsStandin
+from support.lidraughts_standin import LidraughtsStandin
 
 from boardctl.online.events import Event
 from boardctl.online.link import LidraughtsLink

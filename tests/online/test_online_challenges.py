@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from conftest import Events
-from lidraughts_standin import LidraughtsStandin
+from support.lidraughts_standin import LidraughtsStandin
 
 from boardctl.online.errors import OnlineError
 from boardctl.online.events import ChallengeAnswered, ChallengeSent, GameStarted

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 from conftest import Events
-from lidraughts_standin import LidraughtsStandin
+from support.lidraughts_standin import LidraughtsStandin
 
 from boardctl.online.events import (
     EndReason,

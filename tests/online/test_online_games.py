@@ -1,5 +1,5 @@
-"""Whole games against the stand-in server (tests/lidraughts_standin.py), the test playing the
-board's side as the player will: it waits for the link's events and calls ``link.game``.
+"""Whole games against the stand-in server (tests/support/lidraughts_standin.py), the test
+playing the board's side as the player will: it waits for the link's events and calls ``link.game``.
 The stand-in's clock is the test's (``clock.advance``), never the wall's."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Events
-from lidraughts_standin import LidraughtsStandin
+from support.lidraughts_standin import LidraughtsStandin
 
 from boardctl.online.events import (
     ChallengeAnswered,

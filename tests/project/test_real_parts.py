@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from mqtt_broker import Mosquitto
+from support.mqtt_broker import Mosquitto
 
 
 def _client(broker: Mosquitto, name: str) -> mqtt.Client:

@@ -8,7 +8,7 @@ import itertools
 import random
 
 import pytest
-from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
+from support.records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 
 from firmware.formats.events import Event, Press, Start
 from firmware.referee import MoveCommitted, Referee

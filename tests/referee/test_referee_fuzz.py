@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
+from support.records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Accept, Event, Lift, Pause, Place, Press, Resume, Start

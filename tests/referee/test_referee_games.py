@@ -10,13 +10,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
+from support.records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 
 from firmware.formats.events import Event
 from firmware.pdn import read_games
 from firmware.rules.game import Game
 from firmware.rules.position import Move, Position
 from firmware.session.handling import CLEAN, NOISY, Style, handle_game
+
+#: Sweeps of whole game collections or another implementation: not the fast core.
+pytestmark = pytest.mark.integration
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "pdn"
 RULES = ["international", "russian", "brazilian", "international64", "home", "russian1953",

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from adversarial_handling import Script, Style
-from adversarial_replay import (
+from support.adversarial_handling import Script, Style
+from support.adversarial_replay import (
     DATA,
     RULES3,
     TC,

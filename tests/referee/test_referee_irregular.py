@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
+from support.records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 
 from firmware.formats.events import NS, Accept, Event, Lift, Place, Press, Start, event_from_record
 

@@ -9,8 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
-from adversarial_handling import Log, Script, Style, random_style
-from adversarial_replay import (
+from support.adversarial_handling import Log, Script, Style, random_style
+from support.adversarial_replay import (
     CAPTURE2,
     MISSED,
     RULES3,

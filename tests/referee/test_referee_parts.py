@@ -69,7 +69,7 @@ def test_the_lifts_of_one_instant_are_kept_together() -> None:
 
 def test_sensor_names_light_squares_and_changes() -> None:
     board, _ = sensed_board()
-    with pytest.raises(SquareError, match="not on a 8x8 board"):
+    with pytest.raises(SquareError, match="not on an 8x8 board"):
         board.check("k9")
     assert board.dark("a1") == number("a1") and board.dark("b1") is None
     assert board.place_light("b1", Side.WHITE) and not board.place_light("b1", Side.WHITE)

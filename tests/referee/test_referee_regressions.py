@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 import pytest
-from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
+from support.records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 from test_referee_irregular import feed, kinds, moves
 
 from boardctl.commands.replay import replay_lines

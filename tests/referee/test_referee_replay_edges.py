@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from adversarial_handling import Script
-from adversarial_replay import (
+from support.adversarial_handling import Script
+from support.adversarial_replay import (
     MISSED,
     RULES3,
     _names,

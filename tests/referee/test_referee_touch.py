@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from records_helpers import FeedShapedSession as BoardSession  # records as feed lines
+from support.records_helpers import FeedShapedSession as BoardSession  # records as feed lines
 from test_referee_irregular import feed, kinds
 
 from boardctl.cli import main

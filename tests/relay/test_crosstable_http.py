@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tournament_helpers import tournament
+from support.tournament_helpers import tournament
 
 from boardctl.hall.crosstable_http import crosstable_handler
 from boardctl.hall.files import save_tournament

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from live_helpers import LiveRelay, game_records, observe
+from support.live_helpers import LiveRelay, game_records, observe
 
 import boardctl.relay.http as relay_http
 import boardctl.relay.live.stream as stream

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from live_helpers import FakeClock, feed, game_records, observe
+from support.live_helpers import FakeClock, feed, game_records, observe
 
 from boardctl.relay.live.model import KEEP_LOG, LiveHall, pieces
 from boardctl.relay.live.stream import Channel
@@ -86,12 +86,12 @@ def test_badges_follow_irregularities_flags_pauses_results_and_silence() -> None
 def test_the_press_that_starts_a_game_is_logged_as_a_start() -> None:
     """Issue 36: the arbiter's log said "resumed" for the press that starts the game."""
     hall = fed(game_records("g", 0))
-    hall.feed("12", {"type": "clock", "game": "g", "event": "start",
-                     "clock": {"white": 300.0, "black": 300.0}, "running": "white"}, 2000.0)
-    hall.feed("12", {"type": "clock", "game": "g", "event": "pause",
-                     "clock": {"white": 290.0, "black": 300.0}, "running": None}, 2010.0)
-    hall.feed("12", {"type": "clock", "game": "g", "event": "resume",
-                     "clock": {"white": 290.0, "black": 300.0}, "running": "white"}, 2020.0)
+    feed(hall, "12", {"type": "clock", "game": "g", "event": "start",
+                      "clock": {"white": 300.0, "black": 300.0}, "running": "white"}, 2000.0)
+    feed(hall, "12", {"type": "clock", "game": "g", "event": "pause",
+                      "clock": {"white": 290.0, "black": 300.0}, "running": None}, 2010.0)
+    feed(hall, "12", {"type": "clock", "game": "g", "event": "resume",
+                      "clock": {"white": 290.0, "black": 300.0}, "running": "white"}, 2020.0)
     said = [(e["kind"], e["text"]) for e in hall.events(2020.0)]
     assert said == [("started", "the game started: clocks run"), ("paused", "clocks paused"),
                     ("resumed", "clocks run")]

@@ -1,4 +1,4 @@
-"""The live page in a real browser (headless Chromium, tests/browser.py) against the relay's
+"""The live page in a real browser (headless Chromium, tests/support/browser.py) against the relay's
 real HTTP server with the live hub on its hooks: the DOM follows the records (data-fen, clocks,
 last move), the clocks tick, badges, the move list and stepping, the PDN download, the delay
 and the arbiter's token, reconnection; no JavaScript console error anywhere."""
@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import chrome, console_errors
-from live_helpers import SCREENSHOTS, FakeClock, LiveRelay, game_records
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+from support.browser import chrome, console_errors
+from support.live_helpers import SCREENSHOTS, FakeClock, LiveRelay, game_records
 
 from firmware.formats.feed import header_record
 from firmware.pdn import read_games

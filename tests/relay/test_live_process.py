@@ -17,10 +17,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from browser import console_errors
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from service_helpers import TC, game_log, replayed
+from support.browser import console_errors
+from support.service_helpers import TC, game_log, replayed
 
 from boardctl.relay.serial import LineSplitter
 from firmware.formats.events import iter_records

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hall_helpers import write_log
-from service_helpers import game_log
+from support.hall_helpers import write_log
+from support.service_helpers import game_log
 from test_relay_state import GAME, lines, move_records, real_moves
 
 from boardctl.relay.state import RelayState

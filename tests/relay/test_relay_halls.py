@@ -10,7 +10,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from live_helpers import game_records, observe
+from support.live_helpers import game_records, observe
 
 from boardctl.hall.mqtt import BrokerConfig
 from boardctl.relay.follower import HallFollower

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from live_helpers import LiveRelay, game_records
+from support.live_helpers import LiveRelay, game_records
 
 import boardctl.relay.http as relay_http
 from boardctl.relay.http import PdnServer

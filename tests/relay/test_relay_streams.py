@@ -1,4 +1,4 @@
-"""The one thread that writes every live page stream (boardctl.relay.streams), on real sockets:
+"""The one thread that writes every live page stream (boardctl.relay.live.viewers), on real sockets:
 every event reaches every viewer that reads, a viewer that stops reading is dropped without
 holding the others back, idle streams get keep-alive comments and stalled ones are closed, on
 an injected clock; the open files limit is raised to the hard limit."""
@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from live_helpers import FakeClock
+from support.live_helpers import FakeClock
 
-import boardctl.relay.streams as streams
+import boardctl.relay.live.viewers as streams
 from boardctl.relay.live.stream import Channel
-from boardctl.relay.streams import StreamLoop
+from boardctl.relay.live.viewers import StreamLoop
 
 PATIENCE = 30.0
 

@@ -10,8 +10,8 @@ import socket
 import urllib.parse
 from pathlib import Path
 
-from hall_helpers import RelayProcess
-from mqtt_broker import Mosquitto
+from support.hall_helpers import RelayProcess
+from support.mqtt_broker import Mosquitto
 
 
 def raw(url: str, method: str, path: str) -> tuple[int, dict[str, str], bytes]:

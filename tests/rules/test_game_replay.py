@@ -9,6 +9,9 @@ import pytest
 
 from firmware.pdn import format_game, read_games
 
+#: Sweeps of whole game collections or another implementation: not the fast core.
+pytestmark = pytest.mark.integration
+
 PDN_DIR = Path(__file__).resolve().parents[1] / "data" / "pdn"
 
 #: file -> (rule set, games, moves in all main lines): the counts from reading the files by eye

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from rules_helpers import random_position
+from support.rules_helpers import random_position
 
 from firmware.errors import IllegalMoveError, RulesError
 from firmware.rules.position import Move, Piece, Position

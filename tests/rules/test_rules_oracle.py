@@ -13,10 +13,13 @@ import random
 from collections.abc import Callable
 
 import pytest
-from rules_helpers import random_position
+from support.rules_helpers import random_position
 
 from firmware.rules.position import Position
 from firmware.rules.sets import RuleSet, find_rules
+
+#: Sweeps of whole game collections or another implementation: not the fast core.
+pytestmark = pytest.mark.integration
 
 draughts = pytest.importorskip("draughts")
 if not hasattr(draughts, "Board") or getattr(draughts, "__version__", "") != "0.6.7":

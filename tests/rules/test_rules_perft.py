@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from rules_helpers import random_position
+from support.rules_helpers import random_position
 
 from firmware.rules.perft import divide, perft
 from firmware.rules.position import Position

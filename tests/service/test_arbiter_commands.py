@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from service_helpers import sim_service
+from support.service_helpers import sim_service
 
 from boardctl.service import arbiter
 from boardctl.service.control import COMMANDS

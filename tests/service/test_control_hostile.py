@@ -8,8 +8,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from hall_helpers import wait_for
-from service_helpers import S, game_log, run_until, sim_service
+from support.hall_helpers import wait_for
+from support.service_helpers import S, game_log, run_until, sim_service
 
 from boardctl.service.control import MAX_CONNECTIONS, ControlServer, Request, request
 from firmware.formats.events import Adjourn

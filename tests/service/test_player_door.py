@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import VirtualClock, sim_service, wk_game
+from support.service_helpers import VirtualClock, sim_service, wk_game
 
 from boardctl.engine.player import EnginePlayer
 from boardctl.service.door import CALLS, Seat, player_calls

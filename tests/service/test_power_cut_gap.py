@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import VirtualClock
+from support.service_helpers import VirtualClock
 from test_service_process import start as start_service
 from test_service_process import status, wait_for
 

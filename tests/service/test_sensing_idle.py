@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
-from service_helpers import sim_service
+from support.service_helpers import sim_service
 
 from boardctl.service.doorbell import Bell, Doorbell
 from boardctl.service.service import HOUSEKEEPING_S, IDLE_S

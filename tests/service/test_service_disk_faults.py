@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from service_helpers import S, game_log, moves_of, replayed, run_until, sim_service
+from support.service_helpers import S, game_log, moves_of, replayed, run_until, sim_service
 
 from boardctl.service.journal_file import current_path, load_journal
 from boardctl.service.service import rebuild

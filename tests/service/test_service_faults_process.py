@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from service_helpers import TC, fast_presses, game_log
+from support.service_helpers import TC, fast_presses, game_log
 from test_service_process import BOARDCTL, run, status, wait_for
 
 from firmware.formats.events import iter_records

@@ -8,7 +8,7 @@ import select
 import tty
 from pathlib import Path
 
-from service_helpers import S, game_log, replayed, run_until, sim_service
+from support.service_helpers import S, game_log, replayed, run_until, sim_service
 
 from boardctl.relay.serial import LineSplitter
 from boardctl.relay.state import RelayState

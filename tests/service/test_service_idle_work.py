@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from service_helpers import RealClock, S, game_log, replayed, sim_service
+from support.service_helpers import RealClock, S, game_log, replayed, sim_service
 
 from boardctl.service.showing import Display
 from firmware.pdn import read_games

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from service_helpers import (
+from support.service_helpers import (
     S,
     VirtualClock,
     game_log,

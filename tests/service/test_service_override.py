@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service_helpers import run_until, sim_service
+from support.service_helpers import run_until, sim_service
 
 
 def test_a_flag_is_overridden_through_the_control_path(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import tty
 from pathlib import Path
 
 import pytest
-from service_helpers import TC, S, game_log, replayed, wait_for
+from support.service_helpers import TC, S, game_log, replayed, wait_for
 
 from boardctl.relay.serial import LineSplitter
 from boardctl.relay.state import RelayState

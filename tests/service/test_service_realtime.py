@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from service_helpers import (
+from support.service_helpers import (
     S,
     VirtualClock,
     fast_presses,

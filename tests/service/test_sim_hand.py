@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import VirtualClock, sim_service
+from support.service_helpers import VirtualClock, sim_service
 
 from boardctl.service.control import ControlError, request
 from boardctl.service.service import Service

@@ -10,7 +10,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from records_helpers import shapes
+from support.records_helpers import shapes
 
 from firmware.errors import BoardError
 from firmware.formats.events import NS, Lift, Pause, Place, Press, Recovered, Start

@@ -4,7 +4,7 @@ arbiter's override, 000 7.2.9 at the start, ``[%clock]`` under both Fischer conv
 from __future__ import annotations
 
 import pytest
-from records_helpers import shapes
+from support.records_helpers import shapes
 
 from firmware.clock.gameclock import ClockError
 from firmware.formats.events import NS, Lift, MovesSet, Place, Press, Result, Start

@@ -5,7 +5,7 @@ move kept secret, results, PDN."""
 from __future__ import annotations
 
 import pytest
-from records_helpers import shapes
+from support.records_helpers import shapes
 
 from firmware.errors import IllegalMoveError
 from firmware.formats.events import (

@@ -18,18 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mqtt_broker import Mosquitto
-from processes import stop_by_pid
-from service_helpers import wait_for
+from support.mqtt_broker import Mosquitto
+from support.processes import stop_by_pid
+from support.service_helpers import wait_for
 
 from boardctl.commands.replay import replay_lines
 from boardctl.commands.service import _start_mode
 from boardctl.service.control import request
+from boardctl.settings import default_settings, load_config
 from firmware.errors import EventLogError
 from firmware.formats.events import Lift, Place
 from firmware.formats.journal import GameHeader, StartMode
 from firmware.session.session import BoardSession
-from hw.config import default_config, load_config
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]
 ENGINE = ["--engine", "builtin", "--engine-level", "1", "--engine-move-time", "0.05"]
@@ -211,7 +211,7 @@ def test_in_a_hall_the_press_starts_the_game_by_default(tmp_path: Path) -> None:
 
 
 def test_the_start_mode_chosen_by_option_config_and_place(tmp_path: Path) -> None:
-    config = default_config(8)
+    config = default_settings(8)
     given = argparse.Namespace(start=None)
     assert _start_mode(given, config, arbiter=False) is StartMode.MOVE
     assert _start_mode(given, config, arbiter=True) is StartMode.PRESS  # a hall, a log

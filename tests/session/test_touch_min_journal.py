@@ -33,7 +33,7 @@ def test_a_bad_touch_min_in_a_journal_is_named(bad: object) -> None:
 
 
 def test_the_service_journals_its_touch_min_and_names_the_convention(tmp_path: Path) -> None:
-    from service_helpers import sim_service
+    from support.service_helpers import sim_service
 
     lines: list[str] = []
     service, _ = sim_service(tmp_path, None, tc="300+5@start", lines=lines)

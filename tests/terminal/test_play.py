@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from terminal_helpers import screen_lines
+from support.terminal_helpers import screen_lines
 
 from boardctl.terminal.app import BoardApp, BoardWidget
 from boardctl.terminal.play import Hand, Service

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from records_helpers import typed
+from support.records_helpers import typed
 
 from boardctl.terminal.app import notices_text
 from boardctl.terminal.play import Hand
@@ -85,12 +85,12 @@ def test_the_engine_s_capture_on_100_squares_is_told_in_numbers_with_a_landing()
     line = move_line(position, move, 1)
     status = {"game": "g2", "rules": "international", "turn": "black", "moves": [],
               "fen": position.fen(), "ply": 0, "leds": leds, "clock": None,
-              "engine": _engine(move={k: v for k, v in line.items() if k != "type"})}
+              "engine": _engine(move=line.members())}
     said = apply_status(BoardView(), status, 0.0)
     assert said[-1].endswith("22x31: carry it out (LEDs: 22 must move, 31 land here, "
                              "27 take off)")
     view = BoardView()
-    view.apply({"type": "game", "rules": "international", "fen": position.fen()}, 0.0)
+    view.apply(typed({"type": "game", "rules": "international", "fen": position.fen()}), 0.0)
     said = view.apply(line, 0.0)  # watch over the feed
     assert said[0].endswith("22x31: carry it out (LEDs: 22 must move, 31 land here, "
                             "27 take off)")

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from service_helpers import TC, game_log
-from terminal_helpers import WK2003, pdn_moves, sim_service_process, stop_process
+from support.service_helpers import TC, game_log
+from support.terminal_helpers import WK2003, pdn_moves, sim_service_process, stop_process
 
 from firmware.formats.events import iter_records
 

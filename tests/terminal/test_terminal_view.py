@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from records_helpers import typed
-from terminal_helpers import (
+from support.records_helpers import typed
+from support.terminal_helpers import (
     IRREGULAR,
     IRREGULAR_END,
     USSR1947,

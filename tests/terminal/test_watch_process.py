@@ -13,9 +13,9 @@ import threading
 import time
 from pathlib import Path
 
-from mqtt_broker import mosquitto  # noqa: F401  (the fixture)
-from service_helpers import TC, game_log
-from terminal_helpers import WK2003, demo_feed, pdn_moves, sim_service_process, stop_process
+from support.mqtt_broker import mosquitto  # noqa: F401  (the fixture)
+from support.service_helpers import TC, game_log
+from support.terminal_helpers import WK2003, demo_feed, pdn_moves, sim_service_process, stop_process
 
 from firmware.formats.events import iter_records
 from firmware.formats.feed import decode_line
@@ -149,7 +149,7 @@ def test_watch_plain_over_mqtt_sums_up_a_real_board_as_soon_as_it_has_the_state(
     where ``watch --plain --state-dir`` sums the game up at once. A real ``boardctl run --sim
     --broker`` has played its moves before the watch starts; the watch's first snapshot gives
     the summary, the same as the board's own status tells."""
-    from hall_helpers import Board, write_log
+    from support.hall_helpers import Board, write_log
 
     from boardctl.service.control import ControlError, default_socket, request
 

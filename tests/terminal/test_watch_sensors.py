@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service_helpers import sim_service
-from terminal_helpers import sim_service_process, stop_process
+from support.service_helpers import sim_service
+from support.terminal_helpers import sim_service_process, stop_process
 from test_watch_process import Lines
 
 from boardctl.service.control import request

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from tournament_helpers import results, tournament
+from support.tournament_helpers import results, tournament
 
 from firmware.errors import TournamentError
 from firmware.tournament.results import format_points, parse_result

@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from tournament_helpers import tournament
+from support.tournament_helpers import tournament
 
 from firmware.errors import TournamentError
 from firmware.pdn import read_games

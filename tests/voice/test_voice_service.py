@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service_helpers import game_log, run_until, sim_service
+from support.service_helpers import game_log, run_until, sim_service
 from voice_games import need, rms
 
 from boardctl.voice import Voice, VoiceSettings

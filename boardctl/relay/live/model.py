@@ -72,7 +72,7 @@ class SeenMove:
 
 
 @dataclass(frozen=True)
-class Reading:
+class ClockReading:
     """The clocks as a record gave them at second ``t``; ``running`` counts down from there."""
 
     t: float
@@ -103,7 +103,7 @@ class LiveBoard:
     time_control: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
     moves: list[SeenMove] = field(default_factory=list)
-    readings: deque[Reading] = field(default_factory=lambda: deque(maxlen=KEEP_MARKS))
+    readings: deque[ClockReading] = field(default_factory=lambda: deque(maxlen=KEEP_MARKS))
     marks: deque[Mark] = field(default_factory=lambda: deque(maxlen=KEEP_MARKS))
     result: tuple[float, str, str] | None = None
     position: tuple[float, str] | None = None
@@ -229,7 +229,7 @@ class HallRecords:
             black = last.black - (spent if run == "black" else 0)
             if abs(white - values[0]) <= tolerance and abs(black - values[1]) <= tolerance:
                 return
-        board.readings.append(Reading(now, values[0], values[1], run))
+        board.readings.append(ClockReading(now, values[0], values[1], run))
 
     def _setup(self, board: LiveBoard, rules: str | None, start_fen: str | None,
                time_control: Any, tags: Mapping[str, str] | None) -> None:
@@ -261,7 +261,7 @@ class HallRecords:
         board.position = None
         if clock is not None:
             running = "black" if side == "white" else "white"
-            board.readings.append(Reading(now, clock[0], clock[1], running))
+            board.readings.append(ClockReading(now, clock[0], clock[1], running))
         if board.marks and board.marks[-1].kind == "irregularity":
             self._mark(board, Mark(now, "cleared", "a legal move was made"))
         return True
@@ -352,7 +352,7 @@ class HallRecords:
         board.result = (now, result, reason)
         last = board.readings[-1] if board.readings else None
         if last is not None and last.running is not None:
-            board.readings.append(Reading(now, last.white, last.black, None))
+            board.readings.append(ClockReading(now, last.white, last.black, None))
         if reason.lower() in FLAG_REASONS:
             flagged = flag_side(result, side)
             at = _num(at)
@@ -511,7 +511,7 @@ def flag_side(result: str, given: Any) -> str | None:
     return _LOSER.get(result)
 
 
-def _seen(item: SeenMove | Reading | Mark) -> float:
+def _seen(item: SeenMove | ClockReading | Mark) -> float:
     return item.t
 
 

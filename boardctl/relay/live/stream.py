@@ -5,7 +5,7 @@ A browser's ``EventSource`` reconnects by itself and sends the ``id`` of the las
 as ``Last-Event-ID``; when that event is still in the ring, the events after it are sent,
 otherwise (too old, or the relay restarted: ids carry the channel's epoch) one ``state`` event
 with the whole hall. Memory is bounded: :data:`KEEP_EVENTS` events per channel; the streams
-themselves are written by one event loop (:mod:`boardctl.relay.streams`), which bounds each
+themselves are written by one event loop (:mod:`boardctl.relay.live.viewers`), which bounds each
 viewer's unsent bytes and drops a viewer that stops reading (its browser reconnects and
 catches up). :func:`serve` answers the request on the HTTP server's thread and hands the
 socket to that loop.
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from http.server import BaseHTTPRequestHandler
 
-from boardctl.relay.streams import STALL, StreamLoop, detach
+from boardctl.relay.live.viewers import STALL, StreamLoop, detach
 from firmware.limits import ascii_digits
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ KEEP_EVENTS = 4096
 #: A stream's first line: the browser reconnects a second after a lost stream.
 RETRY = b"retry: 1000\n\n"
 #: Streams one relay serves at most (also bounded by the open files limit:
-#: boardctl.relay.streams.capacity); more are told to come back (503, Retry-After).
+#: boardctl.relay.live.viewers.capacity); more are told to come back (503, Retry-After).
 MAX_CLIENTS = 20_000
 #: Seconds a stream may take no byte, bytes waiting, before it is dropped.
 WRITE_TIMEOUT = STALL

@@ -6,7 +6,7 @@ thread) and :meth:`LiveHub.handle` into the HTTP server's ``extra_handlers``. Ro
 
 - ``GET /``: the page (``static/index.html``); ``/static/live.js``, ``/static/live.css``.
 - ``GET /events``: the Server-Sent Events stream (:mod:`boardctl.relay.live.stream`, written by
-  one event loop for every viewer: :mod:`boardctl.relay.streams`): a ``state``
+  one event loop for every viewer: :mod:`boardctl.relay.live.viewers`): a ``state``
   event with every board, then a ``board`` event per change (and ``log`` events for arbiters).
 - ``GET /board/BOARD.json``: one board's moves with clock times and positions (the page asks
   when a board is opened); ``GET /board/BOARD.pdn``: that game's PDN, for download.
@@ -37,7 +37,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from boardctl.relay.live.model import BOARD_NAME, LiveHall, log_entry
 from boardctl.relay.live.stream import Channel, serve
-from boardctl.relay.streams import StreamLoop
+from boardctl.relay.live.viewers import StreamLoop
 from firmware.errors import BoardError
 from firmware.formats.records import FeedRecord
 
@@ -80,7 +80,7 @@ class LiveHub:
         self.public = Channel()
         self.arbiter = Channel() if arbiter_token else None
         self.stop = threading.Event()
-        #: Writes every viewer's event stream, on one thread (boardctl.relay.streams).
+        #: Writes every viewer's event stream, on one thread (boardctl.relay.live.viewers).
         self.streams = StreamLoop()
         self.errors = 0
         self._shown: dict[str, tuple[Any, ...]] = {}

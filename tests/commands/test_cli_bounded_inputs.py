@@ -101,7 +101,7 @@ def test_the_largest_tags_a_new_game_takes_fit_its_journal(tmp_path: Path) -> No
     back: 32 tags of 200 non-ASCII characters (6 bytes each in the journal's ASCII JSON) are
     taken, and the service starts again on that journal and exports it; one more is refused
     before anything is written."""
-    from service_helpers import sim_service
+    from support.service_helpers import sim_service
 
     from firmware.pdn import read_games
 

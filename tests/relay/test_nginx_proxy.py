@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_helpers import LiveRelay, game_records
-from nginx_proxy import PATIENCE, Nginx
+from support.live_helpers import LiveRelay, game_records
+from support.nginx_proxy import PATIENCE, Nginx
 
 
 @pytest.fixture

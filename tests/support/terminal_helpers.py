@@ -11,7 +11,7 @@ from typing import Any
 
 from firmware.formats.reader import FeedLine, read_line
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: The first 20 plies of WK 2003 round 1 as human hands made them (docs/examples).
 GAME = ROOT / "docs" / "examples" / "game.jsonl"
 #: White's first try is illegal (d4 to d6: two rows), put back, then 32-28 made.

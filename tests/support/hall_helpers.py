@@ -1,4 +1,4 @@
-"""A hall for the tests: a real Mosquitto (tests/mqtt_broker.py), the relay in this process
+"""A hall for the tests: a real Mosquitto (tests/support/mqtt_broker.py), the relay in this process
 (its state thread a test thread), boards as real ``boardctl run --sim`` processes. Waiting is
 bounded polling on real processes, never a timing assertion."""
 
@@ -18,14 +18,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from processes import stop_by_pid
-from service_helpers import TC
-
 from boardctl.hall.mqtt import parse_broker
 from boardctl.relay.follower import HallFollower
 from boardctl.relay.http import PdnServer, Timeline
 from boardctl.relay.relay import Relay
 from firmware.formats.events import Event
+from support.processes import stop_by_pid
+from support.service_helpers import TC
 
 BOARDCTL = [sys.executable, "-m", "boardctl"]
 

@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
-from mqtt_broker import free_port
-from processes import stop_by_pid
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.mqtt_broker import free_port
+from support.processes import stop_by_pid
+
+ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "docs" / "examples" / "nginx" / "kabelaud-relay.conf"
 PATIENCE = 20.0
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-from hall_helpers import RelayProcess, wait_for
-from live_helpers import game_records
-from mqtt_broker import Mosquitto
+from support.hall_helpers import RelayProcess, wait_for
+from support.live_helpers import game_records
+from support.mqtt_broker import Mosquitto
 
 from firmware.formats.feed import encode_line
 from firmware.pdn import read_games

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hall_helpers import Board, RelayProcess, wait_for, write_log
-from mqtt_broker import Mosquitto
-from service_helpers import game_log, wk_game
+from support.hall_helpers import Board, RelayProcess, wait_for, write_log
+from support.mqtt_broker import Mosquitto
+from support.service_helpers import game_log, wk_game
 
 from boardctl.service.control import ControlError, request
 from firmware.pdn import read_games

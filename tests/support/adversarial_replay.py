@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adversarial_handling import Log, Script, Style, random_style
 
 from boardctl.cli import build_parser, main
 from firmware.pdn import read_games
 from firmware.rules.notation import move_text
 from firmware.rules.position import Move, Position
 from firmware.rules.sets import Side, find_rules
+from support.adversarial_handling import Log, Script, Style, random_style
 
-DATA = Path(__file__).parent / "data" / "adversarial"
-PDN = Path(__file__).parent / "data" / "pdn"
+DATA = Path(__file__).resolve().parents[1] / "data" / "adversarial"
+PDN = Path(__file__).resolve().parents[1] / "data" / "pdn"
 RULES3 = ("international", "russian", "brazilian")
 TC = "7200"
 

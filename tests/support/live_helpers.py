@@ -9,16 +9,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from records_helpers import heard
-from service_helpers import wk_game
-
 from boardctl.relay.http import PdnServer
 from boardctl.relay.live.web import LiveHub
 from boardctl.relay.relay import Relay
 from firmware.formats.feed import encode_line, header_record
 from firmware.rules.notation import move_text
+from support.records_helpers import heard
+from support.service_helpers import wk_game
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Where the page tests leave their screenshots (docs/img/live-page.png is one of them).
 SCREENSHOTS = Path(os.environ.get("LIVE_SCREENSHOTS", ROOT / "build" / "screenshots"))
 

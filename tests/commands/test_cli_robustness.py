@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from service_helpers import sim_service
+from support.service_helpers import sim_service
 
 from boardctl.cli import main
 from boardctl.service.journal_file import create_journal

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from processes import stop_by_pid
+
+from support.processes import stop_by_pid
 
 CANDIDATES = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto")
 

@@ -16,7 +16,7 @@ from firmware.rules.position import Move, Position
 from firmware.session.handling import NOISY, handle_game
 from firmware.session.session import BoardSession
 
-DATA = Path(__file__).resolve().parents[1] / "boardctl" / "data" / "wk2003.pdn"
+DATA = Path(__file__).resolve().parents[2] / "boardctl" / "data" / "wk2003.pdn"
 S = 1_000_000_000
 TC = "300+5"
 
