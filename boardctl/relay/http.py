@@ -47,8 +47,8 @@ import threading
 import time
 import urllib.parse
 from collections import deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -81,6 +81,12 @@ class View:
 
     games: tuple[GameText, ...] = ()
     stamp: float = 0.0
+    #: Where each round's games are in :attr:`games` (:func:`round_places`), when the relay
+    #: has them already (boardctl.relay.changes: the same from view to view until a game is
+    #: added or goes); else found at the view's first round request.
+    places: Mapping[str, Sequence[int]] | None = field(default=None, repr=False, compare=False)
+    _places: dict[str | None, dict[str, list[int]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def body(self, games: list[GameText] | tuple[GameText, ...]) -> tuple[bytes, str, float]:
         """(PDN bytes, ETag, Last-Modified) of some of this view's games."""
@@ -88,6 +94,36 @@ class View:
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         changed = max((g.changed for g in games), default=0.0)
         return body, etag, changed
+
+    def round(self, name: str, hall: str | None = None) -> list[GameText] | None:
+        """The games of round ``name`` (and of its parts: ``3`` holds ``3.1`` and ``3.1.2``)
+        of ``hall`` (their keys start with ``HALL/``; None: every game), in order; None when
+        no game is of that round. A broadcast site's every poll of a round URL costs what the
+        round holds, not what the event has played."""
+        places = self.places if hall is None else None
+        if places is None:
+            places = self._places.get(hall)
+            if places is None:  # two threads may find them at once: the same
+                places = self._places[hall] = round_places(self.games, hall)
+        found = places.get(name)
+        return None if found is None else [self.games[k] for k in found]
+
+
+def round_places(games: Sequence[GameText], hall: str | None = None) -> dict[str, list[int]]:
+    """Where the games (of ``hall``) of each round are in ``games``: each under its ``Round``
+    tag and under every round it is a part of (``3.1.2`` under ``3.1`` and ``3``)."""
+    places: dict[str, list[int]] = {}
+    for k, game in enumerate(games):
+        if hall is not None and not game.key.startswith(hall + "/"):
+            continue
+        tag = game.round
+        while True:
+            places.setdefault(tag, []).append(k)
+            cut = tag.rfind(".")
+            if cut < 0:
+                break
+            tag = tag[:cut]
+    return places
 
 
 def _natural(text: str) -> tuple[Any, ...]:
@@ -131,28 +167,24 @@ def select_games(view: View, hall: str | Sequence[str] | None,
     name = m.group(1) if m else path[1:-len(".pdn")] if path.endswith(".pdn") else ""
     if name not in halls or (m is None and path != f"/{name}.pdn"):
         return None
-    games = view.games if len(halls) == 1 else tuple(
-        g for g in view.games if g.key.startswith(name + "/"))
     if m is None:
-        return list(games)
+        return list(view.games) if len(halls) == 1 else [
+            g for g in view.games if g.key.startswith(name + "/")]
+    of = None if len(halls) == 1 else name
     name, part = m.group(2), 1
-    rounds = {g.round for g in games}
+    chosen = view.round(name, of)
     tail = re.fullmatch(r"(.+)-(\d{1,4})", name)
-    if tail and not any(_in_round(r, name) for r in rounds):
+    if chosen is None and tail:
         name, part = tail.group(1), int(tail.group(2))
+        chosen = view.round(name, of)
     if part < 1:
         return []
     # In the order the relay first heard of each game, never re-sorted: a broadcast site
     # (lidraughts) matches each game to its chapter by its place in the file and stops the
     # round when a game it has moves to another place, as a late board sorted in would.
-    chosen = [g for g in games if _in_round(g.round, name)]
     if not chosen and not ROUND_NUMBER.fullmatch(name):
         return None  # a round that has not started is a number: this names none
-    return chosen[(part - 1) * PER_URL: part * PER_URL]
-
-
-def _in_round(tag: str, name: str) -> bool:
-    return tag == name or tag.startswith(name + ".")
+    return (chosen or [])[(part - 1) * PER_URL: part * PER_URL]
 
 
 class Timeline:

@@ -5,8 +5,11 @@ UART adapter, a pty, or any pySerial URL: boardctl.relay.serial) or, for a hall,
 broker (boardctl.relay.follower, where a board is known by its topic's name). :class:`RelayState`
 (pure: records in, PDN out) keeps every game it has heard of, with ``[%clock]`` comments and a
 ``Round "r.b"`` tag (round, then board); :class:`Relay` (the one state thread) reads the
-sources, writes the PDN to a file atomically when it changes and hands a new view to the HTTP
-servers (boardctl.relay.http: the hall, each round, 304s, a broadcast delay) and the pusher.
+sources and, for the games that changed (boardctl.relay.changes), keeps them in its store
+(boardctl.relay.keeper: appended and fsync'd in groups, at most one fsync a group window,
+what changed meanwhile held), then writes the PDN to a file atomically and hands a new view
+to the HTTP servers (boardctl.relay.http: the hall, each round, 304s, a broadcast delay) and
+the pusher: nothing is served before it is on disk.
 
 The state (records in, PDN out) is boardctl.relay.state; a game and the checks of its records
 are boardctl.relay.games.
@@ -16,16 +19,17 @@ from __future__ import annotations
 
 import select
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from boardctl.durable import write_atomically
-from boardctl.relay.delayed import MAX_MARKS, _mark, delayed_views
-from boardctl.relay.games import PDN_FORM, RelayGame, _clean, kept
-from boardctl.relay.http import GameText, PdnServer, Timeline, View
+from boardctl.relay.changes import Changes
+from boardctl.relay.delayed import delayed_views
+from boardctl.relay.http import PdnServer, Timeline
+from boardctl.relay.keeper import Keeper
 from boardctl.relay.serial import SerialFeed
-from boardctl.relay.state import RelayState, restore_games
+from boardctl.relay.state import RelayState
 from boardctl.relay.store import GameStore
 from firmware.formats.reader import Refusal, read_line
 from firmware.formats.records import StatusRecord
@@ -51,11 +55,14 @@ class Relay:
         self.log = log
         #: Where the games are kept across restarts (None: nowhere, a test's relay).
         self.store = store
+        self.keeper = Keeper(store, log) if store is not None else None
         self._restored = store is None
-        self._saved: dict[str, tuple[Any, ...]] = {}
-        #: Each game's changes: (moves, result, wall time), for a delayed view after a restart.
-        self._marks: dict[str, list[tuple[int, str | None, float]]] = {}
-        self._store_error: str | None = None
+        #: Something changed that is not served yet (with a store: until its group's fsync).
+        self.pending = False
+        #: What changed since the last publish, and the view served.
+        self.changes = Changes()
+        #: The feeds that sent anything since the last publish.
+        self._touched: set[str] = set()
         self.out = out
         self.server = server
         self.hall = hall
@@ -63,8 +70,6 @@ class Relay:
         self.wall = wall
         self.on_publish = on_publish
         self.writes = 0
-        self._published: str | None = None
-        self._changed: dict[str, tuple[str, float]] = {}
 
     def poll(self) -> bool:
         """Read every port once (and what the hall's boards sent); publish when the PDN
@@ -72,9 +77,11 @@ class Relay:
         if not self._restored:
             self.restore()
         changed = False
+        touched = self._touched
         for feed in self.feeds:
             for line in feed.read_lines():
                 changed |= self.state.feed_line(feed.name, line)
+                touched.add(feed.name)
         if self.hall is not None:
             for board, payload in self.hall.drain():
                 read = read_line(payload)
@@ -85,16 +92,24 @@ class Relay:
                     continue
                 self.state.source(board, topic=True)
                 changed |= self.state.feed_record(board, read)
+                touched.add(board)
             for board, up in self.hall.drain_status():
                 self.state.notify(board, StatusRecord("online" if up else "offline"))
-        if changed or self._published is None:
-            self.publish()
+        self.pending |= changed
+        if self.changes.view is None or (self.pending and self._due()):
+            self.publish(touched)
         return changed
+
+    def _due(self) -> bool:
+        """True when what changed may be kept and served now: the store's fsyncs keep to one a
+        group window (boardctl.relay.store), so the changes of a window go out together."""
+        return self.store is None or self.store.due()
 
     @property
     def text(self) -> str:
         """Every game as PDN, as last published (live, never delayed; safe from any thread)."""
-        return self._published or ""
+        view = self.changes.view
+        return "".join(game.text for game in view.games) if view is not None else ""
 
     def restore(self) -> int:
         """Take back what the store kept (once, before anything is served or pushed: a
@@ -102,97 +117,40 @@ class Relay:
         if self._restored:
             return 0
         self._restored = True
-        assert self.store is not None
-        kept = self.store.load()
-        taken = restore_games(self.state, kept)
-        self._saved = self._signatures()  # as they are on disk already
-        for item in kept:
-            ident = _clean(str(item["game"].get("game")))[:80]
-            key = f"{item['source']}/{ident}" if item["topic"] else ident
-            marks = item["game"].get("marks")
-            if key in self.state.games and isinstance(marks, list):
-                self._marks[key] = [(m[0], m[1], m[2]) for m in marks if _mark(m)][-MAX_MARKS:]
+        assert self.keeper is not None
+        taken = self.keeper.restore(self.state, self.changes)
         if self.timeline.delay > 0:
-            for view in delayed_views(self.state, self._marks, self.wall(),
+            for view in delayed_views(self.state, self.changes.marks, self.wall(),
                                       self.timeline.delay):
                 self.timeline.push(view)
-        if kept and self.log is not None:
-            self.log(f"relay: {taken} games restored from {self.store.folder}")
         self.publish()
         return taken
 
-    def _signatures(self) -> dict[str, tuple[Any, ...]]:
-        """Each feed's games as the store would write them (their keys and versions)."""
-        out: dict[str, list[Any]] = {}
-        for key, game in self.state.games.items():
-            out.setdefault(game.source, []).append((key, game.version, game.board))
-        return {source: tuple(items) for source, items in out.items()}
-
-    def _save(self, texts: Mapping[str, str]) -> None:
-        """The store's files of the feeds that changed (each game with its PDN ``texts``),
-        before the PDN goes out."""
-        if self.store is None:
-            return
-        signatures = self._signatures()
-        changed = [s for s, sig in signatures.items() if self._saved.get(s) != sig]
-        if not changed:
-            return
-        games: dict[str, list[RelayGame]] = {s: [] for s in changed}
-        for game in self.state.games.values():
-            if game.source in games:
-                games[game.source].append(game)
-        for source in changed:
-            topic = self.state.source(source).topic
-            try:
-                self.store.save(source, topic, [
-                    {**kept(g), "marks": self._marks.get(g.key or g.game, []),
-                     "pdn": texts.get(g.key or g.game), "pdn_form": PDN_FORM}
-                    for g in games[source]])
-            except OSError as exc:
-                message = (f"relay: games of {source[:100]!r} cannot be kept in "
-                           f"{self.store.folder}: {exc.strerror or exc} (served all the same; "
-                           "a restart now would serve them only from the boards' snapshots)")
-                if message != self._store_error and self.log is not None:
-                    self.log(message)
-                self._store_error = message
-                continue
-            self._saved[source] = signatures[source]
-        if self._store_error is not None and len(self._saved) >= len(signatures) and all(
-                self._saved.get(s) == sig for s, sig in signatures.items()):
-            if self.log is not None:
-                self.log(f"relay: games kept in {self.store.folder} again")
-            self._store_error = None
-
-    def publish(self) -> None:
-        texts = self.state.texts()  # every game is kept; the games played are served
-        served = [(game, body) for game, body in texts if game.shown]
-        text = "".join(t for _, t in served)
+    def publish(self, sources: set[str] | None = None) -> None:
+        """Keep what changed (the store: appended and fsync'd), then serve it: the HTTP
+        servers' view, ``--out`` and the pusher. ``sources``: the feeds that sent anything
+        since the last publish (only their games are looked at), None: every game."""
+        self.pending = False
         now = self.wall()
-        for game, body in texts:  # when each game changed: its marks (the store keeps them)
-            key = game.key or game.game
-            seen = self._changed.get(key)
-            if seen is None or seen[0] != body:
-                self._changed[key] = (body, now)
-                marks = self._marks.setdefault(key, [])
-                marks.append((len(game.moves), game.result, now))
-                del marks[:-MAX_MARKS]
-        self._save({game.key or game.game: body for game, body in texts})
-        if text == self._published:
+        changed = self.changes.since(self.state, now, sources)
+        self._touched = set()
+        if self.keeper is not None:
+            self.keeper.keep(self.state, self.changes, changed)
+        view = self.changes.serve(self.state, changed, now)
+        if view is None:
             return
-        self._published = text
         if self.out is not None:  # the file first: what HTTP serves is on disk already
-            write_atomically(self.out, text)
+            write_atomically(self.out, "".join(g.text for g in view.games), sync=False)
             self.writes += 1
-        games = [GameText(game.key or game.game, game.round_tag(),
-                          game.tags.get("Board") or game.board, body,
-                          self._changed[game.key or game.game][1]) for game, body in served]
-        self.timeline.push(View(tuple(games), now))
+        self.timeline.push(view)
         if self.on_publish is not None:
             self.on_publish()
 
     def wait(self, timeout: float) -> None:
         """Block until a port has something to read, a hall board sent something, or
         ``timeout`` seconds have passed."""
+        if self.pending and self.store is not None:  # a held change is served in time
+            timeout = min(timeout, self.store.wait_s())
         fds = [fd for fd in (feed.fileno() for feed in self.feeds) if fd is not None]
         if self.hall is not None:
             if self.feeds:
@@ -206,7 +164,15 @@ class Relay:
             time.sleep(timeout)
 
     def close(self) -> None:
+        """Close the feeds; what changed is kept, and the store written anew (compacted) for a
+        fast start the next time."""
         for feed in self.feeds:
             feed.close()
-        if self.store is not None:
-            self.store.close()
+        if self.keeper is None:
+            return
+        if self._restored:
+            if self.pending:
+                self.publish()
+            self.keeper.close(self.state, self.changes)
+        else:
+            self.keeper.store.close()

@@ -22,18 +22,14 @@ after a restart are boardctl.relay.delayed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from boardctl.relay.checks import RecordChecks
 from boardctl.relay.games import (
-    PDN_FORM,
     RelayGame,
     _clean,
-    _good_move,
-    _unpacked,
-    move_records,
 )
 from firmware.formats.reader import FeedLine, Refusal, read_line
 from firmware.formats.records import (
@@ -43,9 +39,8 @@ from firmware.formats.records import (
     MoveRecord,
     SnapshotRecord,
 )
-from firmware.rules.game import RESULTS
 
-__all__ = ["GAMES_PER_SOURCE", "MAX_SOURCES", "RelayState", "restore_games"]
+__all__ = ["GAMES_PER_SOURCE", "MAX_SOURCES", "RelayState"]
 
 GameKey = str
 #: Games one source may open (a hostile publisher inventing game ids is stopped there).
@@ -292,14 +287,27 @@ class RelayState:
     def texts(self) -> list[tuple[RelayGame, str]]:
         """Each game with its PDN text, in the order first heard of (each text is kept until
         that game changes: a tournament's relay rewrites only what moved)."""
-        out = []
-        for key, game in self.games.items():
-            looks = (game.version, game.board)
-            cached = self._texts.get(key)
-            if cached is None or cached[0] != looks:
-                cached = self._texts[key] = (looks, game.pdn())
-            out.append((game, cached[1]))
-        return out
+        return [(game, self.text(game)) for game in self.games.values()]
+
+    def text(self, game: RelayGame) -> str:
+        """One game's PDN text, kept until the game changes (the relay asks only for the games
+        that changed: boardctl.relay.changes)."""
+        looks = (game.version, game.board)
+        cached = self._texts.get(game.key)
+        if cached is None or cached[0] != looks:
+            cached = self._texts[game.key] = (looks, game.pdn())
+        return cached[1]
+
+    def adopt(self, src: _Source, game: RelayGame, text: str | None) -> None:
+        """A game a former run kept (boardctl.relay.restore), taken in as the newest of
+        ``src``'s and of all (its ``order`` kept when it is past every game's: the store's
+        records say it), with its PDN ``text`` as kept (None: written anew when served)."""
+        game.order = max(game.order, self._order)
+        self._order = game.order + 1
+        self.games[game.key] = game
+        src.games, src.game, src.last = src.games + 1, game.game, game.key
+        if text is not None:
+            self._texts[game.key] = ((game.version, game.board), text)
 
 
 def _show(state: RelayState, game: RelayGame) -> None:
@@ -310,58 +318,6 @@ def _show(state: RelayState, game: RelayGame) -> None:
     game.order = state._order
     state._order += 1
     state.games[game.key] = state.games.pop(game.key)
-
-
-def restore_games(state: RelayState, kept: Sequence[Mapping[str, Any]]) -> int:
-    """Take back into ``state`` the games a former run kept (boardctl.relay.store), as they
-    were written (their moves were checked when taken; a game's position is worked out again
-    at its next move, which checks them once more), with their PDN text when kept: a restart
-    serves a whole event again in about a second. Records that are not well-formed end a
-    game's moves there (it waits for a snapshot); the relay's bounds hold. The number taken."""
-    before = len(state.games)
-    for item in kept:
-        saved = item["game"]
-        ident = saved.get("game")
-        if not isinstance(ident, str | int) or isinstance(ident, bool):
-            continue
-        source, ident = str(item["source"]), _clean(str(ident))[:80]
-        src = state.source(source, topic=bool(item["topic"]))
-        key = f"{source}/{ident}" if src.topic else ident
-        if src.ignored or key in state.games or src.games >= GAMES_PER_SOURCE:
-            continue
-        board = saved.get("board")
-        if not src.topic and isinstance(board, str) and _clean(board):
-            src.board = _clean(board)
-        game = RelayGame(board=src.board, game=ident, key=key, source=source,
-                         order=state._order, version=1)
-        state.checks.setup(game, saved.get("rules"), saved.get("start_fen"),
-                           saved.get("time_control"), saved.get("tags"))
-        start = game.start()
-        moves = _unpacked(saved.get("moves"), start.turn.value if start else "white")
-        good = next((k for k, m in enumerate(moves) if not (_good_move(m) and m["ply"] == k + 1)),
-                    len(moves))
-        state.checks.hold(game, [dict(m) for m in moves[:good]])
-        game.gap = good < len(moves) or len(game.moves) < good
-        result = saved.get("result")
-        game.result = result if isinstance(result, str) and result in RESULTS else None
-        game.reason = str(saved.get("reason") or "") if game.result else None
-        game.shown = bool(game.moves) or game.result is not None or saved.get("shown") is True
-        since = saved.get("clock_since")  # the clocks after the last move, if any
-        if isinstance(since, list) and len(since) == 4:
-            state.checks.clock_since(game, since[1], since[2], since[3])
-        state._order += 1
-        state.games[key] = game
-        src.games, src.game, src.last = src.games + 1, ident, key
-        text = saved.get("pdn")
-        # the text of exactly what was kept, as this version writes it (else written anew)
-        if isinstance(text, str) and not game.gap and saved.get("pdn_form") == PDN_FORM:
-            state._texts[key] = ((game.version, game.board), text)
-        for observer in state.observers:  # the live page: the game as a snapshot
-            observer(src.board, SnapshotRecord(
-                ident, game.rules, start.fen() if start is not None else None, None,
-                dict(game.tags), move_records(game.moves), game.time_control,
-                result=game.result, reason=game.reason), ident)
-    return len(state.games) - before
 
 
 def _grows(games: Mapping[str, RelayGame], src: _Source, line: FeedLine) -> bool:

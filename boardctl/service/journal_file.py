@@ -31,20 +31,17 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from boardctl.durable import fsync_dir
+from boardctl.durable import JournalWriter, fsync_dir
 from firmware.errors import EventLogError
 from firmware.formats.journal import (
     SEALED,
     GameHeader,
     Journal,
     check_seal,
-    dumps,
     read_journal,
-    seal,
 )
 from firmware.limits import MAX_LINE, bounded_lines, loads
 
@@ -54,71 +51,6 @@ GAMES = "games"
 CURRENT = "current"
 #: The longest ``current`` pointer read (a journal's name is some 30 bytes).
 MAX_POINTER = 255
-
-
-class JournalWriter:
-    """Appends journal lines to one file, sealed (``firmware.formats.journal.seal``) unless it
-    goes on with a version-1 journal; ``sync=True`` makes a line durable before returning.
-
-    :meth:`encode` (which advances the seal chain) and :meth:`append` (which writes) are apart
-    so that a writer thread can keep encoded lines while the disk is full and write them when
-    space returns; :attr:`size` is the length of the whole lines on disk, where a failed
-    write's torn piece is cut off before the next try. ``fsync`` is injectable (fault tests)."""
-
-    def __init__(self, path: Path, *, sealed: bool = True, last_n: int = -1, last_c: str = "",
-                 fsync: Callable[[int], None] = os.fsync) -> None:
-        self.path = path
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640)
-        self.size = os.fstat(self._fd).st_size
-        self.sealed = sealed
-        self.n = last_n
-        self.c = last_c
-        self.fsync = fsync
-        self.syncs = 0
-
-    def encode(self, record: Mapping[str, Any]) -> bytes:
-        if not self.sealed:
-            return dumps(record).encode("ascii")
-        line, self.c = seal(record, self.n + 1, self.c)
-        self.n += 1
-        return line.encode("ascii")
-
-    def append(self, data: bytes) -> None:
-        """Write whole lines (OSError: nothing of them counts; the torn piece is cut off)."""
-        if os.fstat(self._fd).st_size != self.size:
-            os.ftruncate(self._fd, self.size)
-        view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
-        self.size += len(data)
-
-    def write(self, record: Mapping[str, Any], sync: bool = False) -> None:
-        self.append(self.encode(record))
-        if sync:
-            self.sync()
-
-    def sync(self) -> None:
-        self.fsync(self._fd)
-        self.syncs += 1
-
-    def unlinked(self) -> bool:
-        """True when the file was deleted under the writer (or the descriptor is closed)."""
-        try:
-            return os.fstat(self._fd).st_nlink == 0
-        except OSError:
-            return True
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def __enter__(self) -> JournalWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def new_game_id(now: float | None = None) -> str:

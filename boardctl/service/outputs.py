@@ -37,7 +37,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from boardctl.service.journal_file import CURRENT, JournalWriter, Spill, create_journal, spill_path
+from boardctl.durable import JournalWriter
+from boardctl.service.journal_file import CURRENT, Spill, create_journal, spill_path
 from boardctl.service.threadname import name_thread
 
 logger = logging.getLogger(__name__)

@@ -7,9 +7,11 @@ of the last fault and the games' end)."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import random
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -253,5 +255,175 @@ def test_a_relay_killed_after_the_round_serves_writes_and_pushes_every_game(
     finally:
         for board in boards.values():
             board.stop()
+        relay.stop()
+        site.close()
+
+
+class Moves:
+    """Six hall boards playing real games fast from one MQTT client, on its own thread: a
+    move every few milliseconds, in a seeded order."""
+
+    def __init__(self, port: int, rng: random.Random) -> None:
+        import paho.mqtt.client as mqtt
+
+        from firmware.formats.feed import encode_line
+
+        self.encode = encode_line
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        self.rng = rng
+        data = Path(__file__).resolve().parents[2] / "boardctl" / "data" / "wk2003.pdn"
+        games = [[m.text for m in g.moves] for g in read_games(data.read_text(), "wk2003")]
+        self.games = {f"b{n}": games[n] for n in range(1, 7)}
+        self.seq = dict.fromkeys(self.games, 0)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._play, daemon=True)
+
+    def line(self, board: str, record: dict[str, object]) -> None:
+        payload = self.encode({**record, "game": "g"}, self.seq[board]).rstrip("\n")
+        self.seq[board] += 1
+        self.client.publish(f"kabelaud/H/{board}/feed", payload, qos=1)
+
+    def _play(self) -> None:
+        for board in self.games:
+            self.line(board, {"type": "game", "rules": "international",
+                              "tags": {"Round": "1", "Board": board[1:]}})
+        ply = dict.fromkeys(self.games, 0)
+        while not self.stop.is_set():
+            playing = [b for b in self.games if ply[b] < 60]
+            if not playing:
+                return
+            board = self.rng.choice(playing)
+            ply[board] += 1
+            self.line(board, {"type": "move", "ply": ply[board],
+                              "side": "white" if ply[board] % 2 else "black",
+                              "move": self.games[board][ply[board] - 1],
+                              "clock": {"white": 3000.0 - ply[board],
+                                        "black": 3000.0 - ply[board]}})
+            self.stop.wait(self.rng.uniform(0.002, 0.02))  # spacing the moves
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def _prefixes(bodies: list[str], now: dict[str, list[list[str]]]) -> list[str]:
+    """What a served body holds that ``now`` (the restarted relay's games) does not."""
+    lost = []
+    for body in bodies:
+        for board, games in moves_of(body).items():
+            for k, moves in enumerate(games):
+                have = now.get(board, [])
+                if k >= len(have) or have[k][:len(moves)] != moves:
+                    lost.append(f"{board} game {k + 1}: {len(moves)} moves served, "
+                                f"{len(have[k]) if k < len(have) else 0} after the restart")
+    return lost
+
+
+#: Run in the relay's own process before ``boardctl relay``: the process kills itself -9 (a
+#: crash, a power cut) at the Nth call of one step of a publish, drawn by the test (KILL_AT:
+#: ``step:N:phase``), having written what its HTTP servers serve at that moment to KILL_SERVED
+#: (a request then would get it, however unlikely it is to come in that instant). Steps: the
+#: store's append (before it, after it: written, not fsync'd, or in the middle: half its lines
+#: written, a torn line), the store's fsync (after: durable, not served), --out written
+#: (before, after), the view handed to the HTTP servers (after: served).
+KILLER = """
+import os, runpy, signal, sys
+from boardctl import durable
+from boardctl.relay import http, relay
+served, real_push = [""], http.Timeline.push
+def push(self, view):  # what the HTTP servers serve from now on (the live view)
+    real_push(self, view)
+    served[0] = "".join(g.text for g in view.games)
+http.Timeline.push = push
+step, at, phase = os.environ["KILL_AT"].split(":")
+writer = durable.JournalWriter
+owner, name = {"append": (writer, "append"), "fsync": (writer, "sync"),
+               "out": (relay, "write_atomically"), "serve": (http.Timeline, "push")}[step]
+real, calls = getattr(owner, name), [0]
+def kill():
+    with open(os.environ["KILL_SERVED"], "w") as f:
+        f.write(served[0])
+    os.kill(os.getpid(), signal.SIGKILL)
+def hooked(*args, **kwargs):
+    calls[0] += 1
+    if calls[0] != int(at):
+        return real(*args, **kwargs)
+    if phase == "mid":
+        data = args[1]
+        os.write(args[0]._fd, data[:len(data) // 2])
+    if phase != "after":
+        kill()
+    real(*args, **kwargs)
+    kill()
+setattr(owner, name, hooked)
+sys.argv[0] = "boardctl"
+runpy.run_module("boardctl", run_name="__main__", alter_sys=True)
+"""
+
+#: The kill points drawn from: (step, phase).
+KILL_POINTS = [("append", "before"), ("append", "mid"), ("append", "after"), ("fsync", "after"),
+               ("out", "before"), ("out", "after"), ("serve", "after")]
+
+
+@pytest.mark.parametrize("point", KILL_POINTS, ids=":".join)
+@pytest.mark.parametrize("seed", [7, *(pytest.param(s, marks=pytest.mark.slow)
+                                       for s in range(8, 12))])
+def test_a_relay_killed_at_a_random_moment_loses_no_move_it_served(
+        mosquitto: Mosquitto, tmp_path: Path, point: tuple[str, str], seed: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: the store fsyncs in groups, and the relay serves nothing before its group's
+    fsync. Six boards play fast; the relay kills itself -9 at a point of a publish (KILLER: a
+    step, before, in or after it, every one), the Nth time it comes (drawn, seeded); every
+    PDN it had served over HTTP, written to --out or pushed is then served again, whole, by
+    the relay restarted with the broker down (its store alone)."""
+    rng = random.Random(seed)
+    step, phase = point
+    at = rng.randint(3, 10)  # publishes: the boards play some 15 group windows in all
+    site = Site()
+    out = tmp_path / "hall.pdn"
+    args = ("--state-dir", str(tmp_path / "relay-state"), "--out", str(out), "--push", site.url)
+    relay = RelayProcess(mosquitto.url, "H", tmp_path / "r1", *args)
+    relay.args[1:3] = ["-c", KILLER]  # python -c KILLER relay ... (BOARDCTL: python -m boardctl)
+    monkeypatch.setenv("KILL_AT", f"{step}:{at}:{phase}")
+    monkeypatch.setenv("KILL_SERVED", str(tmp_path / "served.pdn"))
+    relay.start()
+    monkeypatch.delenv("KILL_AT")
+    proc = relay.proc
+    assert proc is not None
+    boards = Moves(mosquitto.port, rng)
+    bodies: list[str] = []
+
+    def poll() -> None:  # what the relay serves over HTTP, as fast as it answers
+        while True:
+            try:
+                status, body = relay.get("/H.pdn")
+            except (OSError, http.client.HTTPException):
+                return  # killed
+            if status == 200 and (not bodies or body.decode() != bodies[-1]):
+                bodies.append(body.decode())
+
+    poller = threading.Thread(target=poll, daemon=True)
+    try:
+        poller.start()
+        boards.thread.start()
+        assert proc.wait(timeout=60) == -signal.SIGKILL, (step, at, phase, relay.stderr())
+        relay.proc = None
+        poller.join(10)
+        boards.close()
+        serving = (tmp_path / "served.pdn").read_text()
+        assert serving, (step, at, phase)
+        had = [*bodies, serving, out.read_text() if out.exists() else "", *site.bodies]
+        mosquitto.stop()  # the restarted relay hears no board: it serves what it kept
+        relay = RelayProcess(mosquitto.url, "H", tmp_path / "r2", *args).start(following=False)
+        now = served(relay)
+        assert bodies and _prefixes(had, now) == [], (seed, step, at, phase,
+                                                     relay.stderr()[-2000:])
+        assert _prefixes([out.read_text()], now) == [] and moves_of(out.read_text()) == now
+    finally:
+        boards.close()
         relay.stop()
         site.close()

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
 from test_relay_state import GAME, START, lines, move_records, real_moves
 
+from boardctl.durable import JournalWriter
 from boardctl.relay.relay import Relay
 from boardctl.relay.state import RelayState
-from boardctl.relay.store import GameStore, file_name
+from boardctl.relay.store import GameStore, file_name, read_log
 from firmware.errors import BoardError
 from firmware.formats.feed import Written, decode_line, encode_line, header_record, snapshot_record
 from firmware.formats.reader import FeedLine, read_line
@@ -91,6 +93,12 @@ def _relay(folder: Path, out: Path | None = None, log: list[str] | None = None) 
     return Relay([], out=out, store=store, log=(log.append if log is not None else None))
 
 
+def _kill(relay: Relay) -> None:
+    """As a kill -9 leaves the store: what was appended, not written anew (its lock let go)."""
+    assert relay.store is not None
+    relay.store.close()
+
+
 def _feed(relay: Relay, source: str, records: list[dict]) -> None:
     for line in lines(records):
         relay.state.feed_line(source, line)
@@ -108,7 +116,7 @@ def test_a_restarted_relay_serves_and_writes_every_game_it_had(tmp_path: Path) -
                                    "reason": "resignation"}])
     had = first.text
     assert len(list(read_games(had, "had"))) == 2
-    first.close()  # kill -9 leaves the same files: each is written whole before publishing
+    _kill(first)  # what was published was appended and fsync'd before it was served
     log: list[str] = []
     second = _relay(folder, out, log)
     assert second.restore() == 2
@@ -148,7 +156,14 @@ def test_the_store_refuses_a_second_relay_and_sets_a_bad_file_aside(tmp_path: Pa
     assert [m["move"] for m in game.moves] == ["32-28", "17-22"] and game.gap
     assert game.moves[0]["clock"] == {"white": 300.0, "black": 300.0}
     assert game.board == "b4" and game.moves[1]["side"] == "black"
+    # the former form is written anew at once; its files go once the new one is on disk
+    assert sorted(p.name for p in folder.iterdir()) == [
+        ".lock", "b1.json.bad", "b2.json.bad", "games.jsonl"]
+    assert any("the games of 1 file of the former form written anew" in m for m in log)
     relay.close()
+    again = _relay(folder)
+    assert again.restore() == 1 and len(again.state.games["b4/g"].moves) == 2
+    again.close()
 
 
 def test_a_store_that_cannot_be_written_is_told_and_the_relay_serves_on(
@@ -156,23 +171,25 @@ def test_a_store_that_cannot_be_written_is_told_and_the_relay_serves_on(
     log: list[str] = []
     relay = _relay(tmp_path / "H", log=log)
     relay.poll()
-    real = GameStore.save
+    real = JournalWriter.append
 
-    def full(self: GameStore, *args: object) -> None:
+    def full(self: JournalWriter, data: bytes) -> None:
+        os.write(self._fd, data[:7])  # a torn piece, as a disk that fills up mid-write leaves
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(GameStore, "save", full)
+    monkeypatch.setattr(JournalWriter, "append", full)
     _feed(relay, "p", [header_record("7", "r", None), GAME, *move_records()[:2]])
     assert len(list(read_games(relay.text, "t"))[0].moves) == 2  # served all the same
     assert any("cannot be kept" in m and "No space left" in m for m in log)
-    monkeypatch.setattr(GameStore, "save", real)
+    monkeypatch.setattr(JournalWriter, "append", real)
     relay.state.feed_line("p", encode_line(move_records()[2], 4))
-    relay.publish()
+    relay.publish()  # the lines kept in memory written first, the torn piece cut off
     assert any(m.endswith("again") for m in log)
-    relay.close()
-    again = _relay(tmp_path / "H")
+    _kill(relay)
+    again = _relay(tmp_path / "H", log=log)
     again.restore()
     assert len(again.state.games["g1"].moves) == 3
+    assert not any("does not read" in m or "torn" in m for m in log)
     again.close()
 
 
@@ -224,13 +241,15 @@ def test_kept_texts_of_an_older_form_are_written_anew_after_an_upgrade(tmp_path:
     first.poll()
     _feed(first, "/dev/ttyACM0", [header_record("7", "r", None), GAME, *move_records()[:9]])
     had = first.text
-    first.close()
-    path = next(folder.glob("port-*.json"))
-    kept = json.loads(path.read_text())
-    assert [g["pdn_form"] for g in kept["games"]] == [2]
+    first.close()  # a clean stop: every game whole, with its text
+    kept = read_log(folder / "games.jsonl").records
+    assert [r["type"] for r in kept] == ["game"]
+    assert kept[0]["game"]["pdn_form"] == 2 and kept[0]["game"]["pdn"] == had
 
     def restarted(**game: object) -> str:
-        path.write_text(json.dumps({**kept, "games": [{**kept["games"][0], **game}]}))
+        store = GameStore(folder).open()
+        store.compact([{**kept[0], "game": {**kept[0]["game"], **game}}])
+        store.close()
         relay = _relay(folder)
         try:
             assert relay.restore() == 1
