@@ -2,7 +2,8 @@
 top-level key to its owner: the hardware's (``size``, ``[gpio]``, ``[matrix]``, ``[leds]``,
 ``[faces]``, ``[buttons]``, ``[serial]``, ``[buzzer]``: :mod:`hw.config`, which knows the Pi's
 header) and the service's own settings, here: ``state_dir``, ``touch_min``, ``[broker]`` (a
-hall: boardctl.hall) and ``[engine]`` (the computer as a player: boardctl.engine).
+hall: boardctl.hall), ``[engine]`` (the computer as a player: boardctl.engine) and
+``[online]`` (an opponent not at the board: boardctl.opponents).
 
 The file lives at ``/etc/boardctl/config.toml`` (:data:`SYSTEM_PATH`) unless ``--config``
 names another. Every section and key is optional: a missing key takes the default shown in
@@ -68,6 +69,23 @@ class EngineSection:
 
 
 @dataclass(frozen=True, slots=True)
+class OnlineSection:
+    """An opponent not at the board (boardctl/opponents, docs/ONLINE.md). ``opponent``
+    empty: none; ``lidraughts``, or ``board:NAME`` (another board of the hall, ``side`` this
+    board's person's colour). lidraughts: ``token_file`` (read once, never logged), ``url``
+    (empty: lidraughts' own), ``accept`` (``any`` or user names, commas between),
+    ``challenge`` a user with ``time_control`` (``M+S``)."""
+
+    opponent: str = ""
+    token_file: str = ""
+    url: str = ""
+    accept: str = "any"
+    challenge: str = ""
+    time_control: str = ""
+    side: str = "white"
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """The whole file: the board's hardware (:class:`hw.config.BoardConfig`) and the service's
     settings."""
@@ -79,6 +97,7 @@ class Settings:
     start: str = ""
     broker: BrokerSection = field(default_factory=BrokerSection)
     engine: EngineSection = field(default_factory=EngineSection)
+    online: OnlineSection = field(default_factory=OnlineSection)
     source: str = "<defaults>"
 
 
@@ -104,7 +123,8 @@ def parse_settings(data: dict[str, Any], source: str = "<config>") -> Settings:
                     touch_min=r.number(top, "", "touch_min", TOUCH_MIN, 0.02, 2.0),
                     start=r.choice(top, "", "start", "", ("press", "move")),
                     broker=_broker(r, top.get("broker", {})),
-                    engine=_engine(r, top.get("engine", {})), source=source)
+                    engine=_engine(r, top.get("engine", {})),
+                    online=_online(r, top.get("online", {})), source=source)
 
 
 def load_config(path: str | Path | None = None) -> Settings:
@@ -154,6 +174,25 @@ def _engine(r: TableReader, data: Any) -> EngineSection:
     return EngineSection(engine=engine, side=side, level=str(level).strip(),
                          move_time=r.number(k, "engine", "move_time", 0.0, 0.0, 3600.0),
                          allowed=_allowed(r, k.get("allowed", [])))
+
+
+def _online(r: TableReader, data: Any) -> OnlineSection:
+    """``[online]``: the opponent (``lidraughts``, ``board:NAME``) and its options."""
+    k = r.table(data, "online", OnlineSection)
+    strings = {name: r.string(k, "online", name, default).strip()
+               for name, default in (("opponent", ""), ("token_file", ""), ("url", ""),
+                                     ("accept", "any"), ("challenge", ""),
+                                     ("time_control", ""), ("side", "white"))}
+    opponent = strings["opponent"]
+    if opponent and opponent != "lidraughts" and not re.fullmatch(
+            r"board:[A-Za-z0-9_-]{1,64}", opponent):
+        raise r.fail("online.opponent", f"{opponent[:80]!r} is not lidraughts or board:NAME")
+    if strings["side"] not in ("white", "black"):
+        raise r.fail("online.side", f"{strings['side'][:20]!r} is not white or black")
+    if opponent == "lidraughts" and not strings["token_file"]:
+        raise r.fail("online.token_file", "lidraughts needs the file of the BOT account's "
+                     "token")
+    return OnlineSection(**strings)
 
 
 def _allowed(r: TableReader, value: Any) -> tuple[str, ...]:

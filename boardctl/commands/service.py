@@ -81,6 +81,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    "full (default 10, full: at most 8 s a move; docs/ENGINE.md)")
     g.add_argument("--engine-move-time", type=float, metavar="S",
                    help="seconds a move (default: from the engine's clock)")
+    _add_opponent(p)
     h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
     h.add_argument("--broker", metavar="URL",
                    help="publish the feed to this broker too (mqtt://HOST:PORT, mqtts://...)")
@@ -197,10 +198,71 @@ def run_service(args: argparse.Namespace) -> int:
     service = Service(state_dir, setup, hardware, board=name, notifier=Notifier(),
                       socket_path=_socket_path(args, state_dir), group=args.group,
                       script=script, snapshot_every=args.snapshot_every,
-                      lineup=_engine_lineup(args, config, rules))
+                      lineup=_opponent_lineup(args, config, rules, lambda request: (
+                          service.command(request) if service is not None else {}))
+                      or _engine_lineup(args, config, rules))
     _serve(service, hall)
     logger.info("stopped")
     return 0
+
+
+def _add_opponent(p: argparse.ArgumentParser) -> None:
+    from boardctl.online.settings import HELP
+
+    o = p.add_argument_group("an opponent not at the board (docs/ONLINE.md)")
+    o.add_argument("--opponent", metavar="WHO", help="lidraughts (its Bot API: the "
+                   "--online-* options) or board:NAME (another board on the hall's broker); "
+                   "config [online] opponent")
+    o.add_argument("--opponent-side", choices=("white", "black"), help="with board:NAME: "
+                   "this board's person's colour (default white; the other board the other)")
+    for flag, text in HELP.items():
+        o.add_argument(flag, metavar=flag.rsplit("-", 1)[-1].upper(), help=text)
+
+
+def _opponent_lineup(args: argparse.Namespace, config: Any, rules: Any,
+                     request: Any) -> Any:
+    """The opponent's lineup (boardctl.opponents.lineup) for ``--opponent`` (or the config's
+    ``[online]``), None without one; its settings checked here, before anything starts (a
+    token that the server refuses is one line later, and the board plays on offline)."""
+    section = config.online
+    who = args.opponent or section.opponent
+    online = ("online_token_file", "online_url", "online_accept", "online_challenge",
+              "online_time_control")
+    if not who:
+        for flag in (*online, "opponent_side"):
+            if getattr(args, flag, None) is not None:
+                raise BoardError(f"--{flag.replace('_', '-')} needs --opponent")
+        return None
+    if args.engine or config.engine.engine:
+        raise BoardError("--opponent and --engine are two players for one side: give one")
+    from boardctl.opponents.lineup import OpponentLineup
+
+    if who == "lidraughts":
+        from boardctl.online.errors import OnlineError
+        from boardctl.online.settings import OnlineSettings
+        from boardctl.online.transport import DEFAULT_URL
+        from boardctl.opponents.lidraughts import LidraughtsPlayer
+
+        token_file = args.online_token_file or section.token_file
+        if not token_file:
+            raise BoardError("--opponent lidraughts needs --online-token-file (the BOT "
+                             "account's token; docs/ONLINE.md)")
+        try:
+            settings = OnlineSettings.from_options(
+                token_file,
+                url=args.online_url or section.url or DEFAULT_URL,
+                accept=args.online_accept or section.accept,
+                challenge=args.online_challenge or section.challenge or None,
+                time_control=args.online_time_control or section.time_control or None,
+                rules=rules.name)
+        except OnlineError as exc:
+            raise BoardError(str(exc)) from None
+        return OpponentLineup(lambda seat: LidraughtsPlayer(settings, seat, request))
+    return _board_lineup(args, config, who)
+
+
+def _board_lineup(args: argparse.Namespace, config: Any, who: str) -> Any:
+    raise BoardError(f"--opponent {who[:80]!r}: not lidraughts or board:NAME")
 
 
 def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
