@@ -34,7 +34,6 @@ from boardctl.online.events import (
     ClocksChanged,
     DrawDeclined,
     DrawOffered,
-    EndReason,
     Event,
     GameEnded,
     GameStarted,
@@ -50,7 +49,6 @@ from boardctl.online.events import (
 from boardctl.online.link import LidraughtsLink
 from boardctl.online.settings import OnlineSettings
 from boardctl.opponents.online_game import BoardsGame, Request
-from boardctl.opponents.shown import RemoteShown
 from boardctl.service.control.schema import ControlError
 from boardctl.service.door import Seat
 from boardctl.service.games import GameSetup
@@ -81,6 +79,8 @@ class LidraughtsPlayer:
         #: A game the server started, waiting for the board's ``new`` (its setup's tags).
         self.starting: GameStarted | None = None
         self._closed = False
+        #: The streams down (None: the event stream's, else a game's id).
+        self._down: set[str | None] = set()
         self.link.start()
 
     # -- the door -------------------------------------------------------------------------
@@ -171,15 +171,22 @@ class LidraughtsPlayer:
             logger.info("lidraughts: %s", event)
 
     def _link_state(self, event: LinkDown | LinkUp | LinkFailed, at: int) -> None:
+        """The link's state: down while any of its streams is (the event stream's, the
+        game's), told in the journal as it changes."""
+        before = self.state
         if isinstance(event, LinkFailed):
             self.state, self.reason = "failed", event.reason
         elif isinstance(event, LinkDown):
+            self._down.add(event.game_id)
             self.state, self.reason = "down", event.reason
         else:
-            self.state, self.reason = "up", ""
+            self._down.discard(event.game_id)
+            if not self._down:
+                self.state, self.reason = "up", ""
         if self.game is not None:
             self.game.shown.link_down = self.state == "down"
-        self.seat.note("online-link", at, link=self.state, reason=self.reason[:200])
+        if self.state != before:
+            self.seat.note("online-link", at, link=self.state, reason=self.reason[:200])
 
     def _started(self, event: GameStarted, at: int) -> None:
         """A game on the server: taken up if the board has it (the service restarted), else

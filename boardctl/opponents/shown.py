@@ -135,10 +135,10 @@ class RemoteShown:
         self.seat.note(kind.value, at, reason=reason[:200])
 
     def settle_refused(self, session: BoardSession) -> None:
-        """The refused move's LEDs go once the board shows the position again."""
+        """The refused move's LEDs go once the board shows the position again (the
+        referee's ``restore`` of the take-back says ``cleared``)."""
         if self.refused and session.referee.board() == session.position.occupied():
             self.refused = {}
-            self.seat.emit(ClearedRecord())
 
     def leds(self, now: int) -> Mapping[str, str]:
         if self.refused:

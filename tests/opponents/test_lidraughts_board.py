@@ -8,68 +8,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from support.lidraughts_standin import LidraughtsStandin
-from support.online_board import OnlineBoard
+from support.online_board import OnlineBoard, board, play_plies, real_moves, standin, texts
 
 from boardctl.online.moves import li_route
 from firmware.pdn import read_games
-from firmware.rules.notation import move_text
-from firmware.rules.position import Move, Position
-from firmware.rules.sets import Side, find_rules
+from firmware.rules.sets import Side
 
-GAMES = Path(__file__).resolve().parents[1] / "data" / "pdn"
-RULES = find_rules("international")
-
-
-def real_moves(n: int) -> list[Move]:
-    name = "international-world-championship-2003.pdn"
-    game = next(iter(read_games((GAMES / name).read_text(encoding="utf-8"), name)))
-    return list(game.replay().moves[:n])
-
-
-def texts(moves: list[Move]) -> list[str]:
-    position, out = Position.start(RULES), []
-    for move in moves:
-        out.append(move_text(position, move))
-        position = position.play(move)
-    return out
-
-
-@pytest.fixture
-def standin() -> Iterator[LidraughtsStandin]:
-    server = LidraughtsStandin().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def board(tmp_path: Path, standin: LidraughtsStandin) -> Iterator[OnlineBoard]:
-    b = OnlineBoard(tmp_path, standin)
-    try:
-        yield b
-    finally:
-        b.stop()
-
-
-def play_plies(board: OnlineBoard, standin: LidraughtsStandin, gid: str, side: Side,
-               moves: list[Move]) -> None:
-    """The person plays ``side``'s moves of ``moves`` on the board, the stand-in's script the
-    other side's (carried out by the person as the board shows them)."""
-    theirs = [li_route(m) for i, m in enumerate(moves) if (i % 2 == 0) != (side is Side.WHITE)]
-    standin.script(gid, theirs)
-    for ply, move in enumerate(moves, 1):
-        if (ply % 2 == 1) == (side is Side.WHITE):
-            board.play(move)
-            standin.wait_for(lambda p=ply: len(standin.games[gid].plies) >= p)
-        else:
-            line = board.opponents_move()
-            assert line["ply"] == ply and line["source"] == "lidraughts"
+__all__ = ["board", "standin"]  # fixtures
 
 
 def export(board: OnlineBoard) -> str:
@@ -131,7 +78,7 @@ def test_a_draw_by_agreement_both_ways(board: OnlineBoard, standin: LidraughtsSt
     moves = real_moves(4)
     play_plies(board, standin, game.id, Side.WHITE, moves[:2])
     assert board.ask("offer-draw")["draw"] == "offered"  # goes with the next move
-    play_plies_from(board, standin, game.id, moves, 3)
+    board.play(moves[2])  # the person's move, the offer with it; nothing scripted after
     standin.wait_for(lambda: Side.WHITE in standin.games[game.id].offers
                      or len(standin.games[game.id].plies) >= 3)
     assert Side.WHITE in standin.games[game.id].offers
@@ -143,8 +90,3 @@ def test_a_draw_by_agreement_both_ways(board: OnlineBoard, standin: LidraughtsSt
     result = board.result()
     assert (result["result"], result["reason"]) == ("1-1", "agreement")
 
-
-def play_plies_from(board: OnlineBoard, standin: LidraughtsStandin, gid: str,
-                    moves: list[Move], ply: int) -> None:
-    """The person's move ``ply`` of ``moves`` (white's), nothing scripted after it."""
-    board.play(moves[ply - 1])

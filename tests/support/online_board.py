@@ -9,17 +9,23 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from boardctl.online.moves import li_route
+from boardctl.service.control import ControlError, request
+from firmware.pdn import read_games
+from firmware.rules.notation import move_text
+from firmware.rules.position import Move, Position
+from firmware.rules.sets import RuleSet, Side, find_rules
 from support.lidraughts_standin import LidraughtsStandin
 from support.processes import stop_by_pid
 from support.service_helpers import wait_for
 
-from boardctl.service.control import ControlError, request
-from firmware.rules.position import Move
-from firmware.rules.sets import RuleSet, find_rules
-
+GAMES = Path(__file__).resolve().parents[1] / "data" / "pdn"
 #: Real seconds a process may take to answer (a wait, never a timing assertion).
 WAIT_S = 30.0
 
@@ -145,3 +151,55 @@ class OnlineBoard:
     def result(self) -> dict[str, Any]:
         status = self.until(lambda: (s := self.ask("status")).get("result") and s, "the result")
         return {"result": status["result"], "reason": status["reason"]}
+
+
+def real_moves(n: int, index: int = 0,
+               name: str = "international-world-championship-2003.pdn") -> list[Move]:
+    """The first ``n`` plies of a real game of tests/data/pdn."""
+    games = read_games((GAMES / name).read_text(encoding="utf-8"), name)
+    game = [g for i, g in zip(range(index + 1), games, strict=False)][index]
+    return list(game.replay().moves[:n])
+
+
+def texts(moves: list[Move], rules: str = "international") -> list[str]:
+    position, out = Position.start(find_rules(rules)), []
+    for move in moves:
+        out.append(move_text(position, move))
+        position = position.play(move)
+    return out
+
+
+def play_plies(board: OnlineBoard, standin: LidraughtsStandin, gid: str, side: Side,
+               moves: list[Move], first: int = 1) -> None:
+    """The person plays ``side``'s moves of ``moves`` (from ply ``first``) on the board, the
+    stand-in's script the other side's (carried out by the person as the board shows them)."""
+    theirs = [li_route(m) for i, m in enumerate(moves, 1)
+              if i >= first and (i % 2 == 1) != (side is Side.WHITE)]
+    standin.script(gid, theirs)
+    for ply, move in enumerate(moves, 1):
+        if ply < first:
+            continue
+        if (ply % 2 == 1) == (side is Side.WHITE):
+            board.play(move)
+            standin.wait_for(lambda p=ply: len(standin.games[gid].plies) >= p)
+        else:
+            line = board.opponents_move()
+            assert line["ply"] == ply and line["source"] == "lidraughts"
+
+
+@pytest.fixture
+def standin() -> Iterator[LidraughtsStandin]:
+    server = LidraughtsStandin().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def board(tmp_path: Path, standin: LidraughtsStandin) -> Iterator[OnlineBoard]:
+    b = OnlineBoard(tmp_path, standin)
+    try:
+        yield b
+    finally:
+        b.stop()
