@@ -71,8 +71,8 @@ class EngineSection:
 @dataclass(frozen=True, slots=True)
 class OnlineSection:
     """An opponent not at the board (boardctl/opponents, docs/ONLINE.md). ``opponent``
-    empty: none; ``lidraughts``, or ``board:NAME`` (another board of the hall, ``side`` this
-    board's person's colour). lidraughts: ``token_file`` (read once, never logged), ``url``
+    empty: none; ``lidraughts``, or ``board:NAME`` (another board of the hall, ``side`` its colour,
+    as ``[engine] side`` is the engine's). lidraughts: ``token_file`` (read once, never logged), ``url``
     (empty: lidraughts' own), ``accept`` (``any`` or user names, commas between),
     ``challenge`` a user with ``time_control`` (``M+S``)."""
 
@@ -82,7 +82,7 @@ class OnlineSection:
     accept: str = "any"
     challenge: str = ""
     time_control: str = ""
-    side: str = "white"
+    side: str = "black"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +182,7 @@ def _online(r: TableReader, data: Any) -> OnlineSection:
     strings = {name: r.string(k, "online", name, default).strip()
                for name, default in (("opponent", ""), ("token_file", ""), ("url", ""),
                                      ("accept", "any"), ("challenge", ""),
-                                     ("time_control", ""), ("side", "white"))}
+                                     ("time_control", ""), ("side", "black"))}
     opponent = strings["opponent"]
     if opponent and opponent != "lidraughts" and not re.fullmatch(
             r"board:[A-Za-z0-9_-]{1,64}", opponent):

@@ -214,7 +214,8 @@ def _add_opponent(p: argparse.ArgumentParser) -> None:
                    "--online-* options) or board:NAME (another board on the hall's broker); "
                    "config [online] opponent")
     o.add_argument("--opponent-side", choices=("white", "black"), help="with board:NAME: "
-                   "this board's person's colour (default white; the other board the other)")
+                   "the other board's colour, as --engine-side is the engine's (default "
+                   "black; the other board is started with the other colour)")
     for flag, text in HELP.items():
         o.add_argument(flag, metavar=flag.rsplit("-", 1)[-1].upper(), help=text)
 
@@ -262,7 +263,29 @@ def _opponent_lineup(args: argparse.Namespace, config: Any, rules: Any,
 
 
 def _board_lineup(args: argparse.Namespace, config: Any, who: str) -> Any:
-    raise BoardError(f"--opponent {who[:80]!r}: not lidraughts or board:NAME")
+    """``--opponent board:NAME``: the other board of the hall (boardctl.opponents.board)."""
+    from boardctl.hall.board import broker_settings
+    from boardctl.hall.mqtt import check_name
+    from boardctl.opponents.board import BoardOpponent, PeerFeed
+    from boardctl.opponents.lineup import OpponentLineup
+    from firmware.rules.sets import Side
+
+    if not who.startswith("board:"):
+        raise BoardError(f"--opponent {who[:80]!r}: not lidraughts or board:NAME")
+    other = check_name(who[6:], "--opponent board:NAME")
+    settings = broker_settings(args, config.broker, config.source)
+    if settings is None:
+        raise BoardError("--opponent board:NAME needs the hall's broker (--broker, --hall, "
+                         "--board)")
+    if other == settings.board:
+        raise BoardError(f"--opponent board:{other}: that is this board")
+    theirs = Side(args.opponent_side or config.online.side)
+
+    def make(seat: Any) -> Any:
+        feed = PeerFeed(settings.broker, settings.hall, settings.board, other, seat.wake)
+        return BoardOpponent(feed, other, theirs, seat)
+
+    return OpponentLineup(make)
 
 
 def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:

@@ -33,26 +33,37 @@ WAIT_S = 30.0
 class OnlineBoard:
     """One board service playing on the stand-in."""
 
-    def __init__(self, tmp: Path, standin: LidraughtsStandin, rules: str = "international",
-                 extra: tuple[str, ...] = (), token: str | None = None,
-                 feed: bool = True) -> None:
+    def __init__(self, tmp: Path, standin: LidraughtsStandin | None,
+                 rules: str = "international", extra: tuple[str, ...] = (),
+                 token: str | None = None, feed: bool = True,
+                 opponent: tuple[str, ...] | None = None) -> None:
+        """``opponent``: the opponent's options (default: lidraughts on ``standin``)."""
         self.tmp = tmp
+        tmp.mkdir(parents=True, exist_ok=True)
         self.standin = standin
         self.rules: RuleSet = find_rules(rules)
         self.state = tmp / "state"
         self.sock = tmp / "control.sock"
         self.feed = tmp / "feed.jsonl"
-        token_file = tmp / "token"
-        token_file.write_text((token or standin.token) + "\n")
-        argv = [sys.executable, "-m", "boardctl", "run", "--sim", "--rules", rules,
-                "--state-dir", str(self.state), "--socket", str(self.sock),
-                "--opponent", "lidraughts", "--online-token-file", str(token_file),
-                "--online-url", standin.url, *extra]
+        if opponent is None:
+            assert standin is not None
+            token_file = tmp / "token"
+            token_file.write_text((token or standin.token) + "\n")
+            opponent = ("--opponent", "lidraughts", "--online-token-file", str(token_file),
+                        "--online-url", standin.url)
+        self.argv = [sys.executable, "-m", "boardctl", "run", "--sim", "--rules", rules,
+                     "--state-dir", str(self.state), "--socket", str(self.sock), *opponent,
+                     *extra]
         if feed:
-            argv += ["--feed", str(self.feed)]
-        self.log = (tmp / "stderr.log").open("w")
-        self.proc: subprocess.Popen[str] | None = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=self.log, text=True, env=dict(os.environ))
+            self.argv += ["--feed", str(self.feed)]
+        self.proc: subprocess.Popen[str] | None = None
+        self.start()
+
+    def start(self) -> None:
+        """The service started (again, on the same state directory)."""
+        self.log = (self.tmp / "stderr.log").open("a")
+        self.proc = subprocess.Popen(self.argv, stdout=subprocess.DEVNULL, stderr=self.log,
+                                     text=True, env=dict(os.environ))
         self.until(lambda: self.status())
 
     def stop(self) -> int | None:
@@ -137,9 +148,17 @@ class OnlineBoard:
         self.sim("press", side)
         self.until(lambda: len(self.ask("status")["moves"]) > plies, "the person's move")
 
+    def shown_move(self) -> dict[str, Any] | None:
+        """The opponent's move ``status`` shows (lidraughts' or another board's)."""
+        status = self.ask("status")
+        if "opponent" in status:
+            return status["opponent"]["move"]  # type: ignore[no-any-return]
+        game = status["online"]["game"]
+        return game.get("move") if game is not None else None
+
     def opponents_move(self) -> dict[str, Any]:
         """The opponent's move as ``status`` (the LEDs) shows it, carried out; its line."""
-        move = self.until(lambda: (self.game() or {}).get("move"), "the opponent's move")
+        move = self.until(self.shown_move, "the opponent's move")
         leds = self.ask("status")["leds"]
         assert leds[move["route"][0]] == "must-move", leds
         self.hand(move["route"][0], move["route"][-1], move["captured"])
