@@ -71,10 +71,10 @@ class EngineSection:
 @dataclass(frozen=True, slots=True)
 class OnlineSection:
     """An opponent not at the board (boardctl/opponents, docs/ONLINE.md). ``opponent``
-    empty: none; ``lidraughts``, or ``board:NAME`` (another board of the hall, ``side`` its colour,
-    as ``[engine] side`` is the engine's). lidraughts: ``token_file`` (read once, never logged), ``url``
-    (empty: lidraughts' own), ``accept`` (``any`` or user names, commas between),
-    ``challenge`` a user with ``time_control`` (``M+S``)."""
+    empty: none; ``lidraughts``, or ``board:NAME`` (another board of the hall, ``side`` its
+    colour, as ``[engine] side`` is the engine's). lidraughts: ``token_file`` (read once,
+    never logged), ``url`` (empty: lidraughts' own), ``accept`` (``any`` or user names,
+    commas between), ``challenge`` a user with ``time_control`` (``M+S``)."""
 
     opponent: str = ""
     token_file: str = ""
