@@ -138,8 +138,7 @@ def leds_and_posts(plies: int) -> tuple[list[float], list[float]]:
                 seen = len(standin.requests)
                 t0 = time.perf_counter_ns()
                 request(sock, "sim", type="press", side="black")
-                until(lambda: any("/move/" in r[1] for r in standin.requests[seen:]))
-                t1 = next(r[2] for r in standin.requests[seen:] if "/move/" in r[1])
+                t1 = posted(standin, seen)
                 posts.append((t1 - t0) / 1e9)
             feed.wait("move", ply)
     finally:
@@ -147,6 +146,15 @@ def leds_and_posts(plies: int) -> tuple[list[float], list[float]]:
         proc.wait(20)
         standin.stop()
     return leds, posts
+
+
+def posted(standin: LidraughtsStandin, seen: int) -> int:
+    """perf_counter_ns when the stand-in read the first move request after ``seen``."""
+    def found() -> int | None:
+        return next((r[2] for r in standin.requests[seen:] if "/move/" in r[1]), None)
+    stamp = until(found)
+    assert isinstance(stamp, int)
+    return stamp
 
 
 def hand(sock: Path, start: str, end: str, captured: list[str]) -> None:
