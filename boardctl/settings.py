@@ -83,6 +83,7 @@ class OnlineSection:
     challenge: str = ""
     time_control: str = ""
     side: str = "black"
+    numbering: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,11 +183,15 @@ def _online(r: TableReader, data: Any) -> OnlineSection:
     strings = {name: r.string(k, "online", name, default).strip()
                for name, default in (("opponent", ""), ("token_file", ""), ("url", ""),
                                      ("accept", "any"), ("challenge", ""),
-                                     ("time_control", ""), ("side", "black"))}
+                                     ("time_control", ""), ("side", "black"),
+                                     ("numbering", "auto"))}
     opponent = strings["opponent"]
     if opponent and opponent != "lidraughts" and not re.fullmatch(
             r"board:[A-Za-z0-9_-]{1,64}", opponent):
         raise r.fail("online.opponent", f"{opponent[:80]!r} is not lidraughts or board:NAME")
+    if strings["numbering"] not in ("auto", "lidraughts", "a1"):
+        raise r.fail("online.numbering", f"{strings['numbering'][:20]!r} is not auto, "
+                     "lidraughts or a1")
     if strings["side"] not in ("white", "black"):
         raise r.fail("online.side", f"{strings['side'][:20]!r} is not white or black")
     if opponent == "lidraughts" and not strings["token_file"]:

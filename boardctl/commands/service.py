@@ -228,7 +228,7 @@ def _opponent_lineup(args: argparse.Namespace, config: Any, rules: Any,
     section = config.online
     who = args.opponent or section.opponent
     online = ("online_token_file", "online_url", "online_accept", "online_challenge",
-              "online_time_control")
+              "online_time_control", "online_numbering")
     if not who:
         for flag in (*online, "opponent_side"):
             if getattr(args, flag, None) is not None:
@@ -255,7 +255,7 @@ def _opponent_lineup(args: argparse.Namespace, config: Any, rules: Any,
                 accept=args.online_accept or section.accept,
                 challenge=args.online_challenge or section.challenge or None,
                 time_control=args.online_time_control or section.time_control or None,
-                rules=rules.name)
+                rules=rules.name, numbering=args.online_numbering or section.numbering)
         except OnlineError as exc:
             raise BoardError(str(exc)) from None
         return OpponentLineup(lambda seat: LidraughtsPlayer(settings, seat, request))
