@@ -154,6 +154,10 @@ def _request_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _draw_said(answer: dict[str, Any]) -> str:
+    if answer.get("draw") == "offered":  # online (docs/ONLINE.md): goes with the next move
+        return "draw offered: it goes to the opponent with your next move"
+    if answer.get("draw") == "accepted" and "score" not in answer:
+        return "draw accepted: the opponent's offer taken up"
     score = answer.get("score")
     said = "the engine accepts: drawn by agreement" if answer.get("draw") == "accepted" \
         else "the engine declines"
@@ -164,7 +168,8 @@ def _draw_said(answer: dict[str, Any]) -> str:
 ENGINE_SAID = {
     "hint": lambda answer: "hint asked: the LEDs show it when the engine has it "
                            "(boardctl status tells it too)",
-    "resign": lambda answer: "resigned: the engine wins",
+    "resign": lambda answer: "resigned: the engine wins" if "online" not in answer
+    else "resignation sent: the game ends when the server says so",
     "offer-draw": _draw_said,
 }
 
