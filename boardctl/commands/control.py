@@ -69,7 +69,8 @@ def _register_acts(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         "resume-adjourned": "resume an adjourned game: the sealed move is played",
         "pdn": "print the game so far as PDN",
         "hint": "against the engine (run --engine), in your turn: ask for a hint (the LEDs "
-                "show it; so does status)",
+                "show it; so does status), with the best moves and their scores once known; "
+                "analysing (run --analyse): the best moves now",
         "resign": "against the engine: resign the game",
         "offer-draw": "against the engine: offer a draw (it accepts when it is not better)",
     }
@@ -164,14 +165,47 @@ def _draw_said(answer: dict[str, Any]) -> str:
     return said + (f" (its evaluation: {score})" if score is not None else "")
 
 
+def _hint_said(answer: dict[str, Any]) -> str:
+    """The hint, with its alternatives and their scores once the engine has them."""
+    from boardctl.terminal.view import score_words
+
+    if answer.get("hint") in (None, "asked") or not isinstance(answer.get("alternatives"),
+                                                              list):
+        return ("hint asked: the LEDs show it when the engine has it (boardctl status tells "
+                "it too)")
+    lines = [f"{alt.get('move')} ({score_words(alt['score'], alt.get('win'))})"
+             for alt in answer["alternatives"][:8]
+             if isinstance(alt, dict) and isinstance(alt.get("score"), int)]
+    return f"hint: {answer['hint']}" + (f"; the best moves: {', '.join(lines)}"
+                                        if lines else "")
+
+
 #: What the requests to the engine's side print (their answers are no status).
 ENGINE_SAID = {
-    "hint": lambda answer: "hint asked: the LEDs show it when the engine has it "
-                           "(boardctl status tells it too)",
+    "hint": _hint_said,
     "resign": lambda answer: "resigned: the engine wins" if "online" not in answer
     else "resignation sent: the game ends when the server says so",
     "offer-draw": _draw_said,
 }
+
+
+def _analysis_lines(analysis: dict[str, Any]) -> list[str]:
+    """The analysis part of a status answer (boardctl run --analyse)."""
+    from boardctl.terminal.view import score_words
+
+    ident = analysis.get("id") or {}
+    name = " ".join(str(ident[k]) for k in ("name", "version") if ident.get(k)) or \
+        analysis.get("engine")
+    lines = [f"analysis: {name}" + (", thinking" if analysis.get("thinking") else "")]
+    line = analysis.get("line")
+    if isinstance(line, dict) and isinstance(line.get("score"), int):
+        best = " ".join(str(m) for m in (line.get("best") or [])[:12])
+        lines.append(f"analysis of ply {line.get('ply')}: "
+                     f"{score_words(line['score'], line.get('win'))} for the side to move, "
+                     f"depth {line.get('depth')}" + (f": {best}" if best else ""))
+    if analysis.get("error"):
+        lines.append(f"engine error: {analysis['error']}")
+    return lines
 
 
 def _engine_lines(engine: dict[str, Any], rules: str | None) -> list[str]:
@@ -227,6 +261,8 @@ def describe(answer: dict[str, Any]) -> str:
                      f"{'' if running else ', stopped'}")
     if isinstance(answer.get("engine"), dict):
         lines += _engine_lines(answer["engine"], answer.get("rules"))
+    if isinstance(answer.get("analysis"), dict):
+        lines += _analysis_lines(answer["analysis"])
     if answer.get("irregularity"):
         lines.append(f"irregularity: {answer['irregularity']}")
     if isinstance(answer.get("leds"), dict) and answer["leds"]:

@@ -81,6 +81,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    "full (default 10, full: at most 8 s a move; docs/ENGINE.md)")
     g.add_argument("--engine-move-time", type=float, metavar="S",
                    help="seconds a move (default: from the engine's clock)")
+    _add_analyse(g)
     _add_opponent(p)
     h = p.add_argument_group("hall (many boards on one MQTT broker, docs/HALL.md)")
     h.add_argument("--broker", metavar="URL",
@@ -91,6 +92,31 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                    "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
                    "without it the board takes no control messages ([broker] hall_key_file)")
     p.set_defaults(func=run_service)
+
+
+def _add_analyse(g: Any) -> None:
+    g.add_argument("--analyse", action="store_true",
+                   help="analysis: no clock; every position on the board studied by the engine "
+                   "(--engine, default builtin): its score and best line on the feed, in "
+                   "status and watch, the score on the clock faces, the best move on the LEDs "
+                   "at a press; moves taken back by restoring the board (docs/ENGINE.md)")
+
+
+def _analysis_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
+    """``--analyse``: the engine studying each game (boardctl.engine.analysis), or None.
+    What an analysis cannot have (a clock, the engine's side, level or time) refused here."""
+    if not getattr(args, "analyse", False):
+        return None
+    from boardctl.engine.analysis import AnalysisLineup
+    from boardctl.engine.client import parse_engine
+
+    for flag in ("time_control", "engine_side", "engine_level", "engine_move_time"):
+        if getattr(args, flag) is not None:
+            raise BoardError(f"--analyse takes no --{flag.replace('_', '-')} (an analysis has "
+                             "no clock and the engine plays no side)")
+    engine = args.engine or config.engine.engine or "builtin"
+    parse_engine(engine, rules.name)  # an unknown engine: one line, now
+    return AnalysisLineup(engine)
 
 
 def _add_start(p: argparse.ArgumentParser) -> None:
@@ -200,6 +226,7 @@ def run_service(args: argparse.Namespace) -> int:
                       script=script, snapshot_every=args.snapshot_every,
                       lineup=_opponent_lineup(args, config, rules, lambda request: (
                           service.command(request) if service is not None else {}))
+                      or _analysis_lineup(args, config, rules)
                       or _engine_lineup(args, config, rules))
     _serve(service, hall)
     logger.info("stopped")
@@ -234,8 +261,9 @@ def _opponent_lineup(args: argparse.Namespace, config: Any, rules: Any,
             if getattr(args, flag, None) is not None:
                 raise BoardError(f"--{flag.replace('_', '-')} needs --opponent")
         return None
-    if args.engine or config.engine.engine:
-        raise BoardError("--opponent and --engine are two players for one side: give one")
+    if args.engine or config.engine.engine or getattr(args, "analyse", False):
+        raise BoardError("--opponent and --engine (or --analyse) are two players for one "
+                         "side: give one")
     from boardctl.opponents.lineup import OpponentLineup
 
     if who == "lidraughts":

@@ -4,7 +4,12 @@
 the answer comes as an ``EngineReply`` through the ``on_reply`` callback (called on the
 client's thread) or, without one, on ``replies`` (a queue). A reply carries the move (a
 firmware Move, checked legal in the position asked about) or a one-line error, and the
-``done_at`` clock reading when the engine's ``done`` line was read.
+``done_at`` clock reading when the engine's ``done`` line was read. Its ``info`` lines are read
+as they come (``firmware.engine.hub.read_info``): with ``on_info`` each is handed on at once
+(an :class:`EngineInfo`, on the client's thread: an analysis shows them), and the reply carries
+the last of each line (``lines``: the best first, then the alternatives a ``multipv`` request
+asked for). An ``info`` line that does not read is told once a request (its first), never
+taken.
 
 The engine process is started at a lower priority (``nice``), handshaken (``hub`` ... ``wait``,
 ``init`` ... ``ready``) within ``handshake_timeout`` seconds, and restarted at the next request
@@ -28,13 +33,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boardctl.engine.process import MAX_LINES, EngineProcess, read
-from firmware.engine.hub import HubError, format_line, parse_move, pos_line
+from firmware.engine.hub import HubError, HubInfo, format_line, parse_move, pos_line, read_info
 from firmware.errors import BoardError
 from firmware.rules.game import Game
 from firmware.rules.position import Move, Position
 
 #: A depth-limited search (no clock) gets this long.
 DEPTH_DEADLINE = 120.0
+#: The most lines (``multipv``) of one request kept.
+MAX_INFO_LINES = 8
 
 
 class EngineSpecError(BoardError):
@@ -72,7 +79,9 @@ def parse_engine(text: str, rules: str, level: str = "10") -> EngineSpec:
 class ThinkRequest:
     """Think in ``game``'s position (its history gives the repetitions) with a time limit:
     ``move_time`` seconds, or the engine's clock (``remaining`` seconds, ``increment``,
-    ``moves_to_go`` to the next control), or a ``depth``."""
+    ``moves_to_go`` to the next control), or a ``depth``, or ``infinite`` (``level infinite``,
+    stopped after that many seconds). ``analyse``: ``go analyze`` (the position studied, not
+    played); ``lines``: the lines scored (``multipv``, sent to an engine that declares it)."""
 
     game: Game
     remaining: float | None = None
@@ -80,8 +89,13 @@ class ThinkRequest:
     moves_to_go: int | None = None
     move_time: float | None = None
     depth: int | None = None
+    infinite: float | None = None
+    analyse: bool = False
+    lines: int = 1
 
     def level_line(self) -> str:
+        if self.infinite is not None:
+            return "level infinite"
         if self.move_time is not None:
             return format_line("level", move_time=float(self.move_time))
         if self.remaining is not None:
@@ -91,7 +105,18 @@ class ThinkRequest:
             return format_line("level", depth=self.depth)
         raise EngineSpecError("a think request needs a move time, the clock or a depth")
 
+    def commands(self, pos: str, new_game: bool, multipv: int | None) -> list[str]:
+        """The lines that start this search: ``new-game`` (the search unrelated to the last),
+        ``multipv`` when the engine declares it (``multipv``: what it is set to, None: not
+        declared) and is set to another, the position, the level, ``go``."""
+        lines = ["new-game"] if new_game else []
+        if multipv is not None and multipv != self.lines:
+            lines.append(format_line("set-param", name="multipv", value=self.lines))
+        return lines + [pos, self.level_line(), "go analyze" if self.analyse else "go think"]
+
     def seconds(self) -> float:
+        if self.infinite is not None:
+            return float(self.infinite)
         if self.move_time is not None:
             return float(self.move_time)
         if self.remaining is not None:
@@ -101,13 +126,30 @@ class ThinkRequest:
 
 @dataclass(frozen=True, slots=True)
 class EngineReply:
-    """The answer to request ``request``: ``move`` or ``error`` (one line)."""
+    """The answer to request ``request``: ``move`` or ``error`` (one line); ``info`` the last
+    ``info`` line's arguments as sent, ``lines`` the last of each line read (the best first)."""
 
     request: int
     move: Move | None
     error: str | None
     done_at: float
     info: dict[str, str] = field(default_factory=dict)
+    lines: tuple[HubInfo, ...] = ()
+
+    @property
+    def score(self) -> int | None:
+        """The best line's score (hundredths of a man, its side), when the engine said it."""
+        return self.lines[0].score if self.lines else None
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """An ``info`` line of request ``request`` as read (``info``), or why it was not
+    (``error``, one line)."""
+
+    request: int
+    info: HubInfo | None
+    error: str | None = None
 
 
 @dataclass
@@ -122,6 +164,38 @@ class _Think:
     lines: int = 0
     info: dict[str, str] = field(default_factory=dict)
     engine_error: str | None = None
+    #: The last ``info`` read of each line (``multipv`` number -> info), and whether one that
+    #: does not read was told.
+    read: dict[int, HubInfo] = field(default_factory=dict)
+    garbled: bool = False
+
+
+def _info_of(cur: _Think, args: dict[str, str], name: str) -> EngineInfo | None:
+    """An ``info`` line of request ``cur`` read into its :class:`HubInfo` (kept per line):
+    what to hand on, if anything (nothing for a cancelled request, a line without a score,
+    a second line that does not read: the first is told, in one line)."""
+    try:
+        info = read_info(cur.position, args)
+    except HubError as exc:
+        told = cur.garbled
+        cur.garbled = True
+        if told or cur.cancelled:
+            return None
+        return EngineInfo(cur.number, None,
+                          f"engine {name} sent an info line that does not read: {exc}"[:300])
+    if info.score is None:
+        return None  # not a line of the search (any subset may be sent: protocol.txt)
+    if info.line in cur.read or len(cur.read) < MAX_INFO_LINES:
+        cur.read[info.line] = info
+    return None if cur.cancelled else EngineInfo(cur.number, info)
+
+
+def _safely(call: Callable[[Any], None], item: object) -> None:
+    """The caller's callback: its bug must not kill the client."""
+    try:
+        call(item)
+    except Exception:  # noqa: BLE001
+        pass
 
 
 class EngineClient:
@@ -130,9 +204,11 @@ class EngineClient:
     def __init__(self, spec: EngineSpec, *, on_reply: Callable[[EngineReply], None] | None
                  = None, clock: Callable[[], float] = time.monotonic,
                  handshake_timeout: float = 10.0, grace: float = 2.0, nice: int = 10,
-                 params: dict[str, str] | None = None) -> None:
+                 params: dict[str, str] | None = None,
+                 on_info: Callable[[EngineInfo], None] | None = None) -> None:
         self.spec = spec
         self.on_reply = on_reply
+        self.on_info = on_info
         self.replies: queue.Queue[EngineReply] = queue.Queue()
         self.clock = clock
         self.handshake_timeout = handshake_timeout
@@ -232,12 +308,10 @@ class EngineClient:
             return
         if error is not None:
             self.last_error = error
-        reply = EngineReply(think.number, move, error, self.clock(), dict(think.info))
+        reply = EngineReply(think.number, move, error, self.clock(), dict(think.info),
+                            tuple(think.read[k] for k in sorted(think.read)))
         if self.on_reply is not None:
-            try:
-                self.on_reply(reply)
-            except Exception:  # noqa: BLE001 - the caller's bug must not kill the client
-                pass
+            _safely(self.on_reply, reply)
         else:
             self.replies.put(reply)
 
@@ -262,13 +336,11 @@ class EngineClient:
         if error is not None:
             self._reply(think, None, error)
             return
-        req = think.request
-        lines = []
-        if self._new_game:
-            lines.append("new-game")
-            self._new_game = False
-        lines += [think.pos, req.level_line(), "go think"]
-        if not self._process.send(*lines):
+        req, proc = think.request, self._process
+        lines = req.commands(think.pos, self._new_game, proc.multipv)
+        self._new_game = False
+        proc.multipv = req.lines if proc.multipv is not None else None
+        if not proc.send(*lines):
             self._process.kill()
             self._reply(think, None, f"engine {self.spec.name}: its input is closed (it died)")
             return
@@ -324,6 +396,9 @@ class EngineClient:
             return
         elif line.command == "info":
             cur.info = dict(line.args)
+            info = _info_of(cur, line.args, self.spec.name)
+            if info is not None and self.on_info is not None:
+                _safely(self.on_info, info)
         elif line.command == "error":
             cur.engine_error = (line.get("message") or "")[:200]
         elif line.command == "done":

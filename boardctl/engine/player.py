@@ -27,7 +27,7 @@ import logging
 import queue
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from boardctl.engine.client import (
@@ -36,6 +36,7 @@ from boardctl.engine.client import (
     EngineSpec,
     ThinkRequest,
 )
+from boardctl.engine.lines import alternatives
 from boardctl.engine.process import EngineProcess
 from boardctl.service.control.schema import ControlError
 from boardctl.service.door import Seat
@@ -72,6 +73,8 @@ LAND = "land"
 HABIT_NS = 3 * NS
 #: A hint's search: this many seconds (or less at the engine's level).
 HINT_S = 1.0
+#: The moves a hint scores (the best and its alternatives: ``multipv``).
+HINT_LINES = 3
 #: Without a clock the engine gets this many seconds a move.
 DEFAULT_MOVE_S = 2.0
 #: After an engine error the next request waits this long (a missing engine is not spun on).
@@ -165,6 +168,8 @@ class Play:
     #: The engine's move shown on the board, and the key of the game it is for.
     move: tuple[Move, Key] | None = None
     hint: tuple[Move, Key] | None = None
+    #: The hint's alternatives, best first (boardctl.engine.lines: move, score, line).
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
     #: The engine's last evaluation (hundredths of a man, its own side).
     score: int | None = None
     #: When the engine's last move was committed (game time).
@@ -217,18 +222,28 @@ class PersonsRequests:
         return True
 
     def hint(self) -> dict[str, Any]:
+        """The hint for the position on the board: the move and its alternatives (the best
+        :data:`HINT_LINES` moves with their scores and lines) once the engine has it, else
+        asked (the LEDs and ``status`` show it when it comes)."""
         session = self.seat.session
         if session.result is not None:
             raise ControlError("hint: the game is over")
         if session.position.turn is self.side:
             raise ControlError("hint: it is the engine's turn")
+        hint = self.play.hint_on(session)
+        if hint is not None:
+            return {"hint": move_text(session.position, hint),
+                    "alternatives": list(self.play.alternatives)}
         self._ask_hint(session)
         return {"hint": "asked"}
 
     def _ask_hint(self, session: BoardSession) -> None:
+        """A hint is a short analysis of the person's position: no book, the best
+        :data:`HINT_LINES` moves scored."""
         if self.play.asked is not None:
             return
-        request = ThinkRequest(session.record, move_time=min(HINT_S, self.move_time or HINT_S))
+        request = ThinkRequest(session.record, move_time=min(HINT_S, self.move_time or HINT_S),
+                               analyse=True, lines=HINT_LINES)
         self.play.asked = _Asked(self.client.think(request), game_key(session), hint=True)
 
     def resign(self) -> dict[str, Any]:
@@ -328,13 +343,15 @@ class Shown:
         """The ``status`` answer's shown parts: the hint, the engine's move as the feed's
         ``engine-move`` has it while it is to be carried out, the irregularity (the strip's
         picture is the door's: :meth:`leds` under the referee's)."""
-        said: dict[str, Any] = {"hint": None, "move": None, "irregularity": None}
+        said: dict[str, Any] = {"hint": None, "move": None, "irregularity": None,
+                                "alternatives": []}
         session = self._session()
         if session is None:
             return said
         hint, move = self.play.hint_on(session), self.play.move_on(session)
         if hint is not None:
             said["hint"] = move_text(session.position, hint)
+            said["alternatives"] = list(self.play.alternatives)
         if move is not None:
             said["move"] = move_line(session.position, move, len(session.moves) + 1).members()
             if self.wrong is not None:
@@ -498,12 +515,10 @@ class EnginePlayer:
             return  # the game moved on meanwhile
         if asked.hint:
             play.hint = (reply.move, asked.key)
+            play.alternatives = alternatives(session.position, reply.lines)
             return
-        score = reply.info.get("score")
-        try:
-            play.score = round(float(score)) if score is not None else play.score
-        except ValueError:
-            pass
+        if reply.score is not None:  # hundredths of a man (firmware.engine.hub.read_score)
+            play.score = reply.score
         self.shown.clear(frozenset())  # a not-engine-move of a former move of its is over
         play.move = (reply.move, asked.key)
         line = move_line(session.position, reply.move, len(session.moves) + 1)
@@ -581,6 +596,7 @@ class EnginePlayer:
                            "thinking": asked is not None and not asked.hint,
                            "move": shown["move"], "irregularity": shown["irregularity"],
                            "error": self.error, "hint": shown["hint"],
+                           "alternatives": shown["alternatives"],
                            "handed_back": self.play.handed_back,
                            "score": self.play.score}}
 

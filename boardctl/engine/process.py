@@ -37,6 +37,10 @@ class EngineProcess:
         self.nice = nice
         self.generation = 0
         self.engine_id: dict[str, str] = {}
+        #: The parameters the engine declared at its handshake (``param name=...``), and
+        #: what its ``multipv`` is set to (None: it declares none).
+        self.declared: frozenset[str] = frozenset()
+        self.multipv: int | None = None
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -92,12 +96,14 @@ class EngineProcess:
         seconds each; requests arriving meanwhile go to ``defer``. An error line or None."""
         if not self.send("hub"):
             return f"engine {self.name} closed its input at once"
+        self.declared = frozenset()
         error = self._await("wait", timeout, defer)
         if error is None:
             sets = [format_line("set-param", name=k, value=v) for k, v in params.items()]
             if not self.send(*sets, "init"):
                 return f"engine {self.name} died during its start"
             error = self._await("ready", timeout, defer)
+        self.multipv = 1 if "multipv" in self.declared else None
         return error
 
     def _await(self, word: str, timeout: float,
@@ -125,6 +131,8 @@ class EngineProcess:
             line = read(item[2])
             if line is not None and line.command == "id":
                 self.engine_id = {k: v[:80] for k, v in line.args.items()}
+            if line is not None and line.command == "param" and len(self.declared) < 64:
+                self.declared |= {line.args.get("name", "")[:40]}
             if line is not None and line.command == word:
                 return None
 

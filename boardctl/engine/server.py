@@ -2,7 +2,11 @@
 
 The main thread reads the GUI's lines; a search runs on a worker thread with a stop flag, so
 ``stop``, ``ping`` (answered ``pong``), ``ponder-hit`` and ``quit`` are answered while it
-thinks. A line that cannot be read, or a command that cannot be obeyed now, gets one
+thinks. ``go analyze`` studies the position (no book, no random bonus) within the ``level``
+given (``level infinite``: until ``stop``); the ``multipv`` parameter (1-5) scores that many
+moves exactly, each iteration's alternatives written before its best (``info multipv=2 ...``,
+then ``info multipv=1 ...``), so a GUI that reads the last ``info`` line reads the best. A
+line that cannot be read, or a command that cannot be obeyed now, gets one
 ``error message="..."`` line; a command the protocol does not know is ignored (protocol.txt).
 End of input is ``quit``.
 """
@@ -14,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import IO
 
-from firmware.engine.common import DEFAULT_TT_MIB, Info, Limits
+from firmware.engine.common import DEFAULT_TT_MIB, MAX_LINES, Info, Limits, Line
 from firmware.engine.hub import (
     MAX_LINE,
     HubError,
@@ -23,6 +27,7 @@ from firmware.engine.hub import (
     parse_line,
     parse_move,
     parse_position,
+    score_text,
 )
 from firmware.engine.levels import LEVELS, find_level
 from firmware.engine.search import Engine, EngineError
@@ -51,6 +56,8 @@ class HubServer:
         self.engine: Engine | None = None
         self.game: Game | None = None
         self.limits = Limits(hard=1.0, soft=0.55)
+        #: Lines each search scores (``multipv``).
+        self.lines = 1
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
         self._deadline: float | None = None
@@ -126,6 +133,8 @@ class HubServer:
                               max=max(LEVELS)))
         self.send(format_line("param", name="hash", value=int(self.tt_mib), type="int",
                               min=1, max=4096))
+        self.send(format_line("param", name="multipv", value=self.lines, type="int", min=1,
+                              max=MAX_LINES))
         self.send("wait")
 
     def _set_param(self, args: dict[str, str]) -> None:
@@ -139,6 +148,12 @@ class HubServer:
             if not 1 <= mib <= 4096:
                 raise ValueError(f"hash {value} MiB out of 1-4096")
             self.tt_mib = mib
+        elif name == "multipv":
+            lines = _number(value, "multipv")
+            if lines != int(lines) or not 1 <= lines <= MAX_LINES:
+                raise ValueError(f"multipv {value[:20]} out of 1-{MAX_LINES}")
+            self.lines = int(lines)
+            return  # the engine's table stays
         else:
             return  # unknown parameters are ignored
         self.engine = None  # rebuilt with the new settings at the next init or search
@@ -188,35 +203,41 @@ class HubServer:
         engine = self._engine()
         game = self.game
         limits = self.limits
-        if "ponder" in args or "analyze" in args:
+        if "ponder" in args:
             limits = Limits(depth=limits.depth)  # until stop (or ponder-hit's deadline)
         if game.outcome() is not None or not game.position.has_legal_move():
             raise ValueError("the game has ended in this position: no move to search")
         self._stop.clear()
         self._deadline = None
         self._busy = True
-        self._thread = threading.Thread(target=self._search, args=(engine, game, limits),
+        self._thread = threading.Thread(target=self._search,
+                                        args=(engine, game, limits, "analyze" in args),
                                         name="hub-search", daemon=True)
         self._thread.start()
 
-    def _search(self, engine: Engine, game: Game, limits: Limits) -> None:
+    def _search(self, engine: Engine, game: Game, limits: Limits, analyse: bool) -> None:
         def stop() -> bool:
             return self._stop.is_set() or (
                 self._deadline is not None and self.clock() > self._deadline)
 
-        def info(i: Info) -> None:
-            nps = i.nodes / i.elapsed / 1e6 if i.elapsed > 0 else 0.0
-            self.send(format_line("info", depth=i.depth, score=i.score / 100, nodes=i.nodes,
-                                  time=i.elapsed, nps=nps,
-                                  pv=" ".join(move_text(m) for m in i.pv)))
-
         try:
-            result = engine.search(game, limits, self.clock, stop, info)
+            result = engine.search(game, limits, self.clock, stop, self._info,
+                                   lines=self.lines, analyse=analyse)
         except (EngineError, BoardError) as exc:
             self.send(format_line("error", message=f"search: {exc}"[:300]), last=True)
             return
         ponder = move_text(result.pv[1]) if len(result.pv) > 1 else None
         self.send(format_line("done", move=move_text(result.move), ponder=ponder), last=True)
+
+    def _info(self, i: Info) -> None:
+        """An iteration's ``info`` lines: its alternatives (``multipv`` 2 and on), then the
+        best line (with ``multipv=1`` when there are alternatives)."""
+        nps = i.nodes / i.elapsed / 1e6 if i.elapsed > 0 else 0.0
+        for number, line in list(enumerate(i.lines[1:], start=2)) + [(1, Line(i.score, i.pv))]:
+            self.send(format_line("info", multipv=number if i.lines else None, depth=i.depth,
+                                  score=score_text(line.score), nodes=i.nodes,
+                                  time=i.elapsed, nps=nps,
+                                  pv=" ".join(move_text(m) for m in line.pv)))
 
     def _stop_cmd(self, args: dict[str, str]) -> None:
         self._stop.set()

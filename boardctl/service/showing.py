@@ -94,7 +94,8 @@ class BoardFace:
             except BoardError as exc:
                 logger.warning(f"LEDs: {exc}")
             self._leds = dict(picture)
-        if self.hw.faces is not None and session.clock is not None and now >= self._next_faces:
+        told = session.clock is not None or (move is not None and move.other is not None)
+        if self.hw.faces is not None and told and now >= self._next_faces:
             self._next_faces = now + self.faces_ns
             try:
                 update_faces(self.hw.faces, session.clock, at, self.alarm, self.note, move)
@@ -112,7 +113,7 @@ def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
     (blinking) in turn with the times, which keep counting; with a ``note`` (a round's
     pairing, White's face then Black's) and no alarm, the note instead of the times; with a
     ``move`` (an engine's, ``firmware.clock.face.MoveOnFaces``) it with the times."""
-    from firmware.clock.face import FaceText, move_face_view
+    from firmware.clock.face import FaceText, clockless_view, move_face_view
     from firmware.rules.sets import Side
 
     if alarm is not None and (at // 1_000_000_000) % 2 == 1:
@@ -125,7 +126,8 @@ def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
         return
     if move is not None:
         for side in (Side.WHITE, Side.BLACK):
-            faces.show(side, move_face_view(game_clock, side, at, move))
+            faces.show(side, clockless_view(side, move) if move.other is not None
+                       else move_face_view(game_clock, side, at, move))
         return
     faces.update(game_clock, at)
 
@@ -231,10 +233,12 @@ class Display:
                     self.hw.leds.show(picture)
                 except Exception as exc:
                     logger.warning(f"LEDs: {exc}")
-            if game_clock is not None and self.hw.faces is not None:
+            move = self.move
+            told = game_clock is not None or (move is not None and move.other is not None)
+            if told and self.hw.faces is not None:
                 try:
                     update_faces(self.hw.faces, game_clock, self.clock() - origin, self.alarm,
-                                 self.note, self.move)
+                                 self.note, move)
                 except Exception as exc:
                     logger.warning(f"clock faces: {exc}")
             if stop:

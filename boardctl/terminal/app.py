@@ -152,6 +152,8 @@ def notices_text(view: BoardView, message: str = "") -> Text:
         text.append(f"Engine: {view.engine_error}\n", style="bold yellow")
     if view.engine_hint:
         text.append(f"Hint: {view.engine_hint}\n", style="bold")
+    if view.analysis:
+        text.append(f"Analysis {view.analysis}\n", style="bold")
     if view.leds:
         text.append(f"LEDs: {view.led_text()}\n")
     if view.irregularity:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from boardctl.terminal.view import MAX_MOVES, BoardView, irregularity_text
+from boardctl.terminal.view import MAX_MOVES, BoardView, analysis_text, irregularity_text
 
 
 def apply_status(view: BoardView, status: Mapping[str, Any], now: float) -> list[str]:
@@ -106,6 +106,7 @@ def _notices(view: BoardView, status: Mapping[str, Any]) -> list[str]:
             said.append(f"hardware: {', '.join(warnings)}")
         view.warnings = warnings
     said += _engine(view, status)
+    said += _analysis(view, status)
     adjourned = bool(status.get("adjourned"))
     if adjourned != view.adjourned:
         said.append("adjourned: a sealed move stands" if adjourned else "adjournment over")
@@ -155,6 +156,24 @@ def _engine_says(view: BoardView, engine: Mapping[str, Any]) -> list[str]:
     return said
 
 
+def _analysis(view: BoardView, status: Mapping[str, Any]) -> list[str]:
+    """The engine's latest analysis line (boardctl run --analyse), told when it changes."""
+    analysis = status.get("analysis")
+    line = analysis.get("line") if isinstance(analysis, Mapping) else None
+    text = None
+    if isinstance(line, Mapping):
+        ply, score, best, depth = (line.get(k) for k in ("ply", "score", "best", "depth"))
+        win = line.get("win")
+        if (isinstance(ply, int) and isinstance(score, int) and isinstance(depth, int)
+                and isinstance(best, list)):
+            text = analysis_text(view, ply, score, [str(m) for m in best], depth,
+                                 win if isinstance(win, int) else None)
+    if text == view.analysis:
+        return []
+    view.analysis = text
+    return [f"analysis {text}"] if text is not None else []
+
+
 def _warnings(status: Mapping[str, Any]) -> list[str]:
     """Degraded hardware and the feed port's losses, as the status tells them."""
     out = []
@@ -178,4 +197,4 @@ def _drawn(view: BoardView) -> tuple[Any, ...]:
     return (view.fen, len(view.moves), view.running, tuple(sorted(view.leds.items())),
             view.irregularity, view.result, view.alarm, tuple(view.warnings), view.adjourned,
             view.board, view.time_control, view.engine_move, view.engine_error,
-            view.engine_hint)
+            view.engine_hint, view.analysis)

@@ -22,6 +22,7 @@ from firmware.formats.records import (
     UNSAID,
     AdjournedRecord,
     AlarmRecord,
+    AnalysisRecord,
     ClearedRecord,
     ClockRecord,
     EngineMoveRecord,
@@ -152,6 +153,8 @@ class BoardView:
     #: and the hint it gave the person, in words.
     engine_error: str | None = None
     engine_hint: str | None = None
+    #: The engine's analysis of the position on the board (``run --analyse``), in words.
+    analysis: str | None = None
     #: Bumped on every change a screen draws (the clocks' ticking aside).
     version: int = 0
 
@@ -257,7 +260,7 @@ def _header(view: BoardView, rec: HeaderRecord, now: float) -> list[str]:
 def _game(view: BoardView, rec: GameRecord, now: float) -> list[str]:
     view.moves, view.result, view.irregularity, view.leds = [], None, None, {}
     view.adjourned, view.gap = False, None
-    view.engine_move = view.engine_error = view.engine_hint = None
+    view.engine_move = view.engine_error = view.engine_hint = view.analysis = None
     view.tags = dict(rec.tags or {})
     view._set_time_control(rec.time_control)
     rules = rec.rules if rec.rules is not None else view.rules
@@ -291,6 +294,7 @@ def _move(view: BoardView, rec: MoveRecord, now: float) -> list[str]:
     if view.clock is not None and rec.clock is not None:
         view.running = running
     view.leds, view.irregularity, view.engine_move, view.engine_hint = {}, None, None, None
+    view.analysis = None
     said = f"{view.last_move()} by {side}"
     if rec.clock is not None:
         said += f"; {view.times_text(now)}"
@@ -376,7 +380,7 @@ def _takeback(view: BoardView, rec: TakeBackRecord, now: float) -> list[str]:
     """Plies taken back: the moves after ply N dropped (the position comes with the next
     snapshot, or the control socket's next status)."""
     del view.moves[rec.ply:]
-    view.result = view.engine_move = None
+    view.result = view.engine_move = view.analysis = None
     return [f"taken back: {rec.ply} plies left"]
 
 
@@ -438,6 +442,31 @@ def _engine(view: BoardView, rec: EngineRecord, now: float) -> list[str]:
     return [f"engine: {view.engine_error}"]
 
 
+def score_words(score: int, win: int | None = None) -> str:
+    """A score for the side to move in words: ``+0.35``, ``-1.20``, ``wins in 3``, ``loses in
+    2`` (firmware.engine.scores)."""
+    if win is not None:
+        return f"wins in {win}" if win > 0 else f"loses in {-win}"
+    return f"{score / 100:+.2f}"
+
+
+def analysis_text(view: BoardView, ply: int, score: int, best: Sequence[str], depth: int,
+                  win: int | None = None) -> str:
+    """``after 12. 32-28: +0.35 for black, depth 9: 18-23 29x18 ...``: an analysis line."""
+    where = f"after {view.move_number(ply - 1)} {view.moves[ply - 1]}" if 0 < ply <= len(
+        view.moves) else ("at the start" if ply == 0 else f"after ply {ply}")
+    side = view.turn if view.turn in SIDES and ply == len(view.moves) else "the side to move"
+    line = " ".join(m[:12] for m in best[:12])
+    return (f"{where}: {score_words(score, win)} for {side}, depth {depth}"
+            + (f": {line}" if line else ""))
+
+
+def _analysis(view: BoardView, rec: AnalysisRecord, now: float) -> list[str]:
+    """The engine's analysis of the position after ``rec.ply`` plies (``run --analyse``)."""
+    view.analysis = analysis_text(view, rec.ply, rec.score, rec.best, rec.depth, rec.win)
+    return [f"analysis {view.analysis}"]
+
+
 def _status(view: BoardView, rec: StatusRecord, now: float) -> list[str]:
     view.link = rec.status[:20]
     return [f"board {view.link}"]
@@ -458,4 +487,5 @@ _RECORDS: dict[type[Any], Callable[..., list[str]]] = {
     ClockRecord: _clock, PositionRecord: _position, AdjournedRecord: _adjourned,
     StatusRecord: _status, SetupRecord: _setup, TakeBackRecord: _takeback, GapRecord: _gap,
     EngineMoveRecord: _engine_move, EngineRecord: _engine,
+    AnalysisRecord: _analysis,
 }

@@ -19,6 +19,7 @@ time            face         text
 flag fallen     ``FLAG``
 move number     ``n 23``     shown while paused, every other 2 s
 engine's move   ``32.28``    start and final square (``C3.d4`` on 8x8), see below
+score           `` 0.35``    an analysis: the side to move's score in men (:func:`segment_score`)
 ==============  ===========  ==============================================================
 
 The decimal point of the last digit is lit on the face whose clock runs; a paused clock blinks.
@@ -126,10 +127,40 @@ MOVE_FACE_PERIOD_NS = NS_PER_S
 
 @dataclass(frozen=True, slots=True)
 class MoveOnFaces:
-    """A move shown on the faces: the side that plays it (an engine) and its text."""
+    """A move shown on the faces: the side that plays it (an engine) and its text. With
+    ``other`` (an analysis, a game without a clock) both faces are told, the clocks not shown:
+    ``side``'s face ``text``, the other face ``other``."""
 
     side: Side
     text: str
+    other: str | None = None
+
+
+#: What a score face shows while no score is known yet.
+NO_SCORE = "----"
+
+
+def segment_score(score: int | None, win: int | None = None) -> FaceText:
+    """A score (hundredths of a man, for the side whose face it is) on one face: `` 0.35``,
+    ``-1.20``, `` 12.5``; a forced win in M of its moves ``UU 5`` (two U's read as a W), a
+    forced loss ``L  5`` (firmware.engine.scores); ``----`` while none is known."""
+    if win is not None:
+        moves = abs(win)
+        count = f"{moves:2d}" if moves < 100 else "--"
+        return FaceText(f"UU{count};" if win > 0 else f"L {count};")
+    if score is None:
+        return FaceText(f"{NO_SCORE};")
+    men = score / 100
+    if abs(men) < 10:
+        return FaceText(f"{men:5.2f};".replace("-0.00", " 0.00"))
+    if abs(men) < 100:
+        return FaceText(f"{men:5.1f};")
+    return FaceText(f"{NO_SCORE};")
+
+
+def clockless_view(side: Side, move: MoveOnFaces) -> FaceText:
+    """What ``side``'s face shows of ``move`` in a game without a clock (``move.other``)."""
+    return FaceText(move.text if side is move.side else (move.other or "    ;"))
 
 
 def segment_squares(start: str, end: str) -> FaceText:

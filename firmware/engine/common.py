@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from firmware.engine.scores import WIN as WIN
+from firmware.engine.scores import WIN_IN_MAX as WIN_IN_MAX
 from firmware.rules import _movegen as mg
 from firmware.rules.game import Game
 from firmware.rules.position import Move
 
-WIN = 30000
-WIN_IN_MAX = WIN - 1000
 MAX_PLY = 100
 #: Bytes one table entry costs in CPython (key int, value tuple, its move tuple, dict slot):
 #: 322 measured with tracemalloc on CPython 3.11 x86-64 (benchmarks/bench_engine.py), rounded up.
@@ -59,15 +59,30 @@ class Limits:
     clocked: bool = False
 
 
+#: The most lines a search gives (``multipv``: the best move and its alternatives).
+MAX_LINES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of a search: its score (firmware.engine.scores) and its moves, the root move
+    first."""
+
+    score: int
+    pv: tuple[Move, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Info:
-    """One finished iteration."""
+    """One finished iteration: the best line (``score``, ``pv``) and, when more were asked
+    for, every line best first (``lines[0]`` the best's; empty when one was asked for)."""
 
     depth: int
     score: int  # hundredths of a man, for the side to move
     nodes: int
     elapsed: float
     pv: tuple[Move, ...] = ()
+    lines: tuple[Line, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +93,7 @@ class Result:
     nodes: int
     elapsed: float
     pv: tuple[Move, ...] = field(default_factory=tuple)
+    lines: tuple[Line, ...] = ()
 
 
 def tt_entries(mib: float) -> int:

@@ -11,12 +11,22 @@ squares numbered as 10x10 is (by rank from Black's side, left to right as White 
 1 = b8, 4 = h8, 5 = a7, 29 = a1, 32 = g1), which is firmware.rules.geometry's numbering, so
 square numbers pass unchanged. Moves: ``32-28``; a capture ``from x to x captured ...`` (the
 captured squares in any order, no landing squares: ``28x19x23``).
+
+Scores: Hub writes them in men (``score=-0.25``); the project counts hundredths of a man
+(firmware.engine.scores), and this module is the one place that converts (:func:`score_text`,
+:func:`read_score`). An ``info`` line is read once, here, into a :class:`HubInfo`
+(:func:`read_info`): its depth, score, principal variation (legal moves from the position
+searched) and ``multipv`` (which line: 1 the best; the built-in engine's alternatives come
+before the best of each iteration, so a reader of the last ``info`` line alone reads the best).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from firmware.engine.scores import WIN
 from firmware.errors import BoardError
 from firmware.rules.game import Game
 from firmware.rules.position import Move, Position
@@ -24,6 +34,11 @@ from firmware.rules.sets import RuleSet, Side, find_rules
 
 #: Longest line either side reads (a PV or a long moves list is far shorter).
 MAX_LINE = 64 * 1024
+#: The most moves of a principal variation read (the rest is left).
+MAX_PV = 64
+#: The deepest search an ``info`` line may report, and the most lines (``multipv``).
+MAX_INFO_DEPTH = 999
+MAX_MULTIPV = 32
 
 
 class HubError(BoardError, ValueError):
@@ -187,3 +202,64 @@ def pos_line(game: Game) -> str:
     start, moves = game_tail(game)
     return format_line("pos", pos=position_text(start),
                        moves=" ".join(move_text(m) for m in moves) if moves else None)
+
+
+# -- scores and search information -----------------------------------------------------------
+
+
+def score_text(score: int) -> str:
+    """A score (hundredths of a man) as Hub writes it: men, two decimals (``-0.25``)."""
+    return f"{score / 100:.2f}"
+
+
+def read_score(text: str) -> int:
+    """Hub's score (men, a real number) in hundredths of a man; HubError for one that is not
+    a number or lies beyond a win (firmware.engine.scores.WIN)."""
+    try:
+        men = float(text)
+    except ValueError:
+        raise HubError(f"score {text[:20]!r} is not a number") from None
+    if not math.isfinite(men) or abs(men) * 100 > WIN:
+        raise HubError(f"score {text[:20]!r} is out of range (at most {WIN // 100} men)")
+    return round(men * 100)
+
+
+@dataclass(frozen=True, slots=True)
+class HubInfo:
+    """An ``info`` line read: ``depth`` (0 when not said), ``score`` (hundredths of a man for
+    the side to move; None when not said), ``pv`` (legal moves from the position searched, at
+    most :data:`MAX_PV`), ``line`` (``multipv``: 1 the best)."""
+
+    depth: int
+    score: int | None
+    pv: tuple[Move, ...] = ()
+    line: int = 1
+
+
+def _whole(args: Mapping[str, str], name: str, low: int, high: int, default: int) -> int:
+    text = args.get(name)
+    if text is None:
+        return default
+    t = text.strip()
+    if not (t.isascii() and t.isdigit() and len(t) <= 6) or not low <= int(t) <= high:
+        raise HubError(f"{name} {text[:20]!r} is not a whole number from {low} to {high}")
+    return int(t)
+
+
+def read_info(position: Position, args: Mapping[str, str]) -> HubInfo:
+    """The ``info`` line's arguments (``HubLine.args``) for a search of ``position``; HubError
+    naming the first that does not read (a depth that is no number, a score beyond a win, a
+    move of the PV that is not legal where it stands). Arguments not known are left."""
+    depth = _whole(args, "depth", 0, MAX_INFO_DEPTH, 0)
+    line = _whole(args, "multipv", 1, MAX_MULTIPV, 1)
+    score = read_score(args["score"]) if "score" in args else None
+    pv: list[Move] = []
+    at = position
+    for text in args.get("pv", "").split()[:MAX_PV]:
+        try:
+            move = parse_move(at, text)
+        except HubError as exc:
+            raise HubError(f"pv move {len(pv) + 1}: {exc}") from None
+        pv.append(move)
+        at = at.play(move)
+    return HubInfo(depth, score, tuple(pv), line)

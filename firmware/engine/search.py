@@ -16,6 +16,7 @@ from collections.abc import Callable
 from firmware.engine.book import book_for
 from firmware.engine.common import (
     DEFAULT_TT_MIB,
+    MAX_LINES,
     Info,
     Limits,
     Result,
@@ -74,10 +75,16 @@ class Engine:
         clock: Callable[[], float],
         stop: Callable[[], bool] = lambda: False,
         on_info: Callable[[Info], None] | None = None,
+        *,
+        lines: int = 1,
+        analyse: bool = False,
     ) -> Result:
         """The move to play in ``game.position``. EngineError if the game has ended or the
         side to move has no legal move. The move is always one of the position's legal
-        moves, even when stopped at once (then the first iteration's, or the first move)."""
+        moves, even when stopped at once (then the first iteration's, or the first move).
+        ``lines``: score that many moves exactly (the best and its alternatives, at most
+        MAX_LINES: ``Info.lines``); ``analyse``: the position is studied, not played (Hub's
+        ``go analyze``): no book, no random bonus, a single legal move searched on."""
         position = game.position
         if game.outcome() is not None:
             raise EngineError("the game has ended: there is no move to search")
@@ -86,15 +93,18 @@ class Engine:
         moves = position.legal_moves()
         if not moves:
             raise EngineError("the side to move has no legal move")
-        if limits.soft is not None and self.level.book:
+        if not 1 <= lines <= MAX_LINES:
+            raise EngineError(f"lines {lines} out of 1-{MAX_LINES}")
+        if limits.soft is not None and self.level.book and not analyse:
             book = book_for(self.rules)
             move = book.pick(position, self.rng) if book is not None else None
             if move is not None:
                 return self._book_move(game, move, clock, stop, on_info)
         limits = for_position(limits, self.level.seconds, self.pieces_off(position),
                               bool(position.bitboards[2]))
-        tree = Tree(self.tt, self.rng, self.jitter(position), self.level.max_depth,
-                    game, limits, clock, stop, on_info)
+        jitter = 0 if analyse else self.jitter(position)
+        tree = Tree(self.tt, self.rng, jitter, None if analyse else self.level.max_depth,
+                    game, limits, clock, stop, on_info, lines=lines, analyse=analyse)
         result = tree.run()
         self.nodes = result.nodes
         return result

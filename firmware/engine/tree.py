@@ -27,6 +27,7 @@ from firmware.engine.common import (
     Info,
     Key,
     Limits,
+    Line,
     Result,
     TranspositionTable,
     _Stopped,
@@ -269,8 +270,14 @@ class Tree:
     def __init__(self, tt: TranspositionTable, rng: random.Random, jitter: int,
                  max_depth: int | None, game: Game, limits: Limits,
                  clock: Callable[[], float], stop: Callable[[], bool],
-                 on_info: Callable[[Info], None] | None) -> None:
+                 on_info: Callable[[Info], None] | None, *, lines: int = 1,
+                 analyse: bool = False) -> None:
+        """``lines``: how many lines each iteration scores exactly (the best and its
+        alternatives, ``multipv``); ``analyse``: the position is studied, not played (a single
+        legal move is searched on too)."""
         self.tt = tt
+        self.lines = max(1, lines)
+        self.analyse = analyse
         self.game = game
         self.limits = limits
         self.clock = clock
@@ -285,6 +292,8 @@ class Tree:
         self.bonus = {r[0]: (rng.randrange(jitter) if jitter else 0) for r in self.root}
         self.max_depth = min(d for d in (limits.depth, max_depth, MAX_PLY - 4) if d is not None)
         self.scores: dict[Key, int] = {}
+        #: The root moves scored exactly in the last iteration (the lines' candidates).
+        self.exact: dict[Key, tuple[RootMove, int]] = {}
         #: The best move of an unfinished iteration: (root move, score, its index).
         self.partial: tuple[RootMove, int, int] | None = None
 
@@ -314,6 +323,7 @@ class Tree:
         ab = _make_search(self.position.rules, self.tt, self.shared)
         best, best_score, depth_done = self.root[0], -WIN, 0
         pv: tuple[Move, ...] = ()
+        lines: tuple[Line, ...] = ()
         soft = self.limits.soft
         took, ended = (0.0, 0.0), 0.0  # the last two iterations' times, the last one's end
         for depth in range(1, self.max_depth + 1):
@@ -329,9 +339,10 @@ class Tree:
             self.root.sort(key=lambda r: self.scores.get(r[0], -WIN), reverse=True)
             elapsed = self.clock() - self.t0
             pv = self._pv(best[1], depth)
+            lines = self._lines(best, best_score, pv, depth)
             if self.on_info is not None:
-                self.on_info(Info(depth, best_score, self.shared.count(), elapsed, pv))
-            if len(self.root) == 1 or abs(best_score) > WIN_IN_MAX:
+                self.on_info(Info(depth, best_score, self.shared.count(), elapsed, pv, lines))
+            if (len(self.root) == 1 and not self.analyse) or abs(best_score) > WIN_IN_MAX:
                 break
             took, ended = (took[1], elapsed - ended), elapsed
             if (soft is not None and elapsed >= soft) or self.shared.stop() \
@@ -339,8 +350,24 @@ class Tree:
                 break
         if not pv or pv[0] != best[1]:
             pv = (best[1],)
+            lines = ()
         return Result(best[1], best_score, depth_done, self.shared.count(),
-                      self.clock() - self.t0, pv)
+                      self.clock() - self.t0, pv, lines)
+
+    def _lines(self, best: RootMove, best_score: int, pv: tuple[Move, ...],
+               depth: int) -> tuple[Line, ...]:
+        """The iteration's lines, best first, when more than one was asked for: the moves
+        scored exactly, each with its principal variation."""
+        if self.lines == 1:
+            return ()
+        ranked = sorted(self.exact.values(), key=lambda item: item[1], reverse=True)
+        out = [Line(best_score, pv)]
+        for item, score in ranked:
+            if len(out) >= self.lines:
+                break
+            if item[0] != best[0]:
+                out.append(Line(score, self._pv(item[1], depth)))
+        return tuple(out)
 
     def _next_too_long(self, elapsed: float, took: tuple[float, float]) -> bool:
         """Would the next iteration end too late? It takes about as many times the last one as
@@ -356,34 +383,43 @@ class Tree:
         return elapsed + took[1] * growth > bound
 
     def _root_search(self, ab: Search, depth: int) -> tuple[RootMove, int]:
-        """One iteration over the root moves (best first), each with its random bonus."""
+        """One iteration over the root moves (best first), each with its random bonus. A move
+        is searched with a null window against the last of the lines kept so far (the best
+        alone, unless more lines were asked for), and again in full when it beats it: so the
+        lines' scores are exact and the others bounds."""
         w0, b0, k0 = self.position.bitboards
         wtm = self.position.turn is Side.WHITE
         mover, opp = (w0, b0) if wtm else (b0, w0)
-        alpha, beta = -WIN - 1000, WIN + 1000
-        found, found_score = self.root[0], -WIN - 1000
+        floor, beta = -WIN - 1000, WIN + 1000
+        found, found_score = self.root[0], floor
+        top: list[int] = []  # the lines' scores so far, best first
         n = len(self.shared.stack)
+        self.exact = {}
         for index, item in enumerate(self.root):
             key, _move, fixed = item
             extra = self.bonus[key]
+            alpha = top[-1] if len(top) >= self.lines else floor
             if fixed is not None:
-                raw = fixed
+                raw, exact = fixed, True
             else:
                 nm, no, nk, flags = child(mover, opp, k0, key)
                 crev = 0 if flags == 0 else n
                 cw, cb = (nm, no) if wtm else (no, nm)
                 a = alpha - extra
                 raw = WIN + 1
-                if index:
+                if index and alpha > floor:
                     raw = -ab(cw, cb, nk, not wtm, depth - 1, -a - 1, -a, 1, flags, crev)
                 if raw > a:
                     raw = -ab(cw, cb, nk, not wtm, depth - 1, -beta, -a, 1, flags, crev)
+                exact = raw > a
             score = raw + (extra if abs(raw) < WIN_IN_MAX else 0)
             self.scores[key] = score
+            if exact:
+                self.exact[key] = (item, score)
+                top = sorted((*top, score), reverse=True)[:self.lines]
             if score > found_score:
                 found, found_score = item, score
                 self.partial = (found, found_score, index)
-                alpha = max(alpha, score)
         return found, found_score
 
     def _pv(self, first: Move, depth: int) -> tuple[Move, ...]:

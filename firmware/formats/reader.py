@@ -41,6 +41,7 @@ from firmware.formats.records import (
     UNSAID,
     AdjournedRecord,
     AlarmRecord,
+    AnalysisRecord,
     ClearedRecord,
     ClockRecord,
     EngineMoveRecord,
@@ -430,6 +431,26 @@ def _setup(m: _Members) -> SetupRecord:
                        m.text("reason", optional=True))
 
 
+#: An analysis line's bounds: its score (a win now, firmware.engine.scores.WIN), the moves of
+#: its line, its depth and the winner's moves to a forced win.
+MAX_SCORE = 10_000
+MAX_BEST = 64
+MAX_SEARCH_DEPTH = 999
+MAX_WIN_MOVES = 5_000
+
+
+def _analysis(m: _Members) -> AnalysisRecord:
+    best = m.names("best", most=MAX_BEST)
+    for k, move in enumerate(best):
+        if _MOVE.fullmatch(move) is None:
+            raise _Refused(RefusalKind.WRONG_KIND, f"'best' move {k + 1} is not a move in PDN "
+                                                   f"notation: {clip(repr(move), 40)}")
+    win = m.whole("win", -MAX_WIN_MOVES, MAX_WIN_MOVES) if m.obj.get("win") is not None \
+        else None
+    return AnalysisRecord(m.whole("ply"), m.whole("score", -MAX_SCORE, MAX_SCORE), best,
+                          m.whole("depth", 0, MAX_SEARCH_DEPTH), win)
+
+
 _READERS: dict[str, Callable[[_Members], FeedRecord]] = {
     "move": _move,
     "irregularity": _irregularity,
@@ -453,5 +474,6 @@ _READERS: dict[str, Callable[[_Members], FeedRecord]] = {
     "engine": lambda m: EngineRecord(m.text("error"), m.obj.get("handed_back") is True),
     "setup": _setup,
     "status": lambda m: StatusRecord(m.text("status", most=MAX_ID)),
+    "analysis": _analysis,
 }
 assert set(_READERS) == set(RECORD_TYPES)

@@ -392,6 +392,33 @@ class GuessRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class AnalysisRecord:
+    """``{"type": "analysis", "ply", "score", "best", "depth"}``, with ``win`` in a forced win
+    or loss: the engine's analysis of the position after ``ply`` plies (``boardctl run
+    --analyse``): ``score`` in hundredths of a man for the side to move (beyond ±9000 a forced
+    win: docs/ENGINE.md "Scores"), ``best`` the best line in PDN moves, ``depth`` the search's
+    (plies), ``win`` the winner's moves to the end (positive: the side to move wins)."""
+
+    type: ClassVar[str] = "analysis"
+    ply: int
+    score: int
+    best: tuple[str, ...]
+    depth: int
+    win: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "analysis", **self.members()}
+
+    def members(self) -> dict[str, Any]:
+        """Its members but the type: as the ``status`` answer says it."""
+        rec: dict[str, Any] = {"ply": self.ply, "score": self.score, "best": list(self.best),
+                               "depth": self.depth}
+        if self.win is not None:
+            rec["win"] = self.win
+        return rec
+
+
+@dataclass(frozen=True, slots=True)
 class EngineRecord:
     """``{"type": "engine", "error", "handed_back": true}``: the engine failed (after three
     failures in a row its side is handed back to the person)."""
@@ -453,7 +480,8 @@ Record = (MoveRecord | IrregularityRecord | ResultRecord | PositionRecord | Clea
 #: Every record a feed line (or a board's MQTT status) carries.
 FeedRecord = (Record | HeaderRecord | GameRecord | SnapshotRecord | AlarmRecord | GapRecord
               | HardwareRecord | EngineMoveRecord | RemoteMoveRecord | GuessRecord | EngineRecord
-              | SetupRecord | StatusRecord | UnknownRecord)
+              | SetupRecord | StatusRecord | UnknownRecord
+              | AnalysisRecord)
 #: The record classes by their ``type``.
 RECORD_TYPES: dict[str, type[Any]] = {
     cls.type: cls for cls in (
@@ -461,6 +489,7 @@ RECORD_TYPES: dict[str, type[Any]] = {
         ClockRecord, AdjournedRecord, TakeBackRecord, HeaderRecord, GameRecord, SnapshotRecord,
         AlarmRecord, GapRecord, HardwareRecord, EngineMoveRecord, RemoteMoveRecord, GuessRecord,
         EngineRecord, SetupRecord, StatusRecord,
+        AnalysisRecord,
     )
 }  # fmt: skip
 #: Records that carry their game's id themselves (the feed adds it to the others).

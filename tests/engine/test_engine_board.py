@@ -229,6 +229,13 @@ def test_builtin_engine_game_with_wrong_move_takeback_hint_and_result(tmp_path: 
         hint = board.ask(cmd="status")["engine"]["hint"]
         leds = board.leds()
         assert "last-move" in leds.values() and "must-move" in leds.values(), (hint, leds)
+        # asked again, it answers the hint and its alternatives (multipv), best first
+        again = board.ask(cmd="hint")
+        alternatives = again["alternatives"]
+        assert again["hint"] == hint == alternatives[0]["move"] and len(alternatives) >= 2
+        scores = [alt["score"] for alt in alternatives]
+        assert scores == sorted(scores, reverse=True)
+        assert board.ask(cmd="status")["engine"]["alternatives"] == alternatives
         # Play on a few plies, then take both plies back by restoring the position.
         play_engine_game(board, 6)
         moves_before = [m["move"] for m in board.session.moves]

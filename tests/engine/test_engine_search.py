@@ -10,6 +10,7 @@ import pytest
 from firmware.engine.common import Limits, TranspositionTable, draw_horizons, tt_entries
 from firmware.engine.hub import parse_move
 from firmware.engine.levels import find_level
+from firmware.engine.scores import WIN_IN_MAX
 from firmware.engine.search import Engine, EngineError
 from firmware.engine.timing import budget
 from firmware.errors import BoardError
@@ -49,7 +50,7 @@ def test_a_winning_capture_is_found_at_every_level() -> None:
         game = Game("international", Position.from_fen("international", "W:W28,38:B23,13"))
         result = Engine("international", level=level, seed=level).search(
             game, Limits(depth=4), FakeClock())
-        assert result.move.captured == (23, 13) and result.score > 20000
+        assert result.move.captured == (23, 13) and result.score > WIN_IN_MAX  # a win announced
 
 
 def _shuffled(fen: str) -> Game:

@@ -20,6 +20,7 @@ from firmware.formats.records import (
     UNSAID,
     AdjournedRecord,
     AlarmRecord,
+    AnalysisRecord,
     ClearedRecord,
     ClockRecord,
     EngineMoveRecord,
@@ -85,6 +86,9 @@ EVERY = [
     EngineRecord("no answer in 10 s"),
     SetupRecord("H-r1-b1", "applied", "game g: A - B"),
     StatusRecord("online"),
+    AnalysisRecord(0, 25, ("32-28", "18-23"), 9),
+    AnalysisRecord(31, 9995, ("27x38",), 1, 3),  # a win announced: in 3 of its moves
+    AnalysisRecord(40, -9996, (), 12, -2),
     UnknownRecord("crowd-noise", {"decibel": 70, "noise": [1, {"a": None}]}),
 ]
 
@@ -228,6 +232,24 @@ def test_a_line_that_does_not_frame_is_refused_and_named(line, kind, words) -> N
      "'at'"),
     ({"type": "adjourned", "side": "white", "clock": {"white": -2e7, "black": 1}},
      RefusalKind.OUT_OF_BOUNDS, "out of range"),
+    ({"type": "analysis", "ply": 1, "score": 1.5, "best": [], "depth": 3},
+     RefusalKind.WRONG_KIND, "analysis refused: 'score' must be a whole number"),
+    ({"type": "analysis", "ply": 1, "score": 5, "best": ["32-28", "<b>"], "depth": 3},
+     RefusalKind.WRONG_KIND, "'best' move 2 is not a move"),
+    ({"type": "analysis", "ply": 1, "score": 5, "best": "32-28", "depth": 3},
+     RefusalKind.WRONG_KIND, "'best' must be a list"),
+    ({"type": "analysis", "ply": 1, "score": 5, "best": [], "depth": "9"},
+     RefusalKind.WRONG_KIND, "'depth'"),
+    ({"type": "analysis", "ply": 1, "score": 10_001, "best": [], "depth": 3},
+     RefusalKind.OUT_OF_BOUNDS, "'score' 10001 is not from -10000 to 10000"),
+    ({"type": "analysis", "ply": -1, "score": 0, "best": [], "depth": 3},
+     RefusalKind.OUT_OF_BOUNDS, "'ply'"),
+    ({"type": "analysis", "ply": 1, "score": 0, "best": ["32-28"] * 65, "depth": 3},
+     RefusalKind.OUT_OF_BOUNDS, "'best' lists more than 64"),
+    ({"type": "analysis", "ply": 1, "score": 0, "best": [], "depth": 10**6},
+     RefusalKind.OUT_OF_BOUNDS, "'depth'"),
+    ({"type": "analysis", "ply": 1, "score": 9990, "best": [], "depth": 3, "win": 10**9},
+     RefusalKind.OUT_OF_BOUNDS, "'win'"),
 ])
 def test_a_record_that_does_not_read_is_refused_and_named(members, kind, words) -> None:
     refused = read_record(members)
@@ -307,3 +329,10 @@ def test_any_members_read_as_a_record_or_a_refusal_never_an_error(kind, members,
     if not isinstance(record, Refusal):  # what reads, writes as it read
         again = read_line(frame(record, seq, line.game))
         assert isinstance(again, FeedLine) and again.record == record
+
+
+def test_the_analysis_line_s_score_bound_is_a_win_now() -> None:
+    from firmware.engine.scores import WIN
+    from firmware.formats.reader import MAX_SCORE
+
+    assert MAX_SCORE == WIN

@@ -111,11 +111,14 @@ def _py_draughts_fens(items: list[dict[str, str]]) -> list[dict[str, object]]:
                     "pip install --target .venv/py-draughts py-draughts==1.10.1")
     env = dict(os.environ, PYTHONPATH=str(PY_DRAUGHTS))
     done = subprocess.run(
-        [sys.executable, "-s", str(Path(__file__).parents[1].joinpath("py_draughts_reader.py"))],
+        [sys.executable, "-s", str(READER)],
         input=json.dumps(items), capture_output=True, text=True, env=env, timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return list(json.loads(done.stdout))
+
+
+READER = Path(__file__).parents[1] / "support" / "py_draughts_reader.py"
 
 
 def test_py_draughts_reads_and_replays_what_we_write() -> None:
