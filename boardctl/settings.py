@@ -3,8 +3,9 @@ top-level key to its owner: the hardware's (``size``, ``[gpio]``, ``[matrix]``, 
 ``[faces]``, ``[buttons]``, ``[serial]``, ``[buzzer]``: :mod:`hw.config`, which knows the Pi's
 header) and the service's own settings, here: ``state_dir``, ``touch_min``, ``[broker]`` (a
 hall: boardctl.hall), ``[engine]`` (the computer as a player: boardctl.engine), ``[voice]``
-(the spoken game: its reader is ``boardctl.voice.settings.from_table``) and ``[http]`` (the
-board's own page: boardctl.page).
+(the spoken game: its reader is ``boardctl.voice.settings.from_table``), ``[http]`` (the
+board's own page: boardctl.page) and ``[online]`` (an opponent not at the board:
+boardctl.opponents).
 
 The file lives at ``/etc/boardctl/config.toml`` (:data:`SYSTEM_PATH`) unless ``--config``
 names another. Every section and key is optional: a missing key takes the default shown in
@@ -84,6 +85,24 @@ class HttpSection:
 
 
 @dataclass(frozen=True, slots=True)
+class OnlineSection:
+    """An opponent not at the board (boardctl/opponents, docs/ONLINE.md). ``opponent``
+    empty: none; ``lidraughts``, or ``board:NAME`` (another board of the hall, ``side`` its
+    colour, as ``[engine] side`` is the engine's). lidraughts: ``token_file`` (read once,
+    never logged), ``url`` (empty: lidraughts' own), ``accept`` (``any`` or user names,
+    commas between), ``challenge`` a user with ``time_control`` (``M+S``)."""
+
+    opponent: str = ""
+    token_file: str = ""
+    url: str = ""
+    accept: str = "any"
+    challenge: str = ""
+    time_control: str = ""
+    side: str = "black"
+    numbering: str = "auto"
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """The whole file: the board's hardware (:class:`hw.config.BoardConfig`) and the service's
     settings."""
@@ -98,6 +117,7 @@ class Settings:
     #: The spoken game (boardctl/voice, docs/VOICE.md): read by its own reader.
     voice: VoiceSettings = field(default_factory=VoiceSettings)
     http: HttpSection = field(default_factory=HttpSection)
+    online: OnlineSection = field(default_factory=OnlineSection)
     source: str = "<defaults>"
 
 
@@ -125,7 +145,8 @@ def parse_settings(data: dict[str, Any], source: str = "<config>") -> Settings:
                     broker=_broker(r, top.get("broker", {})),
                     engine=_engine(r, top.get("engine", {})),
                     voice=voice_from_table(top.get("voice", {}), source),
-                    http=_http(r, top.get("http", {})), source=source)
+                    http=_http(r, top.get("http", {})),
+                    online=_online(r, top.get("online", {})), source=source)
 
 
 def load_config(path: str | Path | None = None) -> Settings:
@@ -175,6 +196,29 @@ def _engine(r: TableReader, data: Any) -> EngineSection:
     return EngineSection(engine=engine, side=side, level=str(level).strip(),
                          move_time=r.number(k, "engine", "move_time", 0.0, 0.0, 3600.0),
                          allowed=_allowed(r, k.get("allowed", [])))
+
+
+def _online(r: TableReader, data: Any) -> OnlineSection:
+    """``[online]``: the opponent (``lidraughts``, ``board:NAME``) and its options."""
+    k = r.table(data, "online", OnlineSection)
+    strings = {name: r.string(k, "online", name, default).strip()
+               for name, default in (("opponent", ""), ("token_file", ""), ("url", ""),
+                                     ("accept", "any"), ("challenge", ""),
+                                     ("time_control", ""), ("side", "black"),
+                                     ("numbering", "auto"))}
+    opponent = strings["opponent"]
+    if opponent and opponent != "lidraughts" and not re.fullmatch(
+            r"board:[A-Za-z0-9_-]{1,64}", opponent):
+        raise r.fail("online.opponent", f"{opponent[:80]!r} is not lidraughts or board:NAME")
+    if strings["numbering"] not in ("auto", "lidraughts", "a1"):
+        raise r.fail("online.numbering", f"{strings['numbering'][:20]!r} is not auto, "
+                     "lidraughts or a1")
+    if strings["side"] not in ("white", "black"):
+        raise r.fail("online.side", f"{strings['side'][:20]!r} is not white or black")
+    if opponent == "lidraughts" and not strings["token_file"]:
+        raise r.fail("online.token_file", "lidraughts needs the file of the BOT account's "
+                     "token")
+    return OnlineSection(**strings)
 
 
 def _allowed(r: TableReader, value: Any) -> tuple[str, ...]:

@@ -158,6 +158,10 @@ def _request_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _draw_said(answer: dict[str, Any]) -> str:
+    if answer.get("draw") == "offered":  # online (docs/ONLINE.md): goes with the next move
+        return "draw offered: it goes to the opponent with your next move"
+    if answer.get("draw") == "accepted" and "score" not in answer:
+        return "draw accepted: the opponent's offer taken up"
     score = answer.get("score")
     said = "the engine accepts: drawn by agreement" if answer.get("draw") == "accepted" \
         else "the engine declines"
@@ -182,7 +186,8 @@ def _hint_said(answer: dict[str, Any]) -> str:
 #: What the requests to the engine's side print (their answers are no status).
 ENGINE_SAID = {
     "hint": _hint_said,
-    "resign": lambda answer: "resigned: the engine wins",
+    "resign": lambda answer: "resigned: the engine wins" if "online" not in answer
+    else "resignation sent: the game ends when the server says so",
     "offer-draw": _draw_said,
 }
 

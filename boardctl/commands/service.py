@@ -81,6 +81,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key: the "
                    "arbiter's desk (the relay's POST /arbiter/BOARD) may act on this board; "
                    "without it the board takes no control messages ([broker] hall_key_file)")
+    _add_opponent(p)
     _add_page(p)
     _add_board_extras(p)
     p.set_defaults(func=run_service)
@@ -246,7 +247,10 @@ def run_service(args: argparse.Namespace) -> int:
         except NoGpioBackend as exc:  # one line, and a status the unit does not restart on
             print(f"boardctl: error: {exc}", file=sys.stderr)
             return EXIT_NO_GPIO
-    lineup = (_analysis_lineup(args, config, rules) or _training_lineup(args, rules, state_dir)
+    # the opponent's new games go through the service's control path, once it is made
+    lineup = (_opponent_lineup(args, config, rules, lambda request: (
+                  service.command(request) if service is not None else {}))
+              or _analysis_lineup(args, config, rules) or _training_lineup(args, rules, state_dir)
               or _engine_lineup(args, config, rules))
     voice = _open_voice(args, config, rules, lineup)
     page = board_page(args, config, state_dir)
@@ -300,6 +304,92 @@ def _plug_board_extras(service: Any, voice: Any, page: Any, game: tuple[Any, Any
     setup, lineup = game
     plug_menu(service, setup=setup, lineup=lineup, state_dir=state_dir, hall=hall,
               address=page_address(page))
+
+
+def _add_opponent(p: argparse.ArgumentParser) -> None:
+    from boardctl.online.settings import HELP
+
+    o = p.add_argument_group("an opponent not at the board (docs/ONLINE.md)")
+    o.add_argument("--opponent", metavar="WHO", help="lidraughts (its Bot API: the "
+                   "--online-* options) or board:NAME (another board on the hall's broker); "
+                   "config [online] opponent")
+    o.add_argument("--opponent-side", choices=("white", "black"), help="with board:NAME: "
+                   "the other board's colour, as --engine-side is the engine's (default "
+                   "black; the other board is started with the other colour)")
+    for flag, text in HELP.items():
+        o.add_argument(flag, metavar=flag.rsplit("-", 1)[-1].upper(), help=text)
+
+
+def _opponent_lineup(args: argparse.Namespace, config: Any, rules: Any,
+                     request: Any) -> Any:
+    """The opponent's lineup (boardctl.opponents.lineup) for ``--opponent`` (or the config's
+    ``[online]``), None without one; its settings checked here, before anything starts (a
+    token that the server refuses is one line later, and the board plays on offline)."""
+    section = config.online
+    who = args.opponent or section.opponent
+    online = ("online_token_file", "online_url", "online_accept", "online_challenge",
+              "online_time_control", "online_numbering")
+    if not who:
+        for flag in (*online, "opponent_side"):
+            if getattr(args, flag, None) is not None:
+                raise BoardError(f"--{flag.replace('_', '-')} needs --opponent")
+        return None
+    if args.engine or config.engine.engine or getattr(args, "analyse", False):
+        raise BoardError("--opponent and --engine (or --analyse) are two players for one "
+                         "side: give one")
+    for flag in ("train", "puzzles"):
+        if getattr(args, flag, None) is not None:
+            raise BoardError(f"--opponent and --{flag} are two modes: choose one")
+    from boardctl.opponents.lineup import OpponentLineup
+
+    if who == "lidraughts":
+        from boardctl.online.errors import OnlineError
+        from boardctl.online.settings import OnlineSettings
+        from boardctl.online.transport import DEFAULT_URL
+        from boardctl.opponents.lidraughts import LidraughtsPlayer
+
+        token_file = args.online_token_file or section.token_file
+        if not token_file:
+            raise BoardError("--opponent lidraughts needs --online-token-file (the BOT "
+                             "account's token; docs/ONLINE.md)")
+        try:
+            settings = OnlineSettings.from_options(
+                token_file,
+                url=args.online_url or section.url or DEFAULT_URL,
+                accept=args.online_accept or section.accept,
+                challenge=args.online_challenge or section.challenge or None,
+                time_control=args.online_time_control or section.time_control or None,
+                rules=rules.name, numbering=args.online_numbering or section.numbering)
+        except OnlineError as exc:
+            raise BoardError(str(exc)) from None
+        return OpponentLineup(lambda seat: LidraughtsPlayer(settings, seat, request))
+    return _board_lineup(args, config, who)
+
+
+def _board_lineup(args: argparse.Namespace, config: Any, who: str) -> Any:
+    """``--opponent board:NAME``: the other board of the hall (boardctl.opponents.board)."""
+    from boardctl.hall.board import broker_settings
+    from boardctl.hall.mqtt import check_name
+    from boardctl.opponents.board import BoardOpponent, PeerFeed
+    from boardctl.opponents.lineup import OpponentLineup
+    from firmware.rules.sets import Side
+
+    if not who.startswith("board:"):
+        raise BoardError(f"--opponent {who[:80]!r}: not lidraughts or board:NAME")
+    other = check_name(who[6:], "--opponent board:NAME")
+    settings = broker_settings(args, config.broker, config.source)
+    if settings is None:
+        raise BoardError("--opponent board:NAME needs the hall's broker (--broker, --hall, "
+                         "--board)")
+    if other == settings.board:
+        raise BoardError(f"--opponent board:{other}: that is this board")
+    theirs = Side(args.opponent_side or config.online.side)
+
+    def make(seat: Any) -> Any:
+        feed = PeerFeed(settings.broker, settings.hall, settings.board, other, seat.wake)
+        return BoardOpponent(feed, other, theirs, seat)
+
+    return OpponentLineup(make)
 
 
 def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:

@@ -21,6 +21,7 @@ from typing import Any
 from boardctl.online import fields
 from boardctl.online.errors import LinkError, ProtocolError
 from boardctl.online.events import EndReason, Event, GameEnded, LinkDown, LinkUp
+from boardctl.online.moves import Numbering
 from boardctl.online.poster import Poster
 from boardctl.online.streams import BACKOFF, IDLE_TIMEOUT, Backoff, StreamLoop
 from boardctl.online.tracker import PLAYING, GameTracker, ServerView, Unplayable
@@ -38,13 +39,14 @@ class OnlineGame:
                  put: Callable[[Event], None], on_fatal: Callable[[str], None],
                  backoff: Backoff = BACKOFF, idle_timeout: float = IDLE_TIMEOUT,
                  clock: Callable[[], int] = time.monotonic_ns,
-                 on_over: Callable[[str], None] | None = None) -> None:
+                 on_over: Callable[[str], None] | None = None,
+                 numbering: str = "auto") -> None:
         self.game_id = game_id
         self._on_over = on_over
         self._transport = transport
         self._put = put
         self._clock = clock
-        self._tracker = GameTracker(game_id, account)
+        self._tracker = GameTracker(game_id, account, numbering)
         self._changed = threading.Condition()
         self._down = False
         self._ended = False
@@ -107,6 +109,12 @@ class OnlineGame:
         """The game as the server last showed it (None before its first line)."""
         with self._changed:
             return self._tracker.view
+
+    @property
+    def numbering(self) -> Numbering | None:
+        """How the server numbers the squares (None before the game is read)."""
+        with self._changed:
+            return self._tracker.numbering
 
     @property
     def over(self) -> bool:

@@ -190,7 +190,7 @@ class LidraughtsLink:
             assert self.account is not None
             game = OnlineGame(game_id, self.account, self._transport, self.inbox.put,
                               self._fatal, self._backoff, self._idle, self._clock,
-                              on_over=self._game_over)
+                              on_over=self._game_over, numbering=self.settings.numbering)
             if current is not None:
                 self._old.append(current)
             self._game = game

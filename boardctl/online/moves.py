@@ -17,33 +17,81 @@ pieces on one line may be any of the free ones, as lidraughts lets it be).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
-from boardctl.online.errors import ProtocolError
+from boardctl.online.errors import OnlineError, ProtocolError
 from firmware.rules.notation import move_text
 from firmware.rules.position import Move, Position
+from firmware.rules.sets import RuleSet
+
+log = logging.getLogger(__name__)
 
 #: The longest entry read: a start and 24 landing squares (no capture takes more pieces).
 MAX_ENTRY = 50
 
 
-def li_steps(move: Move) -> tuple[str, ...]:
+#: The 8x8 numberings: lidraughts' own (``Pos64``: PDN's, 1 = b8, the board's), pydraughts'
+#: (1 = a1, 2 = c1 ... 32 = h8), or lidraughts' own until the server's moves are legal only
+#: under pydraughts' (``auto``, the default).
+NUMBERINGS = ("auto", "lidraughts", "a1")
+
+
+class Numbering:
+    """How the server numbers the squares: the board's own (PDN), or, on 8x8, from a1
+    (pydraughts'). ``auto`` starts with the board's own and switches, once, when a game's
+    moves replay only from a1 (:meth:`MovesReader.read`). One per game: its reader and its
+    poster share it."""
+
+    def __init__(self, rules: RuleSet, mode: str = "auto") -> None:
+        if mode not in NUMBERINGS:
+            raise OnlineError(f"--online-numbering {mode[:20]!r}: not one of "
+                              f"{', '.join(NUMBERINGS)}")
+        self.a1 = mode == "a1" and rules.size == 8
+        self.auto = mode == "auto" and rules.size == 8
+        self._to: dict[int, int] = {}
+        if rules.size == 8:
+            alg = rules.geometry.algebraic
+            for sq in range(1, 33):
+                name = alg(sq)
+                self._to[sq] = (int(name[1:]) - 1) * 4 + (ord(name[0]) - ord("a")) // 2 + 1
+        self._from = {v: k for k, v in self._to.items()}
+
+    def to_server(self, sq: int) -> int:
+        return self._to[sq] if self.a1 else sq
+
+    def from_server(self, sq: int) -> int:
+        return self._from.get(sq, 0) if self.a1 else sq
+
+    def settle(self) -> None:
+        """``auto`` found the server numbering from a1: so from now on."""
+        self.auto = False
+        log.info("lidraughts: the server numbers the 8x8 squares from a1 (1 = a1): read so")
+
+
+def li_steps(move: Move, numbering: Numbering | None = None) -> tuple[str, ...]:
     """The requests that play ``move``: one per step (a simple move is one step)."""
+    to = numbering.to_server if numbering is not None else (lambda sq: sq)
     r = move.route
-    return tuple(f"{a:02d}{b:02d}" for a, b in zip(r, r[1:], strict=False))
+    return tuple(f"{to(a):02d}{to(b):02d}" for a, b in zip(r, r[1:], strict=False))
 
 
-def li_route(move: Move) -> str:
+def li_route(move: Move, numbering: Numbering | None = None) -> str:
     """The move as one entry of a game's ``moves``: its start and every landing square."""
-    return "".join(f"{sq:02d}" for sq in move.route)
+    to = numbering.to_server if numbering is not None else (lambda sq: sq)
+    return "".join(f"{to(sq):02d}" for sq in move.route)
 
 
-def entry_squares(entry: str) -> tuple[int, ...]:
-    """The squares of one entry; ProtocolError unless it is 2-digit squares, at least two."""
+def entry_squares(entry: str, numbering: Numbering | None = None) -> tuple[int, ...]:
+    """The squares of one entry (the board's numbers); ProtocolError unless it is 2-digit
+    squares, at least two."""
     if not (entry.isascii() and entry.isdigit()) or len(entry) % 2 or not 4 <= len(entry) \
             <= MAX_ENTRY:
         raise ProtocolError(f"cannot read the move {entry[:MAX_ENTRY]!r} (two-digit squares)")
-    return tuple(int(entry[i:i + 2]) for i in range(0, len(entry), 2))
+    squares = tuple(int(entry[i:i + 2]) for i in range(0, len(entry), 2))
+    if numbering is not None:
+        squares = tuple(numbering.from_server(sq) for sq in squares)
+    return squares
 
 
 def jumped(position: Position, start: int, a: int, b: int) -> int | None:
@@ -115,26 +163,39 @@ class MovesReader:
     """Reads the ``moves`` of each state of one game; a state that extends the last one read
     costs only its new entries."""
 
-    def __init__(self, start: Position) -> None:
+    def __init__(self, start: Position, numbering: Numbering | None = None) -> None:
         self.start = start
+        self.numbering = numbering or Numbering(start.rules, "lidraughts")
         self._entries: tuple[str, ...] = ()
         self._last = Replayed((), (), start)
 
     def read(self, moves: str) -> Replayed:
-        """The game after ``moves``; ProtocolError naming the entry that does not replay."""
+        """The game after ``moves``; ProtocolError naming the entry that does not replay.
+        With ``auto`` numbering, moves that replay only from a1 switch it (once)."""
         entries = tuple(moves.split())
         n = len(self._entries)
-        if entries[:n] == self._entries:
-            done = self._replay(self._last, entries[n:], n)
-        else:
-            done = self._replay(Replayed((), (), self.start), entries, 0)
+        try:
+            if entries[:n] == self._entries:
+                done = self._replay(self._last, entries[n:], n)
+            else:
+                done = self._replay(Replayed((), (), self.start), entries, 0)
+        except ProtocolError:
+            if not self.numbering.auto:
+                raise
+            self.numbering.a1 = True  # the whole game again, from a1
+            try:
+                done = self._replay(Replayed((), (), self.start), entries, 0)
+            except ProtocolError:
+                self.numbering.a1 = False
+                raise
+            self.numbering.settle()
         self._entries, self._last = entries, done
         return done
 
     def _replay(self, state: Replayed, entries: tuple[str, ...], offset: int) -> Replayed:
         plies, pending, position = list(state.plies), state.pending, state.position
         for i, entry in enumerate(entries, offset + 1):
-            squares = entry_squares(entry)
+            squares = entry_squares(entry, self.numbering)
             if pending:
                 if squares[0] != pending[-1] or len(squares) != 2:
                     raise ProtocolError(f"entry {i} ({entry}) does not carry on the capture "

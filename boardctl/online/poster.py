@@ -25,7 +25,7 @@ from typing import Protocol
 
 from boardctl.online.errors import LinkError
 from boardctl.online.events import Event, MoveRefused, RequestRefused
-from boardctl.online.moves import describe, li_steps
+from boardctl.online.moves import Numbering, describe, li_steps
 from boardctl.online.streams import RATE_LIMIT_WAIT, fatal_reason, passing
 from boardctl.online.tracker import ServerView
 from boardctl.online.transport import Reply, Transport
@@ -47,6 +47,10 @@ class Synced(Protocol):
 
     def await_view(self, after_fulls: int) -> ServerView | None:
         """The view once more than ``after_fulls`` gameFull lines were read (None: stopped)."""
+
+    @property
+    def numbering(self) -> Numbering | None:
+        """How the server numbers the squares (None before the game is read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +111,7 @@ class Poster:
             self._put(MoveRefused(gid, ply, move, f"not the board's turn: the server has "
                                   f"{n} plies and waits for {view.position.turn.value}"))
             return None
-        steps = li_steps(move)
+        steps = li_steps(move, self._game.numbering)
         landed = max(0, len(view.pending) - 1)
         if view.pending and move.route[:len(view.pending)] != view.pending:
             self._put(MoveRefused(gid, ply, move, "the server has another capture under way"))

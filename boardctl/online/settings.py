@@ -1,6 +1,7 @@
 """The online options as one checked value (CONTRACT.md "Opponents not at the board"):
 ``--opponent lidraughts --online-token-file FILE [--online-url URL]
-[--online-accept any|USER,...] [--online-challenge USER --online-time-control M+S]``.
+[--online-accept any|USER,...] [--online-challenge USER --online-time-control M+S]
+[--online-numbering auto|lidraughts|a1]``.
 
 ``OnlineSettings.from_options`` reads them (the token file once) and raises OnlineError with
 a one-line reason for anything that cannot be used; the command line registers the options
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from boardctl.online.errors import OnlineError
+from boardctl.online.moves import NUMBERINGS
 from boardctl.online.policy import ChallengePolicy, is_username
 from boardctl.online.token import Token
 from boardctl.online.transport import DEFAULT_URL, Server
@@ -27,6 +29,9 @@ HELP = {
                        "commas (default any)",
     "--online-challenge": "challenge this lidraughts user when the link is up",
     "--online-time-control": "the challenge's clock, minutes+seconds (e.g. 5+3)",
+    "--online-numbering": "8x8 square numbers: lidraughts (its own, 1 = b8), a1 (pydraughts', "
+                          "1 = a1), or auto (default: lidraughts', a1 when the server's moves "
+                          "are legal only so)",
 }
 
 
@@ -40,11 +45,14 @@ class OnlineSettings:
     challenge_user: str | None = None
     clock: ClockSetting | None = None
     rules: RuleSet | None = None
+    #: 8x8 square numbers (boardctl.online.moves.NUMBERINGS).
+    numbering: str = "auto"
 
     @classmethod
     def from_options(cls, token_file: str, url: str = DEFAULT_URL, accept: str = "any",
                      challenge: str | None = None, time_control: str | None = None,
-                     rules: RuleSet | str | None = None) -> OnlineSettings:
+                     rules: RuleSet | str | None = None,
+                     numbering: str = "auto") -> OnlineSettings:
         """The settings from the option values; ``rules``: the board's rule set (its size
         limits the challenges taken; a challenge asks for its variant)."""
         rs = find_rules(rules) if rules is not None else None
@@ -61,4 +69,7 @@ class OnlineSettings:
             variant_key(rs or "international")  # lidraughts must have the rule set
         policy = ChallengePolicy.parse(accept, rs.size if rs else None)
         server = Server.from_url(url)
-        return cls(Token.read(token_file), server, policy, user, clock, rs)
+        if numbering not in NUMBERINGS:
+            raise OnlineError(f"--online-numbering {numbering[:20]!r}: not one of "
+                              f"{', '.join(NUMBERINGS)}")
+        return cls(Token.read(token_file), server, policy, user, clock, rs, numbering)

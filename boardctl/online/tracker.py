@@ -32,7 +32,7 @@ from boardctl.online.events import (
     Player,
     PliesWithdrawn,
 )
-from boardctl.online.moves import MovesReader, Replayed
+from boardctl.online.moves import MovesReader, Numbering, Replayed
 from boardctl.online.variants import VARIANTS, rules_for, time_control
 from firmware.clock.timecontrol import TimeControl
 from firmware.errors import BoardError
@@ -78,9 +78,12 @@ class _Setup:
 class GameTracker:
     """One game's state, fed the game stream's lines."""
 
-    def __init__(self, game_id: str, account: str) -> None:
+    def __init__(self, game_id: str, account: str, numbering: str = "auto") -> None:
         self.game_id = game_id
         self.account = account.lower()
+        #: ``--online-numbering`` (boardctl.online.moves.NUMBERINGS), and the game's own.
+        self.numbering_mode = numbering
+        self.numbering: Numbering | None = None
         self.view: ServerView | None = None
         self._setup: _Setup | None = None
         self._reader: MovesReader | None = None
@@ -99,7 +102,8 @@ class GameTracker:
         state = fields.section(obj, "state", what)
         if self._setup is None:
             self._setup = _read_setup(obj, self.account)
-            self._reader = MovesReader(self._setup.start)
+            self.numbering = Numbering(self._setup.rules, self.numbering_mode)
+            self._reader = MovesReader(self._setup.start, self.numbering)
             done = self._replay(state)
             offers = _offers(state)
             self.view = ServerView(self._setup.side, done.plies, done.pending, done.position,

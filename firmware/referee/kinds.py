@@ -48,6 +48,12 @@ class IrregularityKind(enum.StrEnum):
     NOT_ENGINE_MOVE = ("not-engine-move", "the board shows another move than the engine's, "
                        "which the person carries out for it: the person's to fix (the LEDs "
                        "show the way to the engine's move; issue 28)")
+    NOT_REMOTE_MOVE = ("not-remote-move", "the board shows another move than the remote "
+                       "opponent's (lidraughts, another board), which the person carries out "
+                       "for it: the person's to fix (the LEDs show the way to it; issue 41)")
+    MOVE_REFUSED = ("move-refused", "the server did not take the person's committed move (an "
+                    "online game, issue 41): taken back, the LEDs show the way back, the board "
+                    "waits for another")
 
 
 #: Every kind's feed name, in CONTRACT.md's order.
