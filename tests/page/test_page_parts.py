@@ -137,7 +137,8 @@ def test_the_command_line_wins_over_the_config(tmp_path: Path) -> None:
 def test_the_example_configs_page_section_reads_when_uncommented(tmp_path: Path) -> None:
     example = (Path(__file__).resolve().parents[2] / "hw" / "config.example.toml").read_text()
     start = example.index("# [http]")
-    block = [line[2:] for line in example[start:].splitlines() if line.startswith("# ")
+    section = example[start:].split("\n\n", 1)[0]  # the section's lines, to its blank line
+    block = [line[2:] for line in section.splitlines() if line.startswith("# ")
              and not line.startswith("#  ")]
     path = tmp_path / "c.toml"
     path.write_text(example[:start] + "\n".join(block) + "\n")
