@@ -83,7 +83,7 @@ class PageBoard:
         """Whole moves made by the simulated hand (lift, place, captured pieces off, press)."""
         for move in moves:
             said = self.hand.line(move)
-            assert said.endswith("made"), said
+            assert said.endswith("made"), (said, self.ask("status"))
 
     def call(self, method: str, path: str, body: bytes | str | Mapping[str, Any] | None = None,
              headers: Mapping[str, str] | None = None) -> Reply:
