@@ -55,7 +55,10 @@ class RefereeInbox:
         #: The referee's thread while run() runs (None: whoever calls step()).
         self.referee: int | None = None
         self._queue: queue.SimpleQueue[tuple[Request, _Reply]] = queue.SimpleQueue()
-        self._status_cache: tuple[float, Mapping[str, Any]] | None = None
+        self._status_cache: tuple[float, int, Mapping[str, Any]] | None = None
+        #: Requests other than ``status`` asked so far: a cached ``status`` older than one
+        #: of them is not given again (a client that acts then asks sees its act).
+        self._acts = 0
 
     def elsewhere(self) -> bool:
         """True on a thread other than the running referee's (a request must be queued)."""
@@ -65,11 +68,15 @@ class RefereeInbox:
         """The request answered on the referee's thread. ``status`` is answered from the
         referee's last answer while that is younger than :data:`STATUS_FRESH_S` (a client
         asking a thousand times a second costs the referee at most 1/STATUS_FRESH_S
-        answers)."""
+        answers) and no other request has been asked since."""
+        acts = self._acts
         if req.cmd == "status":
             cached = self._status_cache
-            if cached is not None and time.monotonic() - cached[0] < STATUS_FRESH_S:
-                return cached[1]
+            if (cached is not None and cached[1] == acts
+                    and time.monotonic() - cached[0] < STATUS_FRESH_S):
+                return cached[2]
+        else:
+            self._acts += 1
         reply = _Reply()
         self._queue.put((req, reply))
         self.wake()
@@ -78,7 +85,7 @@ class RefereeInbox:
         if reply.error is not None:
             raise reply.error
         if req.cmd == "status":
-            self._status_cache = (time.monotonic(), reply.response)
+            self._status_cache = (time.monotonic(), acts, reply.response)
         elif req.cmd not in QUERIES:
             # An arbiter's act is answered once it is in the journal, as the feed is (a
             # stalled disk delays the answer up to REPLY_S, never the referee).
