@@ -10,6 +10,7 @@ the referee and the clock, issue 35). Lazy imports inside functions count."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ RULES_CORE = ("firmware.errors", "firmware.rules")
 ABOVE_RULES = ("firmware.referee", "firmware.clock", "firmware.session", "firmware.formats")
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
     found: dict[str, Path] = {}
     for package in PACKAGES:
@@ -32,24 +34,28 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def imports(path: Path, known: dict[str, Path], typing: bool = False) -> set[str]:
+def imports(path: Path, known: dict[str, Path]) -> tuple[set[str], set[str]]:
     """The project modules a file imports (``from a import b`` counts as ``a.b`` when that is
-    a module, else as ``a``); with ``typing``, those under ``if TYPE_CHECKING:`` too."""
-    out: set[str] = set()
+    a module, else as ``a``): those that run, and with them those under ``if TYPE_CHECKING:``
+    (annotations only)."""
+    run: set[str] = set()
+    typed: set[str] = set()
     tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
                    and _type_checking(block) for stmt in block.body for n in ast.walk(stmt)}
     for node in ast.walk(tree):
-        if id(node) in typing_only and not typing:
-            continue  # `if TYPE_CHECKING:` imports never run: annotations only
+        found: set[str] = set()
         if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.split(".")[0] in PACKAGES}
+            found = {a.name for a in node.names if a.name.split(".")[0] in PACKAGES}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.split(".")[0] not in PACKAGES:
                 continue
             subs = {f"{node.module}.{a.name}" for a in node.names}
-            out |= (subs & known.keys()) or {node.module}
-    return out
+            found = (subs & known.keys()) or {node.module}
+        typed |= found
+        if id(node) not in typing_only:  # `if TYPE_CHECKING:` imports never run
+            run |= found
+    return run, typed
 
 
 def _type_checking(node: ast.If) -> bool:
@@ -57,9 +63,14 @@ def _type_checking(node: ast.If) -> bool:
             or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
 
 
-GRAPH = {name: imports(path, modules()) for name, path in modules().items()}
-#: The same with the imports made for annotations only: a circle of concepts all the same.
-TYPED_GRAPH = {name: imports(path, modules(), typing=True) for name, path in modules().items()}
+@functools.cache
+def graphs() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """The import graph (each module: the project modules it imports), and the same with the
+    imports made for annotations only (a circle of concepts all the same); each file parsed
+    once, when a test first asks (never at collection: every xdist worker collects)."""
+    both = {name: imports(path, modules()) for name, path in modules().items()}
+    return ({name: run for name, (run, _) in both.items()},
+            {name: typed for name, (_, typed) in both.items()})
 #: The most modules one package folder holds (issue 26): a folder's name should say what is in it.
 MAX_MODULES = 20
 
@@ -74,7 +85,7 @@ def _within(name: str, prefixes: tuple[str, ...]) -> bool:
     (RULES_CORE, ABOVE_RULES),
 ])
 def test_no_import_goes_up_a_layer(layer: tuple[str, ...], forbidden: tuple[str, ...]) -> None:
-    wrong = sorted(f"{m} imports {d}" for m, deps in GRAPH.items() if _within(m, layer)
+    wrong = sorted(f"{m} imports {d}" for m, deps in graphs()[0].items() if _within(m, layer)
                    for d in deps if _within(d, forbidden))
     assert wrong == []
 
@@ -118,8 +129,9 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 
 def test_no_import_cycle_not_even_for_annotations() -> None:
-    assert any(GRAPH[m] != TYPED_GRAPH[m] for m in GRAPH)  # the check sees typing imports
-    assert cycles(TYPED_GRAPH) == []
+    graph, typed = graphs()
+    assert any(graph[m] != typed[m] for m in graph)  # the check sees typing imports
+    assert cycles(typed) == []
 
 
 def test_no_package_folder_is_a_heap() -> None:
@@ -135,8 +147,8 @@ def test_no_package_folder_is_a_heap() -> None:
 def test_real_drivers_never_import_their_twins() -> None:
     """``hw/mock/`` holds the simulated twins (issue 12): only the assemblers choose them
     (``hw.assemble`` in ``hw``; ``boardctl`` builds simulated boards for ``--sim``)."""
-    assert any(_within(d, ("hw.mock",)) for d in GRAPH["hw.assemble"])  # the check sees it
-    wrong = sorted(f"{m} imports {d}" for m, deps in GRAPH.items()
+    assert any(_within(d, ("hw.mock",)) for d in graphs()[0]["hw.assemble"])  # the check sees it
+    wrong = sorted(f"{m} imports {d}" for m, deps in graphs()[0].items()
                    if _within(m, ("hw",)) and not _within(m, ("hw.mock", "hw.assemble"))
                    for d in deps if _within(d, ("hw.mock",)))
     assert wrong == []
