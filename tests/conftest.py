@@ -107,3 +107,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & INTEGRATION_FIXTURES or (module is not None and _drives_programs(module)):
             item.add_marker(pytest.mark.integration)
+    # The tests that start programs first: they are the long ones, and xdist hands tests out
+    # in this order, so the many short ones fill the workers' last minute rather than one
+    # long test running alone at the end (a stable sort: each module's tests stay together).
+    items.sort(key=lambda item: item.get_closest_marker("integration") is None)
