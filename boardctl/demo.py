@@ -21,9 +21,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from firmware.errors import BoardError
+
+if TYPE_CHECKING:
+    from boardctl.service.service import Service
+    from firmware.rules.sets import RuleSet
 
 #: The bundled file and its default game: WK 2003, round 1, Weitsman - Tsjizjow, 0-1.
 BUNDLED = "wk2003.pdn"
@@ -221,7 +225,7 @@ class Demo:
             service.close()
         return clock.now - t0
 
-    def _record_result(self, service: Any, rules: Any, result: str | None) -> None:
+    def _record_result(self, service: Service, rules: RuleSet, result: str | None) -> None:
         """The PDN's result, recorded by the arbiter when the board did not end the game."""
         from firmware.rules.game import parse_result, result_text
 

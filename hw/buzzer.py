@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.formats.reader import dispatch
 from firmware.formats.records import (
@@ -36,6 +36,9 @@ from firmware.formats.records import (
     SnapshotRecord,
 )
 from firmware.formats.tenseconds import TenSeconds
+
+if TYPE_CHECKING:
+    from hw.config import BuzzerConfig
 
 NS = 1_000_000_000
 #: Beep patterns: (on seconds, off seconds) per beep.
@@ -178,7 +181,7 @@ _ON_RECORD: dict[type[Any], Callable[..., str | None]] = {
 }
 
 
-def open_beeper(config: Any, pin_factory: Any = None,
+def open_beeper(config: BuzzerConfig | None, pin_factory: Any = None,
                 schedule: Schedule | None = None) -> Beeper | None:
     """The beeper of a ``[buzzer]`` config section (``hw.config.BuzzerConfig``), or None when
     no buzzer is fitted (``pin = 0``)."""

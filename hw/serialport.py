@@ -27,9 +27,12 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import serial
+
+if TYPE_CHECKING:
+    from hw.config import SerialConfig
 
 Line = str | bytes
 
@@ -131,7 +134,7 @@ class FeedPort:
         self.last_error: str | None = None
 
     @classmethod
-    def from_config(cls, config: Any, **kwargs: Any) -> FeedPort:
+    def from_config(cls, config: SerialConfig, **kwargs: Any) -> FeedPort:
         """From a hw.config.SerialConfig."""
         return cls(config.port, baudrate=config.baudrate, write_timeout=config.write_timeout,
                    queue_lines=config.queue_lines, reconnect_max_s=config.reconnect_max_s,

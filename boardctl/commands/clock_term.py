@@ -119,7 +119,7 @@ def interactive(args: argparse.Namespace, control: Any) -> int:
     return 0
 
 
-def _act(clock: Any, name: str, at: int) -> None:
+def _act(clock: GameClock, name: str, at: int) -> None:
     """A button: a player's press, or the arbiter's start/pause/resume."""
     from firmware.rules.sets import Side
 
@@ -134,7 +134,7 @@ def _act(clock: Any, name: str, at: int) -> None:
             clock.resume(at)
 
 
-def _refresh(clock: Any, screen: Screen, buttons: Any, faces: Any, origin: int,
+def _refresh(clock: GameClock, screen: Screen, buttons: Any, faces: Any, origin: int,
              sim: bool) -> None:
     """The buttons' presses in, the faces and the terminal line out."""
     import time
@@ -154,7 +154,7 @@ def _refresh(clock: Any, screen: Screen, buttons: Any, faces: Any, origin: int,
     screen.say(clock, now, origin)
 
 
-def _on_key(key: str, clock: Any, screen: Screen, factory: Any, pins: dict[str, Any],
+def _on_key(key: str, clock: GameClock, screen: Screen, factory: Any, pins: dict[str, Any],
             origin: int) -> None:
     """A key: ``t`` says the times; a button's key presses its (simulated) button, or acts
     at once without buttons; anything else is the arbiter's (:func:`arbiter_key`)."""

@@ -14,7 +14,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from hw.config import BoardConfig
+    from hw.gpio import GpioBackend
 
 NS = 1_000_000_000
 
@@ -158,7 +162,8 @@ def _simulated_faults(board: Any, args: argparse.Namespace, expected: set[str] |
         board.short_column(c)
 
 
-def _buttons(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> Any:
+def _buttons(config: BoardConfig, args: argparse.Namespace, out: TextIO,
+             backend: GpioBackend) -> Any:
     from hw.buttons import open_buttons
 
     buttons = open_buttons(config.buttons, backend)
@@ -169,7 +174,7 @@ def _buttons(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> A
     return buttons
 
 
-def _spi_clock_check(out: Any) -> bool:
+def _spi_clock_check(out: TextIO) -> bool:
     """On a Pi 0-4, say whether config.txt fixes the core clock for SPI LEDs."""
     from pathlib import Path
 
@@ -190,7 +195,8 @@ def _spi_clock_check(out: Any) -> bool:
     return advice is None
 
 
-def _led_walk(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> None:
+def _led_walk(config: BoardConfig, args: argparse.Namespace, out: TextIO,
+              backend: GpioBackend) -> None:
     from dataclasses import replace
 
     from hw.assemble import open_strip
@@ -219,7 +225,8 @@ def _led_walk(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> 
         strip.close()
 
 
-def _buzzer_test(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> Any:
+def _buzzer_test(config: BoardConfig, args: argparse.Namespace, out: TextIO,
+                 backend: GpioBackend) -> Any:
     """The buzzer (hw/buzzer.py) sounds its test pattern: two beeps (the buzzer, to close)."""
     from hw.buzzer import GpioBuzzer
 
@@ -237,7 +244,8 @@ def _buzzer_test(config: Any, args: argparse.Namespace, out: Any, backend: Any) 
     return buzzer
 
 
-def _face_test(config: Any, args: argparse.Namespace, out: Any, backend: Any) -> Any:
+def _face_test(config: BoardConfig, args: argparse.Namespace, out: TextIO,
+               backend: GpioBackend) -> Any:
     from firmware.clock.face import FaceText
     from firmware.rules.sets import Side
     from hw.faces import ClockFaces

@@ -10,9 +10,17 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.errors import BoardError
+
+if TYPE_CHECKING:
+    from boardctl.service.door import Lineup, Seat
+    from boardctl.settings import Settings
+    from firmware.rules.sets import RuleSet
+
+#: The service's control path (``new`` games an opponent starts): a request, its answer.
+Request = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def add_player_options(p: argparse.ArgumentParser) -> None:
@@ -22,8 +30,8 @@ def add_player_options(p: argparse.ArgumentParser) -> None:
     _add_opponent(p)
 
 
-def player_lineup(args: argparse.Namespace, config: Any, rules: Any, state_dir: Path,
-                  request: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+def player_lineup(args: argparse.Namespace, config: Settings, rules: RuleSet, state_dir: Path,
+                  request: Request) -> Lineup | None:
     """The lineup of the player the options ask for: an opponent (``request``: the service's
     control path, for the new games it starts), the analysing engine, training, the computer;
     None: the person plays both sides."""
@@ -46,7 +54,7 @@ def _add_engine(p: argparse.ArgumentParser) -> None:
     _add_analyse(g)
 
 
-def _add_analyse(g: Any) -> None:
+def _add_analyse(g: argparse._ArgumentGroup) -> None:
     g.add_argument("--analyse", action="store_true",
                    help="analysis: no clock; every position on the board studied by the engine "
                    "(--engine, default builtin): its score and best line on the feed, in "
@@ -54,7 +62,8 @@ def _add_analyse(g: Any) -> None:
                    "at a press; moves taken back by restoring the board (docs/ENGINE.md)")
 
 
-def _analysis_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
+def _analysis_lineup(args: argparse.Namespace, config: Settings,
+                     rules: RuleSet) -> Lineup | None:
     """``--analyse``: the engine studying each game (boardctl.engine.analysis), or None.
     What an analysis cannot have (a clock, the engine's side, level or time) refused here."""
     if not getattr(args, "analyse", False):
@@ -104,8 +113,8 @@ def _add_opponent(p: argparse.ArgumentParser) -> None:
         o.add_argument(flag, metavar=flag.rsplit("-", 1)[-1].upper(), help=text)
 
 
-def _opponent_lineup(args: argparse.Namespace, config: Any, rules: Any,
-                     request: Any) -> Any:
+def _opponent_lineup(args: argparse.Namespace, config: Settings, rules: RuleSet,
+                     request: Request) -> Lineup | None:
     """The opponent's lineup (boardctl.opponents.lineup) for ``--opponent`` (or the config's
     ``[online]``), None without one; its settings checked here, before anything starts (a
     token that the server refuses is one line later, and the board plays on offline)."""
@@ -150,7 +159,7 @@ def _opponent_lineup(args: argparse.Namespace, config: Any, rules: Any,
     return _board_lineup(args, config, who)
 
 
-def _board_lineup(args: argparse.Namespace, config: Any, who: str) -> Any:
+def _board_lineup(args: argparse.Namespace, config: Settings, who: str) -> Lineup:
     """``--opponent board:NAME``: the other board of the hall (boardctl.opponents.board)."""
     from boardctl.hall.board import broker_settings
     from boardctl.hall.mqtt import check_name
@@ -169,14 +178,14 @@ def _board_lineup(args: argparse.Namespace, config: Any, who: str) -> Any:
         raise BoardError(f"--opponent board:{other}: that is this board")
     theirs = Side(args.opponent_side or config.online.side)
 
-    def make(seat: Any) -> Any:
+    def make(seat: Seat) -> BoardOpponent:
         feed = PeerFeed(settings.broker, settings.hall, settings.board, other, seat.wake)
         return BoardOpponent(feed, other, theirs, seat)
 
     return OpponentLineup(make)
 
 
-def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
+def _engine_lineup(args: argparse.Namespace, config: Settings, rules: RuleSet) -> Lineup:
     """The computer's lineup (boardctl.engine.lineup): ``--engine`` (or the config's
     ``[engine]``) for the first game, or nobody; each ``new`` may choose again, a Hub engine
     only from the config's ``[engine] allowed`` (the one given here is allowed too). Checked
@@ -207,7 +216,8 @@ def _engine_lineup(args: argparse.Namespace, config: Any, rules: Any) -> Any:
                         allowed=section.allowed)
 
 
-def _training_lineup(args: argparse.Namespace, rules: Any, state_dir: Path) -> Any:
+def _training_lineup(args: argparse.Namespace, rules: RuleSet,
+                     state_dir: Path) -> Lineup | None:
     """``--train`` or ``--puzzles`` (boardctl.training): the file read and checked here, before
     anything starts; the session's PDN goes to STATE_DIR/training/. None: no training."""
     import time

@@ -9,11 +9,22 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from boardctl.commands.players import add_player_options, player_lineup
 from boardctl.hall.mqtt import add_login_options
 from firmware.errors import BoardError
+
+if TYPE_CHECKING:
+    from boardctl.hall.board import HallBoard
+    from boardctl.page.server import BoardPage
+    from boardctl.service.door import Lineup
+    from boardctl.service.hardware import EventScript
+    from boardctl.service.service import GameSetup, Service
+    from boardctl.settings import Settings
+    from boardctl.voice.voice import Voice
+    from firmware.formats.journal import StartMode
+    from firmware.rules.sets import RuleSet
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +156,7 @@ def _tags(args: argparse.Namespace) -> dict[str, str]:
     return tags
 
 
-def _state_dir(args: argparse.Namespace, config: Any) -> Path:
+def _state_dir(args: argparse.Namespace, config: Settings) -> Path:
     if args.state_dir is not None:
         return Path(args.state_dir)
     env = os.environ.get("STATE_DIRECTORY")
@@ -219,7 +230,8 @@ def _add_board_extras(p: argparse.ArgumentParser) -> None:
     add_arguments(p)
 
 
-def _open_voice(args: argparse.Namespace, config: Any, rules: Any, lineup: Any) -> Any:
+def _open_voice(args: argparse.Namespace, config: Settings, rules: RuleSet,
+                lineup: Lineup | None) -> Voice | None:
     """The spoken game (boardctl.voice): ``--voice`` over the config's ``[voice]``, started,
     or None when it is off. The computer's side is said as the computer from the start."""
     from boardctl.voice import open_voice
@@ -232,7 +244,8 @@ def _open_voice(args: argparse.Namespace, config: Any, rules: Any, lineup: Any) 
     return open_voice(settings, rules=rules, roles=roles)
 
 
-def _plug_board_extras(service: Any, voice: Any, page: Any, game: tuple[Any, Any],
+def _plug_board_extras(service: Service, voice: Voice | None, page: BoardPage | None,
+                       game: tuple[GameSetup, Lineup | None],
                        state_dir: Path, hall: bool) -> None:
     """The voice's part of ``status``, and the menus on the buttons and faces
     (boardctl.menu) with the new game's ``setup`` and the computer's ``lineup``."""
@@ -255,7 +268,7 @@ def _one_name(args: argparse.Namespace) -> None:
     args.board = board or name
 
 
-def _config_and_rules(args: argparse.Namespace) -> tuple[Any, Any]:
+def _config_and_rules(args: argparse.Namespace) -> tuple[Settings, RuleSet]:
     """The board's configuration and the new game's rule set, checked against each other
     (with the other options that can be checked before anything starts)."""
     from boardctl.settings import default_settings, load_config
@@ -297,7 +310,7 @@ def _resumed_rules(args: argparse.Namespace) -> str | None:
         return None
 
 
-def _script(args: argparse.Namespace, rules: Any) -> Any:
+def _script(args: argparse.Namespace, rules: RuleSet) -> EventScript:
     """``--events``: the event log the simulated hand acts out, every square on the board."""
     from boardctl.service.hardware import EventScript
     from firmware.errors import EventLogError
@@ -324,7 +337,8 @@ def _script(args: argparse.Namespace, rules: Any) -> Any:
     return EventScript(events)
 
 
-def _setup(args: argparse.Namespace, config: Any, rules: Any, script: Any) -> Any:
+def _setup(args: argparse.Namespace, config: Settings, rules: RuleSet,
+           script: EventScript | None) -> GameSetup:
     """The new game's setup from the options (a game already in the journal wins)."""
     from boardctl.service.service import GameSetup
     from firmware.referee import check_touch_min
@@ -339,7 +353,7 @@ def _setup(args: argparse.Namespace, config: Any, rules: Any, script: Any) -> An
     return setup
 
 
-def _start_mode(args: argparse.Namespace, config: Any, arbiter: bool) -> Any:
+def _start_mode(args: argparse.Namespace, config: Settings, arbiter: bool) -> StartMode:
     """How a new game starts (issue 36): ``--start``, else the config's ``start``, else by
     the press where an arbiter starts the round (a hall) or a log says when (``--events``),
     by the first move otherwise (a board on its own, against the computer)."""
@@ -359,7 +373,7 @@ def _socket_path(args: argparse.Namespace, state_dir: Path) -> Path:
     return Path(runtime.split(":")[0]) / "control.sock" if runtime else state_dir / "control.sock"
 
 
-def _serve(service: Any, hall: Any) -> None:
+def _serve(service: Service, hall: HallBoard | None) -> None:
     """Run until SIGTERM or SIGINT, the hall's link beside it."""
     stop = threading.Event()
 
@@ -377,7 +391,7 @@ def _serve(service: Any, hall: Any) -> None:
             hall.close()
 
 
-def hall_link(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
+def hall_link(args: argparse.Namespace, config: Settings, state_dir: Path) -> HallBoard | None:
     """The broker link (boardctl.hall.board) from --broker/--hall/--board or [broker], or None."""
     from boardctl.hall.board import HallBoard, broker_settings
 
@@ -395,7 +409,7 @@ def _add_page(p: argparse.ArgumentParser) -> None:
                    "password_file); without one, anyone on the network may start a new game")
 
 
-def board_page(args: argparse.Namespace, config: Any, state_dir: Path) -> Any:
+def board_page(args: argparse.Namespace, config: Settings, state_dir: Path) -> BoardPage | None:
     """The board's own page (boardctl.page) from --http/--http-password-file or [http], or
     None; listening already (a port in use is told before the board starts)."""
     from boardctl.page.server import BoardPage

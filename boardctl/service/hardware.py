@@ -9,10 +9,14 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.formats.events import Event, Lift, Pause, Place, Press, Resume, Start
 from hw import parts
+
+if TYPE_CHECKING:
+    from hw.config import BoardConfig
+    from hw.gpio import GpioBackend
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +134,7 @@ class FacesWithNotice:
 
 def sim_hardware(
     size: int,
-    config: Any = None,
+    config: BoardConfig | None = None,
     *,
     clock: Callable[[], int] = time.monotonic_ns,
     feed_url: str | None = None,
@@ -177,12 +181,12 @@ def sim_hardware(
 
 
 def pi_hardware(
-    config: Any,
+    config: BoardConfig,
     *,
     clock: Callable[[], int] = time.monotonic_ns,
     feed_url: str | None = None,
     on_connect: Callable[[], Iterable[str] | None] | None = None,
-    backend: Any = None,
+    backend: GpioBackend | None = None,
 ) -> Hardware:
     """The real board from its configuration. Only the sensor matrix is essential: without it
     a HardwareError says why in one line. Any other part that cannot start (no clock faces
@@ -238,11 +242,11 @@ def pi_hardware(
                     beeper=beeper)
 
 
-def _beeper(config: Any, factory: Any) -> Any:
+def _beeper(config: BoardConfig | None, factory: Any) -> parts.Beeper | None:
     """The ``[buzzer]`` of the config on the board's pin factory (None: none fitted)."""
     from hw.buzzer import open_beeper
 
-    return open_beeper(getattr(config, "buzzer", None), pin_factory=factory)
+    return open_beeper(config.buzzer if config is not None else None, pin_factory=factory)
 
 
 # --------------------------------------------------------------------------------------------

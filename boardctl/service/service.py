@@ -43,7 +43,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,7 @@ class Service:
         heartbeat: float = 1.0,
         faces_hz: float = 20.0,
         on_line: Callable[[str], None] | None = None,
-        sinks: list[FeedSink] | None = None,
+        sinks: Sequence[FeedSink] | None = None,
         fsync: Callable[[int], None] = os.fsync,
         threaded_io: bool = False,
         lineup: Lineup | None = None,

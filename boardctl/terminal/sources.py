@@ -22,11 +22,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boardctl.service.control import ControlError, encode
 from firmware.formats.reader import FeedLine, Refusal, read_line
 from firmware.formats.records import HeaderRecord, SnapshotRecord, StatusRecord
+
+if TYPE_CHECKING:
+    from boardctl.hall.mqtt import BrokerConfig
 
 #: Seconds between two ``status`` requests.
 POLL_S = 0.05
@@ -173,7 +176,7 @@ class FeedOrder:
 class MqttSource:
     """A hall board over MQTT: its feed and status topics (docs/CONTRACT.md "MQTT")."""
 
-    def __init__(self, config: Any, hall: str, board: str) -> None:
+    def __init__(self, config: BrokerConfig, hall: str, board: str) -> None:
         self.config = config
         self.hall = hall
         self.board = board
