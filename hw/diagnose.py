@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hw.matrix import ReedMatrix
+from hw.parts import Matrix
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +24,7 @@ class Fault:
     message: str
 
 
-def column_shorts(matrix: ReedMatrix) -> list[Fault]:
+def column_shorts(matrix: Matrix) -> list[Fault]:
     """The columns that read low with no row selected (one read of each column line: the
     service's ``sensors`` command asks between two scans)."""
     layout = matrix.layout
@@ -38,7 +38,7 @@ def column_shorts(matrix: ReedMatrix) -> list[Fault]:
     return faults
 
 
-def find_faults(matrix: ReedMatrix, expected: set[str] | None = None, samples: int = 20,
+def find_faults(matrix: Matrix, expected: set[str] | None = None, samples: int = 20,
                 on_scan: Callable[[], None] | None = None) -> list[Fault]:
     """Scan ``samples`` times and report faults, line faults first.
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, cast
 
 from boardctl.service.doorbell import Bell
-from boardctl.service.hardware import Hardware
+from boardctl.service.hardware import EventScript, Hardware
 from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError
 from firmware.formats.events import Event, Press, Release
@@ -134,7 +134,7 @@ class Sensing:
     (:meth:`start`). ``origin`` gives the monotonic time of game time 0 (the simulated
     hand's log is in game time)."""
 
-    def __init__(self, hardware: Any, script: Any, merge: EventMerge,
+    def __init__(self, hardware: Hardware, script: EventScript | None, merge: EventMerge,
                  origin: Callable[[], int], clock: Callable[[], int] = time.monotonic_ns) -> None:
         self.hw = hardware
         self.script = script

@@ -13,13 +13,19 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boardctl.service.door import PlayerDoor
 from boardctl.service.games import CurrentGame
 from boardctl.service.hardware import Hardware
 from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError
+
+if TYPE_CHECKING:
+    from firmware.clock.face import FaceText, MoveOnFaces
+    from firmware.clock.gameclock import GameClock
+    from firmware.rules.sets import Side
+    from hw.parts import Faces
 
 logger = logging.getLogger(__name__)
 
@@ -124,8 +130,9 @@ class BoardFace:
 ALARM_FACE = "Err "
 
 
-def faces_at(game_clock: Any, at: int, alarm: str | None,
-             note: tuple[str, str] | None = None, move: Any = None) -> dict[Any, Any]:
+def faces_at(game_clock: GameClock | None, at: int, alarm: str | None,
+             note: tuple[str, str] | None = None,
+             move: MoveOnFaces | None = None) -> dict[Side, FaceText]:
     """What each face shows at game time ``at`` (``firmware.clock.face.FaceText`` by side);
     with an alarm, every other second ``Err`` on both (blinking) in turn with the times,
     which keep counting; with a ``note`` (a round's pairing, the menus at the board: White's
@@ -139,17 +146,21 @@ def faces_at(game_clock: Any, at: int, alarm: str | None,
         return dict.fromkeys(sides, FaceText(ALARM_FACE, blink=True))
     if note is not None and (alarm is None or game_clock is None):
         return {Side.WHITE: FaceText(note[0]), Side.BLACK: FaceText(note[1])}
+    if move is not None and (move.other is not None or game_clock is None):
+        return {side: clockless_view(side, move) for side in sides}
+    if game_clock is None:  # no clock, no note, no move: nothing to show
+        return dict.fromkeys(sides, FaceText(""))
     if move is not None:
-        return {side: clockless_view(side, move) if move.other is not None
-                else move_face_view(game_clock, side, at, move) for side in sides}
+        return {side: move_face_view(game_clock, side, at, move) for side in sides}
     return {side: face_view(game_clock, side, at) for side in sides}
 
 
-def update_faces(faces: Any, game_clock: Any, at: int, alarm: str | None,
-                 note: tuple[str, str] | None = None, move: Any = None) -> None:
+def update_faces(faces: Faces, game_clock: GameClock | None, at: int, alarm: str | None,
+                 note: tuple[str, str] | None = None,
+                 move: MoveOnFaces | None = None) -> None:
     """The clock faces at game time ``at`` (:func:`faces_at`); the times themselves through
     the faces' own ``update`` (which may hold a notice up first)."""
-    if alarm is None and note is None and move is None:
+    if alarm is None and note is None and move is None and game_clock is not None:
         faces.update(game_clock, at)
         return
     for side, face in faces_at(game_clock, at, alarm, note, move).items():
@@ -162,18 +173,18 @@ class Display:
     at once and the faces ``faces_hz`` times a second from that copy (the faces write only
     what changed), so they keep counting whatever the disk or the referee is doing."""
 
-    def __init__(self, hardware: Any, faces_ns: int, clock: Callable[[], int]) -> None:
+    def __init__(self, hardware: Hardware, faces_ns: int, clock: Callable[[], int]) -> None:
         self.hw = hardware
         self.faces_ns = faces_ns
         self.clock = clock
         self._cond = threading.Condition()
         self._picture: dict[str, str] | None = None
-        self._game_clock: Any = None
+        self._game_clock: GameClock | None = None
         self._origin = 0
         self._alarm: str | None = None
         self._note: tuple[str, str] | None = None
         #: An engine's move on the faces (BoardFace.face_move), or None.
-        self._move: Any = None
+        self._move: MoveOnFaces | None = None
         #: Something was posted since the faces were last drawn.
         self._posted = False
         self._stop = False
@@ -206,12 +217,12 @@ class Display:
                 self._cond.notify()
 
     @property
-    def move(self) -> Any:
+    def move(self) -> MoveOnFaces | None:
         """An engine's move shown on the faces with the times (BoardFace.face_move)."""
         return self._move
 
     @move.setter
-    def move(self, move: Any) -> None:
+    def move(self, move: MoveOnFaces | None) -> None:
         with self._cond:
             if move != self._move:
                 self._move = move
@@ -223,7 +234,7 @@ class Display:
             self._picture = dict(picture)
             self._cond.notify()
 
-    def publish(self, game_clock: Any, origin: int) -> None:
+    def publish(self, game_clock: GameClock, origin: int) -> None:
         snapshot = game_clock.copy()
         with self._cond:
             self._game_clock, self._origin = snapshot, origin
