@@ -9,12 +9,19 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boardctl.hall.mqtt import add_login_options
 from boardctl.relay.live import web as live
 from firmware.errors import BoardError
 from firmware.limits import ascii_digits
+
+if TYPE_CHECKING:
+    from boardctl.relay.desk import Desk
+    from boardctl.relay.follower import HallFollower, Pusher
+    from boardctl.relay.http import PdnServer, Timeline, View
+    from boardctl.relay.relay import Relay
+    from boardctl.relay.store import GameStore
 
 #: Longest broadcast delay (minutes): a day's round.
 MAX_DELAY = 24 * 60
@@ -133,7 +140,7 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def _server(text: str | None, option: str, tls: tuple[str, str] | None = None,
-            **kwargs: Any) -> Any:
+            **kwargs: Any) -> PdnServer | None:
     from boardctl.relay.http import PdnServer
 
     address = parse_address(text, option) if text else None
@@ -155,7 +162,8 @@ def _server(text: str | None, option: str, tls: tuple[str, str] | None = None,
     return server
 
 
-def _desk(args: argparse.Namespace, hall: str | None, servers: list[Any]) -> Any:
+def _desk(args: argparse.Namespace, hall: str | None,
+          servers: list[PdnServer]) -> Desk | None:
     """``--hall-key``: the arbiter's desk (boardctl.relay.desk) first on every HTTP server."""
     if not args.hall_key or hall is None:
         return None
@@ -226,7 +234,7 @@ def run_relay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _follower(args: argparse.Namespace, halls: list[str]) -> Any:
+def _follower(args: argparse.Namespace, halls: list[str]) -> HallFollower | None:
     """``--broker``: the halls' boards followed over MQTT (boardctl.relay.follower), else
     None."""
     if not args.broker:
@@ -241,7 +249,7 @@ def _follower(args: argparse.Namespace, halls: list[str]) -> Any:
     return HallFollower(config, halls, log=_say)
 
 
-def _store(args: argparse.Namespace, hall: str | None) -> Any:
+def _store(args: argparse.Namespace, hall: str | None) -> GameStore | None:
     """``--state-dir``: the relay's games kept across restarts (boardctl.relay.store), in a
     folder named by the halls followed (``A+B`` for two)."""
     from boardctl.relay.store import GameStore, default_dir
@@ -252,7 +260,7 @@ def _store(args: argparse.Namespace, hall: str | None) -> Any:
     return GameStore(base / (hall or "serial"), log=_say).open()
 
 
-def _pusher(args: argparse.Namespace, halls: list[str], timeline: Any) -> Any:
+def _pusher(args: argparse.Namespace, halls: list[str], timeline: Timeline) -> Pusher | None:
     """``--push``: the public PDN sent to a web server on every change, else None."""
     if not args.push:
         return None
@@ -270,7 +278,8 @@ def _pusher(args: argparse.Namespace, halls: list[str], timeline: Any) -> Any:
     return Pusher(args.push, body, method=args.push_method, log=_say)
 
 
-def _add_crosstable(args: argparse.Namespace, servers: list[Any], hall: str | None) -> None:
+def _add_crosstable(args: argparse.Namespace, servers: list[PdnServer],
+                    hall: str | None) -> None:
     """``--tournament``: the crosstable on every HTTP server, from that server's own view of
     the games (the public one keeps --delay, as the public PDN does; the arbiters' is live)."""
     if args.tournament is None:
@@ -284,7 +293,8 @@ def _add_crosstable(args: argparse.Namespace, servers: list[Any], hall: str | No
             args.tournament, lambda s=server: _pdn_text(s.view()), hall))
 
 
-def _start(servers: list[Any], halls: list[str], follower: Any, pusher: Any) -> None:
+def _start(servers: list[PdnServer], halls: list[str], follower: HallFollower | None,
+           pusher: Pusher | None) -> None:
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         host, port = str(server.server_address[0]), int(server.server_address[1])
@@ -298,7 +308,7 @@ def _start(servers: list[Any], halls: list[str], follower: Any, pusher: Any) -> 
         pusher.start()
 
 
-def _follow_feeds(relay: Any, stop: threading.Event, poll: float) -> None:
+def _follow_feeds(relay: Relay, stop: threading.Event, poll: float) -> None:
     """Read the feeds until ``stop``, saying when a port connects or fails."""
     errors: dict[str, str | None] = {}
     opens: dict[str, int] = {}
@@ -317,7 +327,7 @@ def _follow_feeds(relay: Any, stop: threading.Event, poll: float) -> None:
             stop.wait(0.005)  # a port that keeps signalling EOF must not spin the CPU
 
 
-def _pdn_text(view: Any) -> str:
+def _pdn_text(view: View) -> str:
     """Every game of a server's view as one PDN text (what the crosstable reads)."""
     return "".join(game.text for game in view.games)
 

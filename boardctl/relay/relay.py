@@ -21,7 +21,7 @@ import select
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from boardctl.durable import write_atomically
 from boardctl.relay.changes import Changes
@@ -34,6 +34,9 @@ from boardctl.relay.store import GameStore
 from firmware.formats.reader import Refusal, read_line
 from firmware.formats.records import StatusRecord
 
+if TYPE_CHECKING:
+    from boardctl.relay.follower import HallFollower
+
 __all__ = ["Relay"]
 
 
@@ -45,7 +48,7 @@ class Relay:
     def __init__(self, urls: Sequence[str], out: Path | None = None,
                  server: PdnServer | None = None,
                  now: Callable[[], float] = time.monotonic, *,
-                 hall: Any = None, timeline: Timeline | None = None,
+                 hall: HallFollower | None = None, timeline: Timeline | None = None,
                  wall: Callable[[], float] = time.time,
                  on_publish: Callable[[], None] | None = None,
                  log: Callable[[str], None] | None = None,
