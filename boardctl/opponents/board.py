@@ -186,6 +186,10 @@ class BoardOpponent:
             return True
         return side == self.side.value and session.referee.started
 
+    def owns_pause(self) -> bool:
+        session = self.seat.session
+        return session.referee.started and session.result is None
+
     def leds(self, now: int) -> Mapping[str, str]:
         return self.shown.leds(now)
 

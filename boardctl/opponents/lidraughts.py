@@ -104,6 +104,10 @@ class LidraughtsPlayer:
             return True
         return side == game.shown.side.value and self.seat.session.referee.started
 
+    def owns_pause(self) -> bool:
+        game = self.game
+        return game is not None and game.adopted() and game.ended is None
+
     def leds(self, now: int) -> Mapping[str, str]:
         game = self.game
         return game.shown.leds(now) if game is not None and game.adopted() else {}

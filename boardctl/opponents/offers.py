@@ -126,7 +126,7 @@ class DrawOffers:
 
     def face(self) -> MoveOnFaces | None:
         standing = self.standing
-        return MoveOnFaces(standing.side, OFFER_FACE) if standing is not None else None
+        return MoveOnFaces(standing.side, OFFER_FACE, alone=True) if standing is not None else None
 
     def status(self) -> dict[str, Any]:
         standing = self.standing

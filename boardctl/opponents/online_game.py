@@ -267,8 +267,8 @@ class BoardsGame:
         if self.ended is not None:
             return None
         if self.offered:
-            return MoveOnFaces(self.side.other, OFFER_FACE)
-        return MoveOnFaces(self.side, OFFER_FACE) if self.my_offer else None
+            return MoveOnFaces(self.side.other, OFFER_FACE, alone=True)
+        return MoveOnFaces(self.side, OFFER_FACE, alone=True) if self.my_offer else None
 
     def resign(self) -> None:
         game = self.online()

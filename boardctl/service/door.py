@@ -161,6 +161,7 @@ class PlayerCalls:
 
     on_turn: Callable[[int], None] = _nothing
     on_press: Callable[[str, int], bool] = lambda side, at: False
+    owns_pause: Callable[[], bool] = lambda: False
     leds: Callable[[int], Mapping[str, str]] = lambda now: {}
     face_move: Callable[[], MoveOnFaces | None] = _nothing
     answer: Callable[[str, Mapping[str, Any]], dict[str, Any] | None] = _nothing
@@ -354,6 +355,14 @@ class PlayerDoor:
     def on_press(self, side: str, at: int) -> bool:
         calls = self.calls
         return calls is not None and calls.on_press(side, at)
+
+    def owns_pause(self) -> bool:
+        """Whether the pause button is the player's now (an online game's draw offer: the
+        clock cannot be paused), so that the menus hold a press back until its release and
+        a hold of it opens them, never reaching the player. A player that takes the pause
+        button defines ``owns_pause()`` besides the :class:`Player` calls; default False."""
+        calls = self.calls
+        return calls is not None and calls.owns_pause()
 
     def leds(self, now: int) -> Mapping[str, str]:
         calls = self.calls
