@@ -1,7 +1,7 @@
 """The arbiter's commands to a running board service, over its Unix socket.
 
 ``boardctl new|start|status|pause|resume|clock-set|moves-set|accept|adjourn|resume-adjourned|
-result|takeback|pdn|sim|hint|resign|offer-draw``; each sends one request
+result|takeback|pdn|sim|hint|resign|offer-draw|decline-draw``; each sends one request
 (boardctl.service.control) and prints the answer. When the service is not running, a
 one-line error says so (exit 2).
 """
@@ -59,22 +59,29 @@ def _register_new(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.set_defaults(func=run_control, cmd="new")
 
 
+#: The requests that take no argument, and their help.
+SIMPLE_ACTS = {
+    "start": "start the game (the set-up is checked first; White's clock runs)",
+    "status": "show the game, the clocks and the board",
+    "pause": "stop the clocks",
+    "resume": "restart the clocks",
+    "accept": "let an irregularity stand: play on from the board as it is",
+    "resume-adjourned": "resume an adjourned game: the sealed move is played",
+    "pdn": "print the game so far as PDN",
+    "hint": "against the engine (run --engine), in your turn: ask for a hint (the LEDs "
+            "show it; so does status), with the best moves and their scores once known; "
+            "analysing (run --analyse): the best moves now",
+    "resign": "against the engine: resign the game",
+    "offer-draw": "against the engine: offer a draw (it accepts when it is not better); "
+                  "against lidraughts or another board: offer one, or take up the "
+                  "opponent's",
+    "decline-draw": "against lidraughts or another board: decline the opponent's draw "
+                    "offer (your next move declines it too)",
+}
+
+
 def _register_acts(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    simple = {
-        "start": "start the game (the set-up is checked first; White's clock runs)",
-        "status": "show the game, the clocks and the board",
-        "pause": "stop the clocks",
-        "resume": "restart the clocks",
-        "accept": "let an irregularity stand: play on from the board as it is",
-        "resume-adjourned": "resume an adjourned game: the sealed move is played",
-        "pdn": "print the game so far as PDN",
-        "hint": "against the engine (run --engine), in your turn: ask for a hint (the LEDs "
-                "show it; so does status), with the best moves and their scores once known; "
-                "analysing (run --analyse): the best moves now",
-        "resign": "against the engine: resign the game",
-        "offer-draw": "against the engine: offer a draw (it accepts when it is not better)",
-    }
-    for name, text in simple.items():
+    for name, text in SIMPLE_ACTS.items():
         p = sub.add_parser(name, help=text)
         _common(p)
         p.set_defaults(func=run_control, cmd=name)
@@ -158,14 +165,20 @@ def _request_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _draw_said(answer: dict[str, Any]) -> str:
-    if answer.get("draw") == "offered":  # online (docs/ONLINE.md): goes with the next move
+    if answer.get("draw") == "offered" and answer.get("online"):  # with the next move
         return "draw offered: it goes to the opponent with your next move"
+    if answer.get("draw") == "offered":  # another board (docs/ONLINE.md "Two boards")
+        return "draw offered: it stands until the opponent answers or moves"
     if answer.get("draw") == "accepted" and "score" not in answer:
         return "draw accepted: the opponent's offer taken up"
     score = answer.get("score")
     said = "the engine accepts: drawn by agreement" if answer.get("draw") == "accepted" \
         else "the engine declines"
     return said + (f" (its evaluation: {score})" if score is not None else "")
+
+
+def _declined_said(answer: dict[str, Any]) -> str:
+    return "draw offer declined"
 
 
 def _hint_said(answer: dict[str, Any]) -> str:
@@ -189,6 +202,7 @@ ENGINE_SAID = {
     "resign": lambda answer: "resigned: the engine wins" if "online" not in answer
     else "resignation sent: the game ends when the server says so",
     "offer-draw": _draw_said,
+    "decline-draw": _declined_said,
 }
 
 

@@ -404,6 +404,9 @@ class EnginePlayer:
     def on_press(self, side: str, at: int) -> bool:
         return self.requests.on_press(side, at)
 
+    def owns_pause(self) -> bool:
+        return False  # the pause button pauses the clock against the engine
+
     def leds(self, now: int) -> dict[str, str]:
         return self.shown.leds(now)
 

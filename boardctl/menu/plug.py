@@ -22,8 +22,9 @@ logger = logging.getLogger(__name__)
 class GameInPlay:
     """The game in play (``boardctl.service.games.CurrentGame``) as the menus ask of it."""
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: Any, door: Any = None) -> None:
         self.game = game
+        self.door = door
 
     def under_way(self) -> bool:
         session = self.game.session
@@ -35,6 +36,8 @@ class GameInPlay:
     def running(self) -> bool:
         session = self.game.session
         clock = None if session is None else session.clock
+        if self.door is not None and self.door.owns_pause():
+            return False  # the player's button (an online draw offer): a hold is the menus'
         return clock is not None and clock.running is not None and session.result is None
 
 
@@ -61,7 +64,7 @@ def plug_menu(service: Any, *, setup: Any, lineup: Any, state_dir: Path, hall: b
         threading.Thread(target=_new_game, args=(service, request), name="menu-new",
                          daemon=True).start()
 
-    menu = Menu(choices, GameInPlay(service.game), service.face, size=service.hw.size,
+    menu = Menu(choices, GameInPlay(service.game, service.door), service.face, size=service.hw.size,
                 path=path, start_new=start_new, address=address, hall=hall, engine=engine)
     service.loop.buttons = menu  # the referee's turn hands it the presses first
     service.status_extras.append(lambda: {"menu": menu.status()})

@@ -29,13 +29,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from boardctl.hall.mqtt import BrokerConfig, make_client, topic
+from boardctl.opponents.offers import DrawOffers
 from boardctl.opponents.shown import RemoteShown
+from boardctl.service.control.schema import ControlError
 from boardctl.service.door import Seat
 from boardctl.service.games import GameSetup
 from firmware.errors import BoardError
 from firmware.formats.events import ClockSet, Event, Pause, Result, Resume, TakeBack
 from firmware.formats.reader import FeedLine, read_line
 from firmware.formats.records import (
+    DrawOfferRecord,
     MoveRecord,
     ResultRecord,
     SnapshotRecord,
@@ -131,6 +134,7 @@ class BoardOpponent:
         self.side = side
         self.seat = seat
         self.shown = RemoteShown(seat, side, f"board:{other}")
+        self.offers = DrawOffers(seat, side.other)
         #: The other board's moves of its side, by ply, and the clocks they were made with.
         self.moves: dict[int, MoveRecord] = {}
         self.result: ResultRecord | None = None
@@ -141,10 +145,15 @@ class BoardOpponent:
     # -- the door ------------------------------------------------------------------------
 
     def on_turn(self, at: int) -> None:
+        self._turn(at)
+        self.offers.lapse(self.seat.session, at)  # after a move or a result of this turn
+
+    def _turn(self, at: int) -> None:
         session = self.seat.session
         if session is not self.session:
             self.session = session
             self.shown.forget()
+            self.offers.forget()
             self.paused = False
         for item in self.feed.drain():
             self._take(item, session, at)
@@ -168,16 +177,33 @@ class BoardOpponent:
             self._clock_of(session, rec, at)
 
     def on_press(self, side: str, at: int) -> bool:
-        return side == self.side.value and self.seat.session.referee.started
+        session = self.seat.session
+        if side == "pause" and session.referee.started and session.result is None:
+            try:  # the pause button offers a draw, or takes one up
+                self.offers.offer(at)
+            except ControlError as exc:
+                logger.warning(f"opponent board {self.other}: {exc}")
+            return True
+        return side == self.side.value and session.referee.started
+
+    def owns_pause(self) -> bool:
+        session = self.seat.session
+        return session.referee.started and session.result is None
 
     def leds(self, now: int) -> Mapping[str, str]:
         return self.shown.leds(now)
 
     def face_move(self) -> Any:
-        return self.shown.face_move()
+        return self.shown.face_move() or self.offers.face()
 
     def answer(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
-        return None  # resign, a draw: the board's own result, which the other board follows
+        """A draw offered, taken up, declined (:mod:`boardctl.opponents.offers`); a
+        resignation is the board's own result, which the other board follows."""
+        if cmd == "offer-draw":
+            return self.offers.offer(self.seat.now())
+        if cmd == "decline-draw":
+            return self.offers.decline(self.seat.now())
+        return None
 
     def amend_setup(self, setup: GameSetup) -> None:
         setup.tags.setdefault(self.side.value.capitalize(), self.other)
@@ -190,6 +216,7 @@ class BoardOpponent:
         return {"opponent": {"board": self.other, "side": self.side.value,
                              "peer": self.feed.peer, "connected": self.feed.connected,
                              "paused": self.paused, "refused": self.feed.refused,
+                             "draw_offer": self.offers.status(),
                              **self.shown.status()}}
 
     def close(self) -> None:
@@ -205,6 +232,7 @@ class BoardOpponent:
         if item.game is not None and item.game != self.game_id:
             self.game_id = item.game  # the other board's game: what was held is of another
             self.moves, self.result = {}, None
+            self.offers.forget()
         record = item.record
         if isinstance(record, MoveRecord):
             self._move(record)
@@ -217,6 +245,8 @@ class BoardOpponent:
             self.result = record if record.result != "*" else None
         elif isinstance(record, TakeBackRecord):
             self._taken_back(record.ply, session, at)
+        elif isinstance(record, DrawOfferRecord):
+            self.offers.heard(record, at)
 
     def _move(self, record: MoveRecord) -> None:
         if record.side == self.side.value:

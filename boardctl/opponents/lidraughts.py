@@ -18,7 +18,8 @@ board. docs/ONLINE.md is the user's side.
   board (a ``result`` event with the reason); the board's own flag is overridden by it.
 - Resign (control ``resign``), draw (``offer-draw``: offers one with the person's next move,
   or takes up the opponent's standing offer; the pause button does the same in an online
-  game: the server's clock cannot be paused).
+  game: the server's clock cannot be paused; ``decline-draw`` declines the opponent's). An
+  offer standing shows on the offering side's clock face in turn with its time.
 - The link down (faces ``--.--``, ``status``), up again, failed (one line; the board plays on
   offline).
 """
@@ -103,16 +104,22 @@ class LidraughtsPlayer:
             return True
         return side == game.shown.side.value and self.seat.session.referee.started
 
+    def owns_pause(self) -> bool:
+        game = self.game
+        return game is not None and game.adopted() and game.ended is None
+
     def leds(self, now: int) -> Mapping[str, str]:
         game = self.game
         return game.shown.leds(now) if game is not None and game.adopted() else {}
 
     def face_move(self) -> MoveOnFaces | None:
         game = self.game
-        return game.shown.face_move() if game is not None and game.adopted() else None
+        if game is None or not game.adopted():
+            return None
+        return game.shown.face_move() or game.offer_face()
 
     def answer(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
-        if cmd not in ("resign", "offer-draw"):
+        if cmd not in ("resign", "offer-draw", "decline-draw"):
             return None
         game = self.game
         if game is None or not game.adopted() or game.ended is not None:
@@ -120,7 +127,9 @@ class LidraughtsPlayer:
         if cmd == "resign":
             game.resign()
             return {"online": "resignation sent"}
-        return {"draw": game.draw()}
+        if cmd == "decline-draw":
+            return {"draw": game.decline(), "online": "the offer lapses"}
+        return {"draw": game.draw(), "online": "sent with your next move"}
 
     def amend_setup(self, setup: GameSetup) -> None:
         """The server's game, when the board sets it up: its tags; moves committed by presses

@@ -31,8 +31,11 @@ from boardctl.online.events import (
 )
 from boardctl.online.game import OnlineGame
 from boardctl.online.link import LidraughtsLink
+from boardctl.opponents.offers import OFFER_FACE
 from boardctl.opponents.shown import RemoteShown
+from boardctl.service.control.schema import ControlError
 from boardctl.service.door import Seat
+from firmware.clock.face import MoveOnFaces
 from firmware.errors import BoardError
 from firmware.formats.events import ClockSet, Result, TakeBack
 from firmware.rules.notation import parse_move
@@ -188,6 +191,8 @@ class BoardsGame:
             self._clocked(event.clocks)
             if isinstance(event, OpponentMoved):
                 self.my_offer = False
+            else:  # the board's move: the opponent's offer lapses with it
+                self.offered = False
         elif isinstance(event, ClocksChanged):
             self._clocked(event.clocks)
         elif isinstance(event, MoveRefused):
@@ -247,6 +252,23 @@ class BoardsGame:
         self.my_offer = True
         game.offer_draw()
         return "offered"
+
+    def decline(self) -> str:
+        """The opponent's offer standing declined (it lapses with the board's next move)."""
+        game = self.online()
+        if game is None or not self.offered:
+            raise ControlError("decline-draw: no draw offer of the opponent stands")
+        self.offered = False
+        game.answer_draw(False)
+        return "declined"
+
+    def offer_face(self) -> MoveOnFaces | None:
+        """A draw offer standing, on the offering side's face (OFFER_FACE)."""
+        if self.ended is not None:
+            return None
+        if self.offered:
+            return MoveOnFaces(self.side.other, OFFER_FACE, alone=True)
+        return MoveOnFaces(self.side, OFFER_FACE, alone=True) if self.my_offer else None
 
     def resign(self) -> None:
         game = self.online()

@@ -153,7 +153,7 @@ class RemoteShown:
 
     def face_move(self) -> MoveOnFaces | None:
         if self.link_down:
-            return MoveOnFaces(self.side, LINK_DOWN_FACE)
+            return MoveOnFaces(self.side, LINK_DOWN_FACE, alone=True)
         session = self.session
         move = self.current(session) if session is not None else None
         if move is None or session is None:

@@ -165,6 +165,7 @@ ANSWERS: dict[str, Callable[[Arbitrated, Mapping[str, Any], int], dict[str, Any]
     "hint": lambda service, args, at: service.player_request("hint", args),
     "resign": lambda service, args, at: service.player_request("resign", args),
     "offer-draw": lambda service, args, at: service.player_request("offer-draw", args),
+    "decline-draw": lambda service, args, at: service.player_request("decline-draw", args),
 }
 
 

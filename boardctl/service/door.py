@@ -7,7 +7,8 @@ Two small protocols, one each way:
 
 - :class:`Player`, the player's side: what the service calls, on the referee's thread, at its
   fixed points. Each turn after the events (:meth:`~Player.on_turn`); a clock press before
-  the referee sees it (:meth:`~Player.on_press`); its LED picture under the referee's
+  the referee sees it (:meth:`~Player.on_press`), and whether the pause button is its own
+  (:meth:`~Player.owns_pause`); its LED picture under the referee's
   (:meth:`~Player.leds`) and a move on the clock faces (:meth:`~Player.face_move`); a control
   request the arbiter's tables hand on (:meth:`~Player.answer`: ``hint``, ``resign``,
   ``offer-draw``); a new game's setup (:meth:`~Player.amend_setup`); the sides whose moves the
@@ -69,6 +70,12 @@ class Player(Protocol):
         """A clock button (``white``, ``black``, ``pause``) pressed at game time ``at``, before
         the referee sees it: True takes it for the player (the referee never sees it).
         Default: False."""
+        ...
+
+    def owns_pause(self) -> bool:
+        """Whether the pause button is the player's now (an online game's draw offer: the
+        clock cannot be paused): the menus then hold a press back until its release, so that
+        a hold of it opens them and never reaches the player. Default: False."""
         ...
 
     def leds(self, now: int) -> Mapping[str, str]:
@@ -161,6 +168,7 @@ class PlayerCalls:
 
     on_turn: Callable[[int], None] = _nothing
     on_press: Callable[[str, int], bool] = lambda side, at: False
+    owns_pause: Callable[[], bool] = lambda: False
     leds: Callable[[int], Mapping[str, str]] = lambda now: {}
     face_move: Callable[[], MoveOnFaces | None] = _nothing
     answer: Callable[[str, Mapping[str, Any]], dict[str, Any] | None] = _nothing
@@ -354,6 +362,11 @@ class PlayerDoor:
     def on_press(self, side: str, at: int) -> bool:
         calls = self.calls
         return calls is not None and calls.on_press(side, at)
+
+    def owns_pause(self) -> bool:
+        """:meth:`Player.owns_pause` of the player seated (False: none)."""
+        calls = self.calls
+        return calls is not None and calls.owns_pause()
 
     def leds(self, now: int) -> Mapping[str, str]:
         calls = self.calls

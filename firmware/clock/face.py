@@ -134,6 +134,9 @@ class MoveOnFaces:
     side: Side
     text: str
     other: str | None = None
+    #: Shown on ``side``'s face alone (in turn with its time), the other face's time left
+    #: as it is: a state of that side that lasts (a link down, a draw offer), not a move.
+    alone: bool = False
 
 
 #: What a score face shows while no score is known yet.
@@ -176,6 +179,8 @@ def move_face_view(clock: GameClock, side: Side, at: int, move: MoveOnFaces) -> 
     if stopped or view.text == segment_flag().text:
         return view
     if side is move.side and (at // MOVE_FACE_PERIOD_NS) % 2 == 1:
+        return view
+    if move.alone and side is not move.side:
         return view
     return FaceText(move.text)
 

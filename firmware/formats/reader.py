@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 
 from firmware.formats.feed import unframe
 from firmware.formats.records import (
+    DRAW_OFFER_STATES,
     RECORD_TYPES,
     UNSAID,
     AdjournedRecord,
@@ -44,6 +45,7 @@ from firmware.formats.records import (
     AnalysisRecord,
     ClearedRecord,
     ClockRecord,
+    DrawOfferRecord,
     EngineMoveRecord,
     EngineRecord,
     FeedRecord,
@@ -455,6 +457,13 @@ def _analysis(m: _Members) -> AnalysisRecord:
                           m.whole("depth", 0, MAX_SEARCH_DEPTH), win)
 
 
+def _draw_offer(m: _Members) -> DrawOfferRecord:
+    state = m.obj.get("state", "offered")
+    if state not in DRAW_OFFER_STATES:
+        raise m._wrong("state", "offered or declined")
+    return DrawOfferRecord(m.side("side"), m.whole("ply"), state)
+
+
 _READERS: dict[str, Callable[[_Members], FeedRecord]] = {
     "move": _move,
     "irregularity": _irregularity,
@@ -479,5 +488,6 @@ _READERS: dict[str, Callable[[_Members], FeedRecord]] = {
     "setup": _setup,
     "status": lambda m: StatusRecord(m.text("status", most=MAX_ID)),
     "analysis": _analysis,
+    "draw-offer": _draw_offer,
 }
 assert set(_READERS) == set(RECORD_TYPES)

@@ -378,6 +378,27 @@ class RemoteMoveRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class DrawOfferRecord:
+    """``{"type": "draw-offer", "side", "ply", "state"}``: ``side``'s draw offer, made when
+    ``ply`` plies had been played; ``state`` ``offered`` (it stands), or ``declined`` (the
+    other said no; the other's next move declines it too, the rules' way, with no line of its
+    own). An offer taken up ends the game: its ``result`` line (``agreement``) says so.
+    Two boards playing one game (``--opponent board:B2``) carry offers this way."""
+
+    type: ClassVar[str] = "draw-offer"
+    side: str
+    ply: int
+    state: str = "offered"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "draw-offer", "side": self.side, "ply": self.ply, "state": self.state}
+
+
+#: A draw offer's states (``DrawOfferRecord.state``).
+DRAW_OFFER_STATES = ("offered", "declined")
+
+
+@dataclass(frozen=True, slots=True)
 class GuessRecord:
     """``{"type": "guess", "ply", "move", "right"}``: a guess of a master game's move
     (``boardctl run --train``) or a puzzle's, right or not."""
@@ -497,7 +518,7 @@ Record = (MoveRecord | IrregularityRecord | ResultRecord | PositionRecord | Clea
 FeedRecord = (Record | HeaderRecord | GameRecord | SnapshotRecord | AlarmRecord | GapRecord
               | HardwareRecord | EngineMoveRecord | RemoteMoveRecord | GuessRecord | EngineRecord
               | SetupRecord | StatusRecord | UnknownRecord
-              | AnalysisRecord)
+              | AnalysisRecord | DrawOfferRecord)
 #: The record classes by their ``type``.
 RECORD_TYPES: dict[str, type[Any]] = {
     cls.type: cls for cls in (
@@ -505,7 +526,7 @@ RECORD_TYPES: dict[str, type[Any]] = {
         ClockRecord, AdjournedRecord, TakeBackRecord, HeaderRecord, GameRecord, SnapshotRecord,
         AlarmRecord, GapRecord, HardwareRecord, EngineMoveRecord, RemoteMoveRecord, GuessRecord,
         EngineRecord, SetupRecord, StatusRecord,
-        AnalysisRecord,
+        AnalysisRecord, DrawOfferRecord,
     )
 }  # fmt: skip
 #: Records that carry their game's id themselves (the feed adds it to the others).

@@ -23,6 +23,7 @@ from firmware.formats.records import (
     AnalysisRecord,
     ClearedRecord,
     ClockRecord,
+    DrawOfferRecord,
     EngineMoveRecord,
     EngineRecord,
     GameRecord,
@@ -91,6 +92,8 @@ EVERY = [
     AnalysisRecord(0, 25, ("32-28", "18-23"), 9),
     AnalysisRecord(31, 9995, ("27x38",), 1, 3),  # a win announced: in 3 of its moves
     AnalysisRecord(40, -9996, (), 12, -2),
+    DrawOfferRecord("white", 6),
+    DrawOfferRecord("black", 7, "declined"),
     UnknownRecord("crowd-noise", {"decibel": 70, "noise": [1, {"a": None}]}),
 ]
 

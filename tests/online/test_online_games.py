@@ -5,7 +5,9 @@ The stand-in's clock is the test's (``clock.advance``), never the wall's."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Events
@@ -23,6 +25,7 @@ from boardctl.online.events import (
     OpponentMoved,
     RequestRefused,
 )
+from boardctl.online.game import OnlineGame
 from boardctl.online.moves import li_route, li_steps
 from firmware.pdn import read_games
 from firmware.rules.game import parse_result, result_text
@@ -31,6 +34,37 @@ from firmware.rules.sets import Side
 
 GAMES = Path(__file__).resolve().parents[1] / "data" / "pdn"
 Connect = Callable[..., Events]
+
+
+@dataclass
+class Opened:
+    """A game the board plays on the stand-in: the link's events, its game, the game's id."""
+
+    events: Events
+    game: OnlineGame
+    gid: str
+    started: GameStarted
+
+
+def open_game(standin: LidraughtsStandin, connect: Connect, side: Side = Side.WHITE,
+              move: Move | None = None, reply: str | None = None, rules: str = "international",
+              **create: Any) -> Opened:
+    """Connect, the stand-in's game with the board on ``side``, its ``GameStarted``, the
+    link's game; with ``move``: the board's first move posted and confirmed (``reply``, the
+    opponent's scripted answer, seen too)."""
+    events = connect(rules=rules)
+    gid = standin.create_game(bot_side=side, **create).id
+    started = events.wait(GameStarted)
+    game = events.link.game
+    assert game is not None and started.game_id == gid
+    if reply is not None:
+        standin.script(gid, [reply])
+    if move is not None:
+        game.post_move(move)
+        events.wait(MoveConfirmed)
+        if reply is not None:
+            events.wait(OpponentMoved)
+    return Opened(events, game, gid, started)
 
 
 def real_game(name: str, index: int) -> tuple[list[Move], str]:
@@ -69,14 +103,12 @@ def test_a_real_game_to_its_result(standin: LidraughtsStandin, connect: Connect,
                                    index: int, side: Side) -> None:
     moves, result = real_game(name, index)
     variant = "standard" if "international" in name else "russian"
-    events = connect(rules="international" if variant == "standard" else "russian")
-    gid = standin.create_game(variant, bot_side=side).id
-    started = events.wait(GameStarted)
-    assert (started.game_id, started.side, started.plies) == (gid, side, ())
+    opened = open_game(standin, connect, side, variant=variant,
+                       rules="international" if variant == "standard" else "russian")
+    events, game, gid, started = opened.events, opened.game, opened.gid, opened.started
+    assert (started.side, started.plies) == (side, ())
     winner, _ = parse_result(result)
     play_out(events, standin, gid, side, moves, offer_draw=winner is None)
-    game = events.link.game
-    assert game is not None
     if winner is None:
         standin.answer_draw(gid, accept=True)
     elif winner is side:
@@ -99,11 +131,8 @@ def test_a_real_game_to_its_result(standin: LidraughtsStandin, connect: Connect,
 def test_the_opponent_flags_by_the_server_s_clock(standin: LidraughtsStandin, connect: Connect,
                                                   status_in_state: bool) -> None:
     standin.status_in_state = status_in_state
-    events = connect()
-    gid = standin.create_game(bot_side=Side.WHITE, limit_s=60, increment_s=2).id
-    events.wait(GameStarted)
-    game = events.link.game
-    assert game is not None
+    opened = open_game(standin, connect, limit_s=60, increment_s=2)
+    events, game, gid = opened.events, opened.game, opened.gid
     standin.script(gid, ["1722"])
     game.post_move(Move((32, 27)))
     events.wait(MoveConfirmed)
@@ -124,9 +153,8 @@ def test_the_opponent_flags_by_the_server_s_clock(standin: LidraughtsStandin, co
 
 def test_the_board_flags_when_its_person_does_not_move(standin: LidraughtsStandin,
                                                        connect: Connect) -> None:
-    events = connect()
-    gid = standin.create_game(bot_side=Side.BLACK, limit_s=60).id
-    events.wait(GameStarted)
+    opened = open_game(standin, connect, Side.BLACK, limit_s=60)
+    events, gid = opened.events, opened.gid
     standin.play(gid, "3228")
     events.wait(OpponentMoved)
     standin.clock.advance(61)
@@ -139,14 +167,8 @@ def test_the_board_flags_when_its_person_does_not_move(standin: LidraughtsStandi
 def test_resignation_both_ways(standin: LidraughtsStandin, connect: Connect,
                                status_in_state: bool) -> None:
     standin.status_in_state = status_in_state
-    events = connect()
-    first = standin.create_game(bot_side=Side.WHITE).id
-    events.wait(GameStarted)
-    game = events.link.game
-    assert game is not None
-    standin.script(first, ["1722"])
-    game.post_move(Move((32, 27)))
-    events.wait(OpponentMoved)
+    opened = open_game(standin, connect, move=Move((32, 27)), reply="1722")
+    events, game, first = opened.events, opened.game, opened.gid
     game.resign()
     ended = events.wait(GameEnded)
     assert (ended.game_id, ended.reason, ended.winner, ended.result) == (
@@ -164,24 +186,16 @@ def test_resignation_both_ways(standin: LidraughtsStandin, connect: Connect,
 
 def test_resigning_before_the_second_ply_aborts(standin: LidraughtsStandin,
                                                 connect: Connect) -> None:
-    events = connect()
-    standin.create_game(bot_side=Side.WHITE)
-    events.wait(GameStarted)
-    assert events.link.game is not None
-    events.link.game.resign()
-    ended = events.wait(GameEnded)
+    opened = open_game(standin, connect)
+    opened.game.resign()
+    ended = opened.events.wait(GameEnded)
     assert (ended.reason, ended.result, ended.winner) == (EndReason.ABORT, "*", None)
 
 
 def test_the_board_takes_up_the_opponent_s_draw_offer(standin: LidraughtsStandin,
                                                       connect: Connect) -> None:
-    events = connect()
-    gid = standin.create_game(bot_side=Side.WHITE).id
-    events.wait(GameStarted)
-    game = events.link.game
-    assert game is not None
-    game.post_move(Move((32, 27)))
-    events.wait(MoveConfirmed)
+    opened = open_game(standin, connect, move=Move((32, 27)))
+    events, game, gid = opened.events, opened.game, opened.gid
     standin.offer_draw(gid)
     standin.play(gid, "1722")  # the offer is seen with the move
     offered = events.wait(DrawOffered)
@@ -195,11 +209,8 @@ def test_the_board_takes_up_the_opponent_s_draw_offer(standin: LidraughtsStandin
 
 def test_the_board_s_draw_offer_rides_on_its_move(standin: LidraughtsStandin,
                                                   connect: Connect) -> None:
-    events = connect()
-    gid = standin.create_game(bot_side=Side.WHITE).id
-    events.wait(GameStarted)
-    game = events.link.game
-    assert game is not None
+    opened = open_game(standin, connect)
+    events, game, gid = opened.events, opened.game, opened.gid
     game.offer_draw()
     game.post_move(Move((32, 27)))
     events.wait(MoveConfirmed)
@@ -218,22 +229,16 @@ def test_the_board_s_draw_offer_rides_on_its_move(standin: LidraughtsStandin,
 
 def test_accepting_no_offer_is_refused_and_plays_nothing(standin: LidraughtsStandin,
                                                          connect: Connect) -> None:
-    events = connect()
-    gid = standin.create_game(bot_side=Side.WHITE).id
-    events.wait(GameStarted)
-    assert events.link.game is not None
-    events.link.game.answer_draw(True)
-    refused = events.wait(RequestRefused)
-    assert "no draw offer" in refused.reason and not standin.games[gid].over
+    opened = open_game(standin, connect)
+    opened.game.answer_draw(True)
+    refused = opened.events.wait(RequestRefused)
+    assert "no draw offer" in refused.reason and not standin.games[opened.gid].over
 
 
 def test_an_illegal_move_is_a_refusal_not_an_exception(standin: LidraughtsStandin,
                                                        connect: Connect) -> None:
-    events = connect()
-    gid = standin.create_game(bot_side=Side.WHITE).id
-    events.wait(GameStarted)
-    game = events.link.game
-    assert game is not None
+    opened = open_game(standin, connect)
+    events, game, gid = opened.events, opened.game, opened.gid
     game.post_move(Move((32, 29)))
     refused = events.wait(MoveRefused)
     assert (refused.ply, refused.reason) == (1, "Piece on 32 cannot move to 29")
@@ -244,24 +249,19 @@ def test_an_illegal_move_is_a_refusal_not_an_exception(standin: LidraughtsStandi
 
 def test_a_move_out_of_turn_is_refused_before_it_is_sent(standin: LidraughtsStandin,
                                                          connect: Connect) -> None:
-    events = connect()
-    standin.create_game(bot_side=Side.BLACK)
-    events.wait(GameStarted)
-    assert events.link.game is not None
-    events.link.game.post_move(Move((19, 23)))
-    refused = events.wait(MoveRefused)
+    opened = open_game(standin, connect, Side.BLACK)
+    opened.game.post_move(Move((19, 23)))
+    refused = opened.events.wait(MoveRefused)
     assert "not the board's turn" in refused.reason
     assert not any("/move/" in path for _, path, _ in standin.requests)
 
 
 def test_a_multi_capture_goes_a_step_at_a_time(standin: LidraughtsStandin,
                                                connect: Connect) -> None:
-    events = connect()
-    gid = standin.create_game(bot_side=Side.WHITE, fen="W:WK46,50:B37,19,3").id
-    started = events.wait(GameStarted)
-    assert started.initial_fen == "W:WK46,50:B37,19,3"
-    game = events.link.game
-    assert game is not None and game.view is not None
+    opened = open_game(standin, connect, fen="W:WK46,50:B37,19,3")
+    events, game, gid = opened.events, opened.game, opened.gid
+    assert opened.started.initial_fen == "W:WK46,50:B37,19,3"
+    assert game.view is not None
     [move] = [m for m in game.view.position.legal_moves() if m.end == 10]
     game.post_move(move)
     confirmed = events.wait(MoveConfirmed)
@@ -271,9 +271,8 @@ def test_a_multi_capture_goes_a_step_at_a_time(standin: LidraughtsStandin,
 
 def test_a_game_started_as_another_ends_is_played_next(standin: LidraughtsStandin,
                                                        connect: Connect) -> None:
-    events = connect()
-    first = standin.create_game(bot_side=Side.WHITE).id
-    events.wait(GameStarted)
+    opened = open_game(standin, connect)
+    events, first = opened.events, opened.gid
     second = standin.create_game(bot_side=Side.BLACK).id  # a rematch, say, before the end
     standin.send_challenge("bob")  # read after the gameStart: its answer says that was read
     assert events.wait(ChallengeAnswered).reason == "the board is playing a game"
@@ -286,14 +285,8 @@ def test_a_game_started_as_another_ends_is_played_next(standin: LidraughtsStandi
 
 def test_abort_only_while_lidraughts_allows_it(standin: LidraughtsStandin,
                                                connect: Connect) -> None:
-    events = connect()
-    gid = standin.create_game(bot_side=Side.WHITE).id
-    events.wait(GameStarted)
-    game = events.link.game
-    assert game is not None
-    standin.script(gid, ["1722"])
-    game.post_move(Move((32, 27)))
-    events.wait(OpponentMoved)
+    opened = open_game(standin, connect, move=Move((32, 27)), reply="1722")
+    events, game, gid = opened.events, opened.game, opened.gid
     game.abort()
     refused = events.wait(RequestRefused)
     assert (refused.request, refused.reason) == ("abort", "This game can no longer be aborted")

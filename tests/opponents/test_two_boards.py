@@ -3,17 +3,22 @@ issue 41 item 2): two real ``boardctl run --sim`` processes, each person playing
 his board, the other side's moves shown and committed as the engine's (``remote-move``,
 ``"source": "board:NAME"``); one game to a result, both journals exporting the same moves;
 a board that drops off (stopped, started again on its state) waited for with the clock
-paused on the other."""
+paused on the other; a draw offered on one board, shown on the other (``status``, the
+offering side's face, the ``draw-offer`` feed line) and taken up there, declined there, or
+lapsing by its next move."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from support.mqtt_broker import Mosquitto
 from support.online_board import OnlineBoard, real_moves, texts
 
+from boardctl.opponents.offers import OFFER_FACE
 from firmware.pdn import read_games
 
 
@@ -35,12 +40,33 @@ def two_boards(mosquitto: Mosquitto, tmp: Path) -> tuple[OnlineBoard, OnlineBoar
     return white, black
 
 
+def export(board: OnlineBoard) -> str:
+    return subprocess.run([sys.executable, "-m", "boardctl", "export", "--state-dir",
+                           str(board.state)], capture_output=True, text=True,
+                          check=True).stdout
+
+
 def exported_moves(board: OnlineBoard) -> list[str]:
-    pdn = subprocess.run([sys.executable, "-m", "boardctl", "export", "--state-dir",
-                          str(board.state)], capture_output=True, text=True,
-                         check=True).stdout
-    game = next(iter(read_games(pdn, "export")))
+    game = next(iter(read_games(export(board), "export")))
     return [m.key for m in game.replay().moves]  # type: ignore[misc]
+
+
+def offer_of(board: OnlineBoard) -> dict[str, Any]:
+    return dict(board.ask("status")["opponent"]["draw_offer"])
+
+
+def offer_notes(board: OnlineBoard) -> list[str]:
+    """The states of the draw offers the journal noted, in order."""
+    out = []
+    for path in sorted(board.state.rglob("*.jsonl")):
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and rec.get("note") == "draw-offer":
+                out.append(f"{rec['side']}:{rec['state']}")
+    return out
 
 
 def play(white: OnlineBoard, black: OnlineBoard, moves: list, first: int) -> None:
@@ -88,6 +114,62 @@ def test_a_board_that_drops_off_is_waited_for(mosquitto: Mosquitto, tmp_path: Pa
         play(white, black, moves, 4)
         assert black.ask("result", result="1-1", reason="agreement")["ok"]
         assert white.result()["result"] == "1-1"
+    finally:
+        white.stop()
+        black.stop()
+    assert exported_moves(white) == exported_moves(black) == [m.key for m in moves]
+
+
+def test_a_draw_offered_on_one_board_is_taken_up_on_the_other(mosquitto: Mosquitto,
+                                                              tmp_path: Path) -> None:
+    white, black = two_boards(mosquitto, tmp_path)
+    try:
+        moves = real_moves(4)
+        play(white, black, moves[:2], 1)
+        assert white.ask("offer-draw")["draw"] == "offered"  # white to move offers
+        assert offer_of(white) == {"mine": True, "theirs": False, "ply": 2}
+        black.until(lambda: offer_of(black)["theirs"], "the offer on the other board")
+        black.until(lambda: black.ask("status")["faces"]["white"] == OFFER_FACE,
+                    "the offer on the offering side's face")
+        play(white, black, moves[:3], 3)  # white's move: the offer stands
+        assert offer_of(black)["theirs"] and offer_of(white)["mine"]
+        black.ask("sim", type="press", side="pause")  # black takes it up: the pause button
+        for b in (black, white):
+            result = b.result()
+            assert (result["result"], result["reason"]) == ("1-1", "agreement")
+            assert offer_of(b) == {"mine": False, "theirs": False, "ply": None}
+        offers = [r for r in white.feed_lines() if r["type"] == "draw-offer"]
+        assert [(r["side"], r["ply"], r["state"]) for r in offers] == [("white", 2, "offered")]
+        assert offer_notes(black) == ["white:offered", "white:accepted"]
+    finally:
+        white.stop()
+        black.stop()
+    for b in (white, black):
+        assert '[Result "1-1"]' in export(b)
+    assert exported_moves(white) == exported_moves(black) == [m.key for m in moves[:3]]
+
+
+def test_a_draw_offer_lapses_with_the_next_move_or_is_declined(mosquitto: Mosquitto,
+                                                                tmp_path: Path) -> None:
+    white, black = two_boards(mosquitto, tmp_path)
+    try:
+        moves = real_moves(6)
+        play(white, black, moves[:2], 1)
+        white.ask("sim", type="press", side="pause")  # white offers: the pause button
+        black.until(lambda: offer_of(black)["theirs"], "the offer on the other board")
+        play(white, black, moves[:4], 3)  # white's move, then black's: black declines so
+        assert offer_of(black)["theirs"] is False
+        white.until(lambda: not offer_of(white)["mine"], "the offer lapsed")
+        assert white.ask("status")["result"] is None
+        assert offer_notes(white) == ["white:offered", "white:lapsed"]
+        assert black.ask("offer-draw")["draw"] == "offered"  # a new offer, not a take-up
+        white.until(lambda: offer_of(white)["theirs"], "black's offer")
+        assert white.ask("decline-draw")["draw"] == "declined"
+        black.until(lambda: not offer_of(black)["mine"], "the offer declined")
+        assert offer_notes(black)[-2:] == ["black:offered", "black:declined"]
+        play(white, black, moves, 5)
+        assert white.ask("status")["result"] is None
+        assert black.ask("status")["result"] is None
     finally:
         white.stop()
         black.stop()

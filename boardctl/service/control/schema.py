@@ -117,6 +117,8 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
     "hint": {},
     "resign": {},
     "offer-draw": {},
+    # An opponent not at the board (another board, lidraughts): its standing offer declined.
+    "decline-draw": {},
     # The simulated hand (`boardctl run --sim` only; refused on real hardware): a lift or a
     # place needs "square", a press "side", each as if the sensors or buttons saw it when
     # the request arrived; a press may be held (the pause button's hold opens the menus).
