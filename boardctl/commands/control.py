@@ -109,6 +109,10 @@ def _register_acts(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     _common(p)
     p.set_defaults(func=run_control, cmd="result")
 
+    _register_sim(sub)
+
+
+def _register_sim(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("sim", help="the simulated hand (boardctl run --sim only): lift or "
                        "place a piece on SQUARE, press SIDE's clock or let go of it")
     p.add_argument("act", choices=("lift", "place", "press", "release"))

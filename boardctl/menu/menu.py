@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from boardctl.menu import items
 from boardctl.menu.choices import MenuChoices, with_choice, write_choices
 from boardctl.menu.items import Item, Value
-from hw.buttons import HOLD_NS  # how long pause is held to open or leave the menus
+from hw.buttons import HOLD_NS as HOLD_NS  # how long pause is held to open or leave them
 
 logger = logging.getLogger(__name__)
 

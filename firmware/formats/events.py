@@ -94,8 +94,9 @@ class Press(Event):
 @dataclass(frozen=True, slots=True)
 class Release(Event):
     """A held button let go, ``held`` ns after its press, before its hold (:class:`Held`):
-    what the menus at the board read (a short press of the pause button, boardctl.menu). Never journaled, never in a log: the
-    referee's loop hands it to the menus and nothing else sees it."""
+    what the menus at the board read (a short press of the pause button, boardctl.menu).
+    Never journaled, never in a log: the referee's loop hands it to the menus and nothing
+    else sees it."""
 
     side: str = "pause"
     held: int = 0
