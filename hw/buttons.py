@@ -44,6 +44,18 @@ after its edge instead of 1 ms (the clock still switches at the press's stamp).
 On RPi.GPIO, whose edge detection fails on kernel 6.6+ ("Failed to add edge detection"),
 :class:`PolledButtons` reads the buttons ``POLL_HZ`` times a second instead (a press is then
 stamped up to one poll period late: 5 ms). :func:`open_buttons` picks by backend.
+
+Holds: the pause button held :data:`HOLD_NS` (2 s) opens the menus at the board (boardctl.menu)
+while it is still down, as a clock's own menu does. A hold is reported once, as a
+:class:`ButtonHeld`, when the hold reaches 2 s with the button still down; its release then
+reports nothing (not a press, not a release); a release before 2 s is a :class:`ButtonPress`
+with ``held_ns`` (the short press). This is gpiozero ``Button``'s ``hold_time`` and
+``when_held`` (with ``hold_repeat`` off), without ``Button``'s hold thread (its
+``HoldThread`` wakes ten times a second and waits on the wall clock): the hold is checked at
+each :meth:`ClockButtons.poll` (the sensing thread polls every scan, 10 ms at 100 Hz) and each
+:meth:`PolledButtons.sample`, against the injected clock, so a test moves the clock instead
+of waiting. A release found 2 s or more after its press that no poll saw held (nobody polled)
+is reported as the hold, at the press + 2 s, and nothing more.
 """
 
 from __future__ import annotations
@@ -92,9 +104,24 @@ class ButtonPress:
     held_ns: int | None = None
 
 
-#: The buttons whose release is reported too (:class:`ButtonPress` with ``held_ns``): the
-#: pause button, held to open the menus at the board (boardctl.menu).
+@dataclass(frozen=True, slots=True)
+class ButtonHeld:
+    """A hold: the button pressed at ``at - held_ns`` is still down ``held_ns`` later (at
+    ``at``); its release then reports nothing."""
+
+    name: str
+    at: int
+    held_ns: int
+
+
+#: The buttons whose holds and releases are reported too (:class:`ButtonHeld`,
+#: :class:`ButtonPress` with ``held_ns``): the pause button, held to open the menus at the
+#: board (boardctl.menu).
 HELD = frozenset({"pause"})
+#: How long a hold is (the menus' 2 s, docs/MENUS.md).
+HOLD_NS = 2_000_000_000
+
+Report = ButtonPress | ButtonHeld
 
 
 class StampedButton(DigitalInputDevice):  # type: ignore[misc]
@@ -118,8 +145,11 @@ class StampedButton(DigitalInputDevice):  # type: ignore[misc]
         self._clock = clock
         self._on_release = on_release
         #: The stamp of the press not yet let go (a release is its first edge up that is
-        #: not the press's own bounce).
+        #: not the press's own bounce), and whether its hold was reported; under ``_hold``
+        #: (the edge thread and the poller both look at them).
         self.pressed_at: int | None = None
+        self.held = False
+        self._hold = threading.Lock()
         self._kernel_stamps = kernel_stamps
         self._wall = wall
         self._on_press = on_press
@@ -139,7 +169,8 @@ class StampedButton(DigitalInputDevice):  # type: ignore[misc]
         last, self._last_edge = self._last_edge, at
         active = bool(self._state_to_value(state))
         if active and (last is None or at - last >= self._lockout_ns):
-            self.pressed_at = at
+            with self._hold:
+                self.pressed_at, self.held = at, False
             if self._on_press is not None:
                 self._on_press(at)
         elif not active:
@@ -149,15 +180,33 @@ class StampedButton(DigitalInputDevice):  # type: ignore[misc]
     def _released(self, at: int) -> None:
         """An edge up: the release of the press not yet let go, unless it is that press's
         bounce (within the lockout)."""
-        pressed = self.pressed_at
-        if pressed is None or at - pressed < self._lockout_ns:
-            return
-        self.pressed_at = None
-        if self._on_release is not None:
-            self._on_release(at, at - pressed)
+        with self._hold:
+            pressed = self.pressed_at
+            if pressed is None or at - pressed < self._lockout_ns:
+                return
+        self.let_go(at, at - pressed)
+
+    def let_go(self, at: int, held_ns: int) -> None:
+        """The press not yet let go let go at ``at``, ``held_ns`` after it: nothing after its
+        hold was reported, else the release (``on_release(at, held_ns)``)."""
+        with self._hold:
+            held, self.held = self.held, False
+            self.pressed_at = None
+        if not held and self._on_release is not None:
+            self._on_release(at, held_ns)
+
+    def hold_reached(self, now: int, hold_ns: int) -> int | None:
+        """The press's stamp if, at ``now``, it is down and held ``hold_ns`` and its hold not
+        yet reported (it is then reported: the caller says so), else None."""
+        with self._hold:
+            pressed = self.pressed_at
+            if pressed is None or self.held or now - pressed < hold_ns or not self.is_active:
+                return None
+            self.held = True
+            return pressed
 
 
-def _drain(presses: queue.SimpleQueue[ButtonPress]) -> list[ButtonPress]:
+def _drain(presses: queue.SimpleQueue[Report]) -> list[Report]:
     if presses.empty():  # the usual case, once a scan: no exception raised and caught
         return []
     out = []
@@ -201,12 +250,15 @@ class ClockButtons:
         pin_factory: Any = None,
         kernel_stamps: bool = False,
         grace_ns: int | None = None,
+        hold_ns: int = HOLD_NS,
     ) -> None:
         fitted = fitted_pins(pins)
+        self._clock = clock
+        self.hold_ns = hold_ns
         #: How long after its stamp a press may still reach the queue (the module text).
         self.grace_ns = grace_ns if grace_ns is not None else (
             LGPIO_GRACE_NS if kernel_stamps else EDGE_GRACE_NS)
-        self._queue: queue.SimpleQueue[ButtonPress] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Report] = queue.SimpleQueue()
         #: Called (on the edge callback's thread) after a press is queued: wakes a poller.
         self.notify: Callable[[], None] | None = None
         self.buttons: dict[str, StampedButton] = {}
@@ -239,27 +291,52 @@ class ClockButtons:
 
     def _make_release(self, name: str) -> Callable[[int, int], None]:
         def handler(at: int, held: int) -> None:
-            self._queue.put(ButtonPress(name, at, held))
+            if held >= self.hold_ns:  # a hold no poll saw: the hold, and nothing more
+                self._queue.put(ButtonHeld(name, min(at, at - held + self.hold_ns),
+                                           self.hold_ns))
+            else:
+                self._queue.put(ButtonPress(name, at, held))
             if self.notify is not None:
                 self.notify()
 
         return handler
 
-    def hold(self, name: str, held_ns: int) -> None:
+    def hold(self, name: str, held_ns: int, release: bool = True) -> None:
         """The simulated hand's hold (``boardctl run --sim``): the press just made on
-        ``name``'s pin let go ``held_ns`` after it, on the hand's own clock (a test's hold
-        takes no time); its edge up, a bounce of the press, is not reported."""
+        ``name``'s pin held ``held_ns`` on the hand's own clock (a test's hold takes no
+        time; its hold, if it reaches :attr:`hold_ns`, reported now, the pin still down),
+        then, with ``release``, let go (the edge up that follows is not reported)."""
         button = self.buttons.get(name)
         if button is None or name not in HELD:
             return
-        pressed = button.pressed_at
-        button.pressed_at = None
-        at = pressed + 1 if pressed is not None else time.monotonic_ns()
-        self._make_release(name)(at, held_ns)
+        if held_ns >= self.hold_ns and button.hold_reached(
+                (button.pressed_at or 0) + self.hold_ns, self.hold_ns) is not None:
+            self._queue.put(ButtonHeld(name, (button.pressed_at or 0) + 1, self.hold_ns))
+        if release:
+            self.let_go(name, held_ns)
 
-    def poll(self) -> list[ButtonPress]:
-        """The presses (and the held buttons' releases) since the last poll, in the order of
-        their edges."""
+    def let_go(self, name: str, held_ns: int | None = None) -> None:
+        """The simulated hand lets go of ``name`` (held ``held_ns`` on its clock; None: as
+        long as the clock says): its release as any release is reported, nothing after a
+        hold; the edge up that follows is not reported."""
+        button = self.buttons.get(name)
+        pressed = button.pressed_at if button is not None else None
+        if button is None or pressed is None:
+            return
+        if held_ns is None:
+            now = self._clock()
+            button.let_go(now, max(now - pressed, 1))
+        else:
+            button.let_go(pressed + 1, held_ns)
+
+    def poll(self) -> list[Report]:
+        """The presses, the held buttons' holds (checked now: :attr:`hold_ns` reached, the
+        button still down) and releases since the last poll, in the order of their edges."""
+        now = self._clock()
+        for name in HELD.intersection(self.buttons):
+            pressed = self.buttons[name].hold_reached(now, self.hold_ns)
+            if pressed is not None:
+                self._queue.put(ButtonHeld(name, pressed + self.hold_ns, self.hold_ns))
         return _drain(self._queue)
 
     def close(self) -> None:
@@ -290,6 +367,7 @@ class PolledButtons:
         pin_factory: Any = None,
         hz: float = POLL_HZ,
         start: bool = True,
+        hold_ns: int = HOLD_NS,
     ) -> None:
         from gpiozero import InputDevice
 
@@ -299,7 +377,10 @@ class PolledButtons:
         self._clock = clock
         self._lockout_ns = lockout_ns
         self._period = 1.0 / hz
-        self._queue: queue.SimpleQueue[ButtonPress] = queue.SimpleQueue()
+        self.hold_ns = hold_ns
+        #: The held buttons whose hold was reported, not yet let go.
+        self._held: set[str] = set()
+        self._queue: queue.SimpleQueue[Report] = queue.SimpleQueue()
         self.buttons: dict[str, Any] = {}
         try:
             for name, pin in fitted.items():
@@ -318,22 +399,37 @@ class PolledButtons:
 
     def sample(self) -> None:
         """One poll: a button found down that was up is a press (unless within the lockout
-        of its last change)."""
+        of its last change); a held button down :attr:`hold_ns` since its press is held
+        (the module docstring)."""
         at = self._clock()
         for name, button in self.buttons.items():
             down = bool(button.value)
-            if down == self._down[name]:
-                continue
-            self._down[name] = down
-            last, self._last_edge[name] = self._last_edge[name], at
-            if down and (last is None or at - last >= self._lockout_ns):
-                self._pressed_at[name] = at
-                self._queue.put(ButtonPress(name, at))
-            elif not down and name in HELD:
-                pressed = self._pressed_at[name]
-                if pressed is not None and at - pressed >= self._lockout_ns:
-                    self._pressed_at[name] = None
-                    self._queue.put(ButtonPress(name, at, at - pressed))
+            if down != self._down[name]:
+                self._down[name] = down
+                self._edge(name, down, at)
+            pressed = self._pressed_at[name]
+            if down and pressed is not None and name in HELD and name not in self._held \
+                    and at - pressed >= self.hold_ns:
+                self._held.add(name)
+                self._queue.put(ButtonHeld(name, pressed + self.hold_ns, self.hold_ns))
+
+    def _edge(self, name: str, down: bool, at: int) -> None:
+        last, self._last_edge[name] = self._last_edge[name], at
+        if down and (last is None or at - last >= self._lockout_ns):
+            self._pressed_at[name] = at
+            self._held.discard(name)
+            self._queue.put(ButtonPress(name, at))
+        elif not down and name in HELD:
+            pressed = self._pressed_at[name]
+            if pressed is None or at - pressed < self._lockout_ns:
+                return
+            self._pressed_at[name] = None
+            if name in self._held:  # let go after its hold: nothing more
+                self._held.discard(name)
+            elif at - pressed >= self.hold_ns:  # held through one poll: the hold all the same
+                self._queue.put(ButtonHeld(name, pressed + self.hold_ns, self.hold_ns))
+            else:
+                self._queue.put(ButtonPress(name, at, at - pressed))
 
     def _run(self) -> None:
         while not self._stop.wait(self._period):
@@ -342,8 +438,8 @@ class PolledButtons:
             except Exception:  # pins closed under us at shutdown
                 return
 
-    def poll(self) -> list[ButtonPress]:
-        """The presses since the last poll, in time order."""
+    def poll(self) -> list[Report]:
+        """The presses, holds and releases since the last poll, in time order."""
         return _drain(self._queue)
 
     def close(self) -> None:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from firmware.clock.gameclock import GameClock
     from firmware.formats.records import FeedRecord
     from firmware.rules.sets import Side
-    from hw.buttons import ButtonPress
+    from hw.buttons import ButtonHeld, ButtonPress
     from hw.debounce import Debouncer, SquareEvent
     from hw.layout import MatrixLayout
 
@@ -61,7 +61,7 @@ class Buttons(Protocol):
     #: for lgpio's kernel-stamped alerts): the merge holds later events back that long.
     grace_ns: int
 
-    def poll(self) -> list[ButtonPress]: ...
+    def poll(self) -> list[ButtonPress | ButtonHeld]: ...
 
     def close(self) -> None: ...
 

@@ -116,13 +116,20 @@ def _register_acts(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     _common(p)
     p.set_defaults(func=run_control, cmd="result")
 
+    _register_sim(sub)
+
+
+def _register_sim(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("sim", help="the simulated hand (boardctl run --sim only): lift or "
-                       "place a piece on SQUARE, or press SIDE's clock")
-    p.add_argument("act", choices=("lift", "place", "press"))
+                       "place a piece on SQUARE, press SIDE's clock or let go of it")
+    p.add_argument("act", choices=("lift", "place", "press", "release"))
     p.add_argument("where", metavar="SQUARE|SIDE", help="a square such as c3 (lift, place); "
-                   "white, black or pause (press)")
+                   "white, black or pause (press, release)")
     p.add_argument("--hold-ms", type=int, metavar="MS", help="press: hold the button MS ms "
-                   "(on the hand's clock; pause held 2000 opens the menus, docs/MENUS.md)")
+                   "(on the hand's clock; pause held 2000 opens the menus at 2 s, the "
+                   "button still down, docs/MENUS.md)")
+    p.add_argument("--keep-down", action="store_true", help="press: keep the button down "
+                   "after its hold (`boardctl sim release SIDE` lets go)")
     _common(p)
     p.set_defaults(func=run_control, cmd="sim")
 
@@ -158,9 +165,10 @@ def _request_args(args: argparse.Namespace) -> dict[str, Any]:
     if cmd == "result":
         return {"result": args.result, "reason": args.reason}
     if cmd == "sim":
-        where = "side" if args.act == "press" else "square"
+        where = "side" if args.act in ("press", "release") else "square"
         held = {"hold_ms": args.hold_ms} if args.hold_ms is not None else {}
-        return {"type": args.act, where: args.where, **held}
+        down = {"release": False} if args.keep_down else {}
+        return {"type": args.act, where: args.where, **held, **down}
     return {}
 
 

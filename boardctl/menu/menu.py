@@ -1,14 +1,15 @@
 """The menus at the board (issue 40, docs/MENUS.md): the clock's three buttons and its two
 faces set the next game when no phone or keyboard is at hand.
 
-- Holding pause 2 s (:data:`HOLD_NS`) opens the menus, the clock stopped (a running clock
-  stops at the press, as any pause press stops it; a stopped clock runs again only at a
-  short press's release, so a hold never starts it).
+- Holding pause 2 s (:data:`HOLD_NS`) opens the menus at 2 s, the button still down (the
+  buttons report the hold then, hw.buttons; its release is no event), the clock stopped (a
+  running clock stops at the press, as any pause press stops it; a stopped clock runs again
+  only at a short press's release, so a hold never starts it).
 - White steps back, Black forward: through the items, or through the values of the item
   being chosen.
 - A short pause press chooses: an item (its values), a value (kept: the choices file), the
   new game (started through the control path's ``new``, as ``boardctl new`` starts one).
-- Holding pause again leaves.
+- Holding pause again leaves, at 2 s as well.
 
 The menus never open in a hall while its game is under way (the arbiter's clock), and in a
 game under way they offer only the new game (and the address): nothing else changes a game
@@ -27,11 +28,10 @@ from typing import Any, Protocol
 from boardctl.menu import items
 from boardctl.menu.choices import MenuChoices, with_choice, write_choices
 from boardctl.menu.items import Item, Value
+from hw.buttons import HOLD_NS as HOLD_NS  # how long pause is held to open or leave them
 
 logger = logging.getLogger(__name__)
 
-#: How long a press of pause must be held to open or leave the menus.
-HOLD_NS = 2_000_000_000
 STEPS = {"white": -1, "black": 1}
 
 
@@ -100,18 +100,29 @@ class Menu:
         return True
 
     def on_release(self, side: str, held: int, at: int) -> bool:
-        if side != "pause":
+        if side != "pause" or held >= HOLD_NS:  # a hold's release: its hold did it all
             return False
         taken, clocks = self._held, self._clocks
         self._held = self._clocks = False
         if self.place is not None:
             if taken:
-                self.close() if held >= HOLD_NS else self._choose()
-            return False
-        if held >= HOLD_NS and self._may_open():
-            self.open()
+                self._choose()
             return False
         return clocks  # a short press held back: the clock's after all
+
+    def on_held(self, side: str, held: int, at: int) -> bool:
+        if side != "pause" or held < HOLD_NS:
+            return False
+        taken, clocks = self._held, self._clocks
+        self._held = self._clocks = False
+        if self.place is not None:
+            if taken:
+                self.close()
+            return False
+        if self._may_open():
+            self.open()
+            return False
+        return clocks  # a press held back that may no longer open the menus: the clock's
 
     # -- opening, stepping, choosing ------------------------------------------------------
 

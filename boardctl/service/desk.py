@@ -105,7 +105,7 @@ class ControlDesk:
     def sim(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """The simulated hand's act (boardctl.service.sensing.SimHand)."""
         return self.hand.act(args["type"], args.get("square"), args.get("side"),
-                             args.get("hold_ms", 0))
+                             args.get("hold_ms", 0), args.get("release", True))
 
     def status(self, at: int) -> dict[str, Any]:
         """The ``status`` answer: the session's own, with the board's and the feed's state."""

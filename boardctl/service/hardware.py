@@ -78,16 +78,27 @@ class Hardware:
         if self.sim is not None:
             self.sim.set_pieces(squares)
 
-    def press(self, name: str, hold_ns: int = 0) -> None:
-        """Simulated hardware only: press and release a clock button (its real edge callback
-        stamps the time); a button whose release counts (the pause button's hold) is let go
-        ``hold_ns`` after the press on the hand's own clock (``hw.buttons.ClockButtons.hold``)."""
+    def press(self, name: str, hold_ns: int = 0, release: bool = True) -> None:
+        """Simulated hardware only: press a clock button (its real edge callback stamps the
+        time) and, with ``release``, let it go; a button whose hold counts (the pause
+        button's) is held ``hold_ns`` on the hand's own clock first, its hold reported with
+        the pin still down (``hw.buttons.ClockButtons.hold``)."""
         pin = self.factory.pin(self.button_pins[name])
         pin.drive_low()
-        pin.drive_high()
         hold = getattr(self.buttons, "hold", None)
         if hold is not None:
-            hold(name, hold_ns)
+            hold(name, hold_ns, release)
+        if release:
+            pin.drive_high()
+
+    def release(self, name: str) -> None:
+        """Simulated hardware only: let go of a clock button pressed without its release
+        (:meth:`press`); one not down is left as it is."""
+        pin = self.factory.pin(self.button_pins[name])
+        let_go = getattr(self.buttons, "let_go", None)
+        if let_go is not None:
+            let_go(name)
+        pin.drive_high()
 
     def close(self) -> None:
         for part in (self.buttons, self.faces, self.leds, self.beeper):

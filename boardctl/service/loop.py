@@ -20,7 +20,7 @@ from boardctl.service.outputs import Outbox
 from boardctl.service.sensing import EventMerge
 from boardctl.service.showing import BoardFace
 from firmware.errors import BoardError
-from firmware.formats.events import NS, Event, Pause, Press, Release, Resume, Start
+from firmware.formats.events import NS, Event, Held, Pause, Press, Release, Resume, Start
 from firmware.formats.records import AlarmRecord
 
 logger = logging.getLogger(__name__)
@@ -42,8 +42,14 @@ class Buttons(Protocol):
         ...
 
     def on_release(self, side: str, held: int, at: int) -> bool:
-        """A held button let go ``held`` ns after its press; True: the press it took is
-        the clock's after all (a short press of pause), acted now, at ``at``."""
+        """A held button let go ``held`` ns after its press (before its hold); True: the
+        press it took is the clock's after all (a short press of pause), acted now, at
+        ``at``."""
+        ...
+
+    def on_held(self, side: str, held: int, at: int) -> bool:
+        """A held button still down ``held`` ns after its press (its hold: its release
+        will be no event); True: the press it took is the clock's after all, acted now."""
         ...
 
 
@@ -97,9 +103,8 @@ class RefereeLoop:
         game = self.game
         for event in self.merge.take():
             event = dataclasses.replace(event, at=game.game_time(event.at))
-            if isinstance(event, Release):  # the menus' alone: never journaled
-                if self.buttons is None or not self.buttons.on_release(
-                        event.side, event.held, event.at):
+            if isinstance(event, Release | Held):  # the menus' alone: never journaled
+                if not self._menus_give_back(event):
                     continue
                 event = Press(event.at, event.side)
             elif isinstance(event, Press) and self.buttons is not None \
@@ -128,6 +133,16 @@ class RefereeLoop:
         self.outbox.commit()
         if not self.merge.pending():  # idle: the next turn's move table, off the event's path
             game.the_session.referee.prepare()
+
+    def _menus_give_back(self, event: Release | Held) -> bool:
+        """A held button's release or hold, handed to the menus: True when the press they
+        held back is the clock's after all."""
+        buttons = self.buttons
+        if buttons is None:
+            return False
+        if isinstance(event, Held):
+            return buttons.on_held(event.side, event.held, event.at)
+        return buttons.on_release(event.side, event.held, event.at)
 
     def idle_wait(self, now: int) -> float:
         """How long the referee may sleep when nothing wakes it: :data:`HOUSEKEEPING_S` while

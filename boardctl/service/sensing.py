@@ -29,7 +29,7 @@ from boardctl.service.doorbell import Bell
 from boardctl.service.hardware import EventScript, Hardware
 from boardctl.service.threadname import name_thread
 from firmware.errors import BoardError
-from firmware.formats.events import Event, Press, Release
+from firmware.formats.events import Event, Held, Press, Release
 from hw import parts
 
 #: How long after its edge a clock button's press may still be on its way to the queue, for
@@ -227,9 +227,13 @@ class Sensing:
     @staticmethod
     def _presses(presses: Iterable[Any]) -> list[Event]:
         """The buttons' presses (hw.buttons.ButtonPress) as the referee's events; a held
-        button's release as a ``Release`` (the menus at the board read it, nothing else)."""
-        return [Press(p.at, p.name) if p.held_ns is None else Release(p.at, p.name, p.held_ns)
-                for p in presses]
+        button's hold (hw.buttons.ButtonHeld) as a ``Held``, its release before the hold as
+        a ``Release`` (the menus at the board read them, nothing else)."""
+        from hw.buttons import ButtonHeld
+
+        return [Held(p.at, p.name, p.held_ns) if isinstance(p, ButtonHeld)
+                else Press(p.at, p.name) if p.held_ns is None
+                else Release(p.at, p.name, p.held_ns) for p in presses]
 
     def _pressed(self) -> None:
         """A button's edge callback queued a press (on the pin backend's thread)."""
@@ -334,25 +338,19 @@ class SimHand:
         self.clock = clock
 
     def act(self, kind: str, square: str | None = None, side: str | None = None,
-            hold_ms: int = 0) -> dict[str, Any]:
+            hold_ms: int = 0, release: bool = True) -> dict[str, Any]:
         """One act; BoardError (nothing done) for a real board or an act that cannot be. A
-        press is held ``hold_ms`` on the hand's clock (the pause button's hold opens the
-        menus: the release says how long, no time is waited)."""
+        press is held ``hold_ms`` on the hand's clock (the pause button's hold of 2 s opens
+        the menus, reported with the button still down: no time is waited) and let go,
+        unless ``release`` is False: then the act ``release`` lets go."""
         hands = self.hw.sim
         if hands is None:
             raise BoardError("sim: this board is not simulated (the simulated hand works on "
                              "`boardctl run --sim` only)")
-        if kind == "press":
-            if side is None:
-                raise BoardError("sim: a press needs 'side' (white, black or pause)")
-            if side not in self.hw.button_pins:
-                raise BoardError(f"sim: this board has no {side} clock button")
-            now = self.clock()
-            self.hw.press(side, hold_ms * 1_000_000)
-            done = {"sim": kind, "side": side, "t": self._t(now)}
-            return {**done, "hold_ms": hold_ms} if hold_ms else done
+        if kind in ("press", "release"):
+            return self._button(kind, side, hold_ms, release)
         if kind not in ("lift", "place"):
-            raise BoardError(f"sim: {kind!r} is not an act (lift, place or press)")
+            raise BoardError(f"sim: {kind!r} is not an act (lift, place, press or release)")
         if square is None:
             raise BoardError(f"sim: a {kind} needs 'square' (an algebraic square name)")
         layout = self.hw.scanner.matrix.layout
@@ -374,6 +372,21 @@ class SimHand:
         else:
             self.sensing.sense(now)
         return {"sim": kind, "square": square, "t": self._t(now)}
+
+    def _button(self, kind: str, side: str | None, hold_ms: int,
+                release: bool) -> dict[str, Any]:
+        if side is None:
+            raise BoardError(f"sim: a {kind} needs 'side' (white, black or pause)")
+        if side not in self.hw.button_pins:
+            raise BoardError(f"sim: this board has no {side} clock button")
+        now = self.clock()
+        if kind == "release":
+            self.hw.release(side)
+            return {"sim": kind, "side": side, "t": self._t(now)}
+        self.hw.press(side, hold_ms * 1_000_000, release)
+        done = {"sim": kind, "side": side, "t": self._t(now)}
+        held = {"hold_ms": hold_ms} if hold_ms else {}
+        return {**done, **held} if release else {**done, **held, "release": False}
 
     def _seen(self, scans: int) -> None:
         """Until the sensing thread has scanned since ``scans`` (one scan period at most; a

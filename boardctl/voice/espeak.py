@@ -1,5 +1,17 @@
-"""espeak-ng, one process per utterance: its command line, and a runner that starts it, waits
-for it with a deadline, and lets another thread kill it by its pid.
+"""espeak-ng, one process per utterance: its command line, and a runner that starts it ahead,
+hands it its text, waits for it with a deadline, and lets another thread kill it by its pid.
+
+Started ahead (warm): espeak-ng reads its text from stdin with ``--stdin`` (the whole of it,
+until the end of the input) and does its start-up work first: the dynamic linking, the voice
+and its dictionary loaded (strace: the ``*_dict`` file is read before the first ``read(0)``);
+with ``-w FILE`` it creates the file only at its first sample. So the runner keeps one
+process per command line started and waiting for its text: an utterance is written to it
+and its stdin closed, and it speaks at once, without the process start (espeak-ng's p99
+under load was most of the move -> first sample time: benchmarks/bench_voice.py). The next
+one is started as soon as one is used; a warm process found dead is replaced (a new one
+started then), and one killed by a signal the runner did not send is run again once, by a
+new process: an announcement is never lost to it. The warm process is killed by its pid at
+the stop.
 
 espeak-ng speaks on the default audio device (ALSA through pcaudiolib; ``-d DEVICE`` names
 another) or, with ``-w FILE``, writes a WAV file and touches no device. It exits 0 even when
@@ -41,9 +53,11 @@ class Espeak:
     volume: int = 100
     device: str = ""
 
-    def argv(self, text: str, wav: Path | None = None, stdout: bool = False) -> list[str]:
+    def argv(self, text: str | None, wav: Path | None = None,
+             stdout: bool = False) -> list[str]:
         """The command saying ``text`` aloud, into the WAV file ``wav``, or as a WAV stream on
-        stdout (the benchmark)."""
+        stdout (the benchmark); with ``text`` None, the text is read from stdin (a warm
+        process: :class:`Runner`)."""
         argv = [self.command, "-v", self.voice, "-s", str(self.speed), "-a", str(self.volume)]
         if wav is not None:
             argv += ["-w", str(wav)]
@@ -51,7 +65,7 @@ class Espeak:
             argv.append("--stdout")
         elif self.device:
             argv += ["-d", self.device]
-        return [*argv, "--", text]
+        return [*argv, "--stdin"] if text is None else [*argv, "--", text]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +93,18 @@ def failure(run: Run, audio: bool) -> str | None:
 
 
 class Runner:
-    """Runs one command at a time (the speaker's thread); :meth:`kill` from any thread."""
+    """Runs one utterance at a time (the speaker's thread) by a process started ahead for its
+    command line (the module docstring); :meth:`kill` from any thread."""
 
-    def __init__(self, clock: Callable[[], float], nice: int = 5) -> None:
+    def __init__(self, clock: Callable[[], float], nice: int = 5,
+                 spawn: Callable[[list[str]], subprocess.Popen[bytes]] | None = None) -> None:
         self.clock = clock
         self.nice = nice
+        #: Starts a process for a command line (stdin and stderr piped, a session of its own).
+        self.spawn = spawn or self._popen
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._warm: tuple[list[str], subprocess.Popen[bytes]] | None = None
         self._stopped = False
 
     @property
@@ -94,18 +113,83 @@ class Runner:
         with self._lock:
             return self._proc.pid if self._proc is not None else None
 
-    def run(self, argv: list[str], max_seconds: float) -> Run:
-        """Run ``argv`` to its end, or kill it after ``max_seconds`` (OSError when it cannot
-        start: no such program, not executable)."""
+    @property
+    def warm_pid(self) -> int | None:
+        """The pid of the process started ahead and waiting for its text, or None."""
+        with self._lock:
+            return self._warm[1].pid if self._warm is not None else None
+
+    def warm(self, argv: list[str]) -> None:
+        """Have a process for ``argv`` (a command reading its text from stdin) started and
+        waiting; one for another command line is killed. A process that cannot start is
+        left to :meth:`run` to say so."""
+        with self._lock:
+            if self._stopped or (self._warm is not None and self._warm[0] == argv
+                                 and self._warm[1].poll() is None):
+                return
+            old, self._warm = self._warm, None
+        if old is not None:
+            _end(old[1])
+        try:
+            proc = self.spawn(argv)
+        except OSError:
+            return
+        with self._lock:
+            kept = not self._stopped
+            if kept:
+                self._warm = (argv, proc)
+        if not kept:  # stopped meanwhile
+            _end(proc)
+
+    def cool(self) -> None:
+        """Kill the process waiting (the voice gone quiet: nothing will use it)."""
+        with self._lock:
+            old, self._warm = self._warm, None
+        if old is not None:
+            _end(old[1])
+
+    def run(self, argv: list[str], text: str, max_seconds: float,
+            then: list[str] | None = None) -> Run:
+        """Say ``text`` by a process of ``argv`` (reading stdin: the warm one, or one started
+        now), start the next (for ``then``, else ``argv``) at once, wait for the end or kill
+        it after ``max_seconds``; once more by a new process when a signal not ours killed
+        it. OSError when it cannot start (no such program, not executable)."""
+        run = self._once(argv, text, max_seconds, then)
+        if run.status is not None and run.status < 0 and not run.stopped:
+            run = self._once(argv, text, max_seconds, then)
+        return run
+
+    def _once(self, argv: list[str], text: str, max_seconds: float,
+              then: list[str] | None) -> Run:
         with self._lock:
             if self._stopped:
                 return Run(None, "", stopped=True)
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, start_new_session=True)
+            proc = self._take(argv)
+        if proc is None:
+            proc = self.spawn(argv)
+        with self._lock:
             self._proc = proc
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, proc.pid, self.nice)
-        deadline = self.clock() + max_seconds
+            stopped = self._stopped
+        if stopped:
+            _end(proc)
+        else:
+            _hand(proc, text)
+            self.warm(then if then is not None else argv)
+        return self._finish(proc, self.clock() + max_seconds)
+
+    def _take(self, argv: list[str]) -> subprocess.Popen[bytes] | None:
+        """The warm process for ``argv`` if it waits still (under the lock); a dead one is
+        dropped."""
+        warm = self._warm
+        if warm is None or warm[0] != argv:
+            return None
+        self._warm = None
+        if warm[1].poll() is None:
+            return warm[1]
+        _end(warm[1])
+        return None
+
+    def _finish(self, proc: subprocess.Popen[bytes], deadline: float) -> Run:
         try:
             assert proc.stderr is not None
             tail, late = self._read(proc.stderr.fileno(), deadline)
@@ -127,11 +211,22 @@ class Runner:
         return Run(status, text)
 
     def kill(self) -> None:
-        """Stop: kill the process running now (by its pid, and its group) and start no more."""
+        """Stop: kill the process running now and the one waiting (by their pids, and their
+        groups) and start no more."""
         with self._lock:
             self._stopped = True
             if self._proc is not None:
                 self._kill(self._proc)
+            warm, self._warm = self._warm, None
+        if warm is not None:
+            _end(warm[1])
+
+    def _popen(self, argv: list[str]) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, proc.pid, self.nice)
+        return proc
 
     def _read(self, fd: int, deadline: float) -> tuple[bytes, bool]:
         """stderr until its end (the tail), or (tail, True) at the deadline."""
@@ -163,3 +258,24 @@ class Runner:
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _hand(proc: subprocess.Popen[bytes], text: str) -> None:
+    """Write the utterance to the process's stdin and close it (espeak-ng's ``--stdin`` reads
+    to the end; its last character, the newline, is dropped). A process already ended takes
+    nothing: its end says why."""
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):  # BrokenPipeError: it ended
+        proc.stdin.write(text.encode("utf-8") + b"\n")
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a process that will not be used (by its group's pid) and reap it."""
+    Runner._kill(proc)
+    for pipe in (proc.stdin, proc.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    proc.wait()

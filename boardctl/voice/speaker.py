@@ -1,14 +1,15 @@
 """The speaker: a thread of its own that says the utterances of a bounded queue one at a time,
-in order, each by an espeak-ng process (``boardctl.voice.espeak``): on the audio out, or with
-an output directory as WAV files numbered in order (``0001-game.wav``, ``0002-move.wav``,
-...; numbering goes on after the files already there).
+in order, each by an espeak-ng process started ahead and waiting for its text
+(``boardctl.voice.espeak.Runner``: a move's speech does not wait for espeak-ng to start): on
+the audio out, or with an output directory as WAV files numbered in order (``0001-game.wav``,
+``0002-move.wav``, ...; numbering goes on after the files already there).
 
 Whoever puts an utterance never waits: a full queue drops (``utterances.SpeechQueue``). When
 espeak-ng cannot run (not installed, not executable) or cannot sound (no audio device), the
 speaker says why once in the log (a program not on PATH as it starts) and goes quiet: what
 comes after is counted and forgotten, and the board plays on. An espeak-ng that does not end
 within ``max_seconds`` is killed (logged; the next utterance is said). :meth:`Speaker.close`
-kills the process running, by its pid, and ends the thread.
+kills the process running and the one waiting, by their pids, and ends the thread.
 """
 
 from __future__ import annotations
@@ -48,11 +49,17 @@ class WavFiles:
                    if (m := _NUMBERED.fullmatch(p.name))]
         self.number = max(numbers, default=0)
 
+    def upcoming(self) -> Path:
+        """The part file the next utterance's espeak-ng writes (known before its kind: the
+        process is started ahead)."""
+        return self.directory / f".{self.number + 1:04d}.wav.part"
+
     def next(self, kind: str) -> tuple[Path, Path]:
         """(the part file espeak-ng writes, the name it gets once whole)."""
+        part = self.upcoming()
         self.number += 1
         name = f"{self.number:04d}-{re.sub(r'[^a-z-]', '', kind) or 'speech'}.wav"
-        return self.directory / f".{name}.part", self.directory / name
+        return part, self.directory / name
 
 
 class Speaker:
@@ -112,7 +119,13 @@ class Speaker:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def _command(self) -> list[str]:
+        """The next utterance's command line, its text read from stdin."""
+        return self.espeak.argv(None, self.wavs.upcoming() if self.wavs is not None else None)
+
     def _loop(self) -> None:
+        if self.quiet is None:
+            self.runner.warm(self._command())  # ahead of the first utterance
         while (utterance := self.queue.take()) is not None:
             try:
                 if self.quiet is None:
@@ -129,12 +142,14 @@ class Speaker:
         if self.wavs is not None:
             part, final = self.wavs.next(utterance.kind)
         try:
-            run = self.runner.run(self.espeak.argv(utterance.text, part), self.max_seconds)
+            run = self.runner.run(self.espeak.argv(None, part), utterance.text,
+                                  self.max_seconds, then=self._command())
         except OSError as exc:
             self._go_quiet(f"cannot run {self.espeak.command!r}: {exc.strerror or exc} "
                            "(install espeak-ng: apt install espeak-ng)")
             return
-        if run.stopped:
+        if run.stopped:  # killed at the close, maybe half-written
+            _discard(part)
             return
         if run.timed_out:
             _discard(part)
@@ -174,6 +189,7 @@ class Speaker:
     def _go_quiet(self, why: str) -> None:
         if self.quiet is None:
             self.quiet = why
+            self.runner.cool()
             logger.error(f"voice: {why}: the voice is quiet from now on (docs/VOICE.md)")
         self._unsaid(self.queue.clear())
 

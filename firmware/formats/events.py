@@ -93,13 +93,28 @@ class Press(Event):
 
 @dataclass(frozen=True, slots=True)
 class Release(Event):
-    """A held button let go, ``held`` ns after its press: what the menus at the board read
-    (a hold of the pause button, boardctl.menu). Never journaled, never in a log: the
-    referee's loop hands it to the menus and nothing else sees it."""
+    """A held button let go, ``held`` ns after its press, before its hold (:class:`Held`):
+    what the menus at the board read (a short press of the pause button, boardctl.menu).
+    Never journaled, never in a log: the referee's loop hands it to the menus and nothing
+    else sees it."""
 
     side: str = "pause"
     held: int = 0
     type: ClassVar[str] = "release"
+
+    def fields(self) -> dict[str, Any]:
+        return {"side": self.side, "held": self.held}
+
+
+@dataclass(frozen=True, slots=True)
+class Held(Event):
+    """A held button still down ``held`` ns after its press (the pause button's 2 s: the
+    menus at the board open or close at it, the button still down; its release then is no
+    event at all). Never journaled, never in a log, as :class:`Release`."""
+
+    side: str = "pause"
+    held: int = 0
+    type: ClassVar[str] = "held"
 
     def fields(self) -> dict[str, Any]:
         return {"side": self.side, "held": self.held}

@@ -10,7 +10,7 @@ from gpiozero.pins.mock import MockFactory
 from firmware.clock.gameclock import GameClock
 from firmware.errors import HardwareError
 from firmware.rules.sets import Side
-from hw.buttons import ButtonPress, ClockButtons, PolledButtons, StampedButton
+from hw.buttons import ButtonHeld, ButtonPress, ClockButtons, PolledButtons, StampedButton
 
 MS = 1_000_000
 S = 1_000_000_000
@@ -209,10 +209,11 @@ def test_the_merge_waits_the_buttons_grace(kernel_stamps: bool, grace: int) -> N
         assert polled.grace_ns == EDGE_GRACE_NS
 
 
-def test_the_pause_buttons_release_is_reported_with_its_hold(mock_factory: MockFactory) -> None:
-    """The pause button's release (a hold opens the menus at the board): reported once, with
-    how long it was held from its first edge; its bounce on pressing is no release; the
-    players' buttons report presses only. The same from the polled buttons."""
+def test_the_pause_buttons_hold_is_reported_at_2_s_still_down(mock_factory: MockFactory) -> None:
+    """The pause button held (the menus at the board open at 2 s, as a clock's do): its hold
+    reported by the poll that finds it 2 s down, the pin still low, and its release then
+    nothing; its bounce on pressing is no release; a release before 2 s is the short press
+    (with how long it was held); the players' buttons report presses only."""
     clock = FakeClock(S)
     buttons = _buttons(mock_factory, clock)
     pin = mock_factory.pin(25)
@@ -221,30 +222,85 @@ def test_the_pause_buttons_release_is_reported_with_its_hold(mock_factory: MockF
     pin.drive_high()
     clock.now = S + 2 * MS
     pin.drive_low()
-    clock.now = 3 * S + 500 * MS  # let go 2.5 s after the first edge
-    pin.drive_high()
-    assert buttons.poll() == [ButtonPress("pause", S), ButtonPress("pause", 3 * S + 500 * MS,
-                                                                  2 * S + 500 * MS)]
-    white = mock_factory.pin(14)
+    clock.now = 2 * S + 999 * MS
+    assert buttons.poll() == [ButtonPress("pause", S)]
+    clock.now = 3 * S + 4 * MS  # a poll of the sensing thread's, 2 s on
+    assert buttons.poll() == [ButtonHeld("pause", 3 * S, 2 * S)]
+    assert pin.state is False and buttons.buttons["pause"].is_pressed
     clock.now = 5 * S
-    white.drive_low()
-    clock.now = 8 * S
-    white.drive_high()
-    assert buttons.poll() == [ButtonPress("white", 5 * S)]
-    clock.now = 9 * S
-    pin.drive_low()
-    buttons.hold("pause", 2 * S)  # the simulated hand's hold: on its own clock
+    assert buttons.poll() == []  # reported once
+    pin.drive_high()  # let go after the hold: nothing more
+    assert buttons.poll() == []
+    clock.now = 6 * S
+    pin.drive_low()  # a short press: its release says how long
+    clock.now = 6 * S + 300 * MS
     pin.drive_high()
-    assert buttons.poll() == [ButtonPress("pause", 9 * S), ButtonPress("pause", 9 * S + 1,
-                                                                      2 * S)]
+    assert buttons.poll() == [ButtonPress("pause", 6 * S), ButtonPress("pause", 6 * S + 300 * MS,
+                                                                      300 * MS)]
+    clock.now = 7 * S
+    pin.drive_low()  # held 2.5 s with no poll meanwhile: the hold all the same, nothing more
+    clock.now = 9 * S + 500 * MS
+    pin.drive_high()
+    assert buttons.poll() == [ButtonPress("pause", 7 * S), ButtonHeld("pause", 9 * S, 2 * S)]
+    white = mock_factory.pin(14)
+    clock.now = 10 * S
+    white.drive_low()
+    clock.now = 13 * S
+    assert buttons.poll() == [ButtonPress("white", 10 * S)]  # no hold for the players' own
+    white.drive_high()
+    assert buttons.poll() == []
     buttons.close()
+
+
+def test_the_simulated_hands_hold_takes_no_time(mock_factory: MockFactory) -> None:
+    """``boardctl run --sim``'s hold: on the hand's clock, the hold reported at once with the
+    pin still down; let go, nothing more; a short hold is a short press."""
+    clock = FakeClock(9 * S)
+    buttons = _buttons(mock_factory, clock)
+    pin = mock_factory.pin(25)
+    pin.drive_low()
+    buttons.hold("pause", 2 * S, release=False)
+    assert buttons.poll() == [ButtonPress("pause", 9 * S), ButtonHeld("pause", 9 * S + 1, 2 * S)]
+    clock.now = 12 * S
+    assert buttons.poll() == []  # not twice when the service's clock gets there
+    buttons.let_go("pause")
+    pin.drive_high()
+    assert buttons.poll() == []
+    clock.now = 20 * S
+    pin.drive_low()
+    buttons.hold("pause", 500 * MS)
+    pin.drive_high()
+    assert buttons.poll() == [ButtonPress("pause", 20 * S),
+                              ButtonPress("pause", 20 * S + 1, 500 * MS)]
+    buttons.close()
+
+
+def test_polled_buttons_report_the_hold_at_2_s_still_down(mock_factory: MockFactory) -> None:
+    """The polled buttons (RPi.GPIO) the same, on their injected clock."""
+    clock = FakeClock(10 * S)
+    pin = mock_factory.pin(25)
     polled = PolledButtons({"white": 14, "black": 15, "pause": 25}, clock=clock,
                            pin_factory=mock_factory, start=False)
-    clock.now = 10 * S
     pin.drive_low()
     polled.sample()
-    clock.now = 12 * S
+    clock.now = 11 * S + 995 * MS
+    polled.sample()
+    assert polled.poll() == [ButtonPress("pause", 10 * S)]
+    clock.now = 12 * S + 5 * MS
+    polled.sample()
+    assert polled.poll() == [ButtonHeld("pause", 12 * S, 2 * S)]
+    assert pin.state is False
+    clock.now = 13 * S
+    polled.sample()
+    pin.drive_high()
+    clock.now = 13 * S + 5 * MS
+    polled.sample()
+    assert polled.poll() == []  # let go after the hold: nothing more
+    clock.now = 14 * S
+    pin.drive_low()
+    polled.sample()
+    clock.now = 15 * S
     pin.drive_high()
     polled.sample()
-    assert polled.poll() == [ButtonPress("pause", 10 * S), ButtonPress("pause", 12 * S, 2 * S)]
+    assert polled.poll() == [ButtonPress("pause", 14 * S), ButtonPress("pause", 15 * S, S)]
     polled.close()

@@ -53,15 +53,18 @@ def test_in_a_hall_the_menus_never_open_while_the_game_is_under_way(tmp_path: Pa
     game = Game(under_way=True, running=True)
     hall, faces, _ = menu(tmp_path, game, hall=True)
     assert hall.on_press("pause", 0) is False  # the arbiter's pause: the clock's
-    assert hall.on_release("pause", HOLD_NS + 1, HOLD_NS) is False
+    assert hall.on_held("pause", HOLD_NS, HOLD_NS) is False
+    assert hall.on_release("pause", HOLD_NS + 1, HOLD_NS) is False  # no hold's release comes
     assert hall.place is None and faces.overlay is None
     game.runs = False  # stopped, still under way: still never
     assert hall.on_press("pause", 0) is False
-    assert hall.on_release("pause", HOLD_NS, HOLD_NS) is False and hall.place is None
+    assert hall.on_held("pause", HOLD_NS, HOLD_NS) is False and hall.place is None
     game.started = False  # between games the hall's board has the menus too
     assert hall.on_press("pause", 0) is True
-    assert hall.on_release("pause", HOLD_NS, HOLD_NS) is False and hall.place is not None
-    assert faces.overlay == ("CLoC", "nonE")
+    assert hall.on_held("pause", HOLD_NS, HOLD_NS) is False and hall.place is not None
+    assert faces.overlay == ("CLoC", "nonE")  # open at 2 s, the button still down
+    assert hall.on_release("pause", HOLD_NS + 1, HOLD_NS + 1) is False  # if one came: nothing
+    assert hall.place is not None and faces.overlay == ("CLoC", "nonE")
 
 
 def test_a_short_press_held_back_is_the_clocks_and_a_hold_inside_a_game_offers_the_new_game(
@@ -71,7 +74,7 @@ def test_a_short_press_held_back_is_the_clocks_and_a_hold_inside_a_game_offers_t
     assert board.on_press("pause", 0) is True
     assert board.on_release("pause", HOLD_NS - 1, HOLD_NS - 1) is True  # short: resume
     assert board.on_press("pause", 0) is True
-    assert board.on_release("pause", HOLD_NS, HOLD_NS) is False
+    assert board.on_held("pause", HOLD_NS, HOLD_NS) is False
     assert board.status()["items"] == ["new-game", "address"]
     assert board.on_press("black", 1) is True and faces.overlay == ("Addr", "192.1")
     board.on_press("pause", 2)
@@ -83,7 +86,7 @@ def test_a_short_press_held_back_is_the_clocks_and_a_hold_inside_a_game_offers_t
     assert shown == [("Addr.", "192.1"), ("Addr.", "68.1.5"), ("Addr.", "0-80"),
                      ("Addr.", "80")]
     board.on_press("pause", 10)
-    board.on_release("pause", HOLD_NS, 11)  # held: leaves
+    board.on_held("pause", HOLD_NS, 11)  # held 2 s: leaves, the button still down
     assert board.place is None and faces.overlay is None and asked == []
 
 

@@ -152,6 +152,33 @@ def test_a_short_pause_press_stops_and_starts_the_clock_a_hold_never_starts_it(
         assert stop_by_pid(proc) == 0
 
 
+def test_the_menu_opens_and_leaves_at_2_s_while_pause_is_still_held(tmp_path: Path) -> None:
+    """As a clock's menu: the player holds pause, the faces change at 2 s, he lets go; the
+    release then does nothing (no choice, no second toggle, no clock started)."""
+    state = tmp_path / "state"
+    sock = state / "control.sock"
+    proc = start(state, "--time-control", "600+5", "--engine-side", "black")
+    try:
+        until(lambda: status(sock))
+        down = request(sock, "sim", type="press", side="pause", hold_ms=HOLD, release=False)
+        assert down["release"] is False and down["hold_ms"] == HOLD
+        until(lambda: status(sock)["menu"]["open"])  # the button still down
+        assert faces(sock) == ("CLoC", "600.5")
+        assert request(sock, "sim", type="release", side="pause")["sim"] == "release"
+        press(sock, "black")  # after the release, in order: the release chose nothing
+        until(lambda: status(sock)["menu"]["item"] == "computer")
+        assert status(sock)["menu"]["choosing"] is None and faces(sock)[0] == "CoPU"
+        request(sock, "sim", type="press", side="pause", hold_ms=HOLD, release=False)
+        until(lambda: not status(sock)["menu"]["open"])  # left at 2 s, still down
+        assert faces(sock)[0] != "CoPU"  # the clock's faces again
+        request(sock, "sim", type="release", side="pause")
+        press(sock, "black")  # the person with Black starts White's clock: the release
+        until(lambda: status(sock)["running"] == "white")  # reopened nothing
+        assert status(sock)["menu"]["open"] is False
+    finally:
+        assert stop_by_pid(proc) == 0
+
+
 def test_a_damaged_choices_file_gives_the_defaults_and_one_line_and_the_leds_guide_the_start(
         tmp_path: Path) -> None:
     state = tmp_path / "state"

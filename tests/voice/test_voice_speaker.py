@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import stat
+import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -63,9 +65,11 @@ def alive(pid: int) -> bool:
 
 
 def fake_espeak(tmp: Path, body: str) -> Path:
-    """A command standing in for espeak-ng (the outermost edge): a shell script."""
+    """A command standing in for espeak-ng (the outermost edge): a shell script that, as
+    espeak-ng with ``--stdin``, waits for its text (``$text``) before it does anything (it
+    is started ahead, the speaker's warm process)."""
     path = tmp / "fake-espeak"
-    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.write_text(f"#!/bin/sh\nIFS= read -r text\n{body}\n")
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
 
@@ -189,7 +193,7 @@ def test_a_stuck_espeak_is_killed_at_the_deadline(tmp_path: Path,
     real = "espeak-ng"
     fake = fake_espeak(tmp_path, f'if [ ! -e {marker} ]; then touch {marker}; '
                        f'echo $$ > {pids}.new; mv {pids}.new {pids}; exec sleep 1000; fi\n'
-                       f'exec {real} "$@"')
+                       f'printf "%s\\n" "$text" | exec {real} "$@"')
     clock = FrozenClock()
     out = tmp_path / "wav"
     speaker = Speaker(Espeak(command=str(fake)), out, max_seconds=30.0, clock=clock).start()
@@ -280,3 +284,69 @@ def test_say_returns_at_once_while_nothing_runs(tmp_path: Path) -> None:
     assert voice.lost == 500
     voice.close()
     assert os.environ.get("PATH")  # the other tests' PATH is untouched
+
+
+def test_the_warm_process_says_each_announcement_whole_and_in_order(tmp_path: Path) -> None:
+    """Each utterance goes to the espeak-ng started ahead (its pid known before the text),
+    whole (spaces, accents, Cyrillic), in order; the real espeak-ng's WAV from stdin is the
+    one its command line makes of the same text."""
+    log = tmp_path / "said"
+    fake = fake_espeak(tmp_path, f'printf "%s %s\\n" "$$" "$text" >> {log}')
+    texts = ["white, thirty two to twenty eight", "Valge: 32–28, ééé", "белые: 32-28", "x"]
+    speaker = Speaker(Espeak(command=str(fake)), clock=FrozenClock()).start()
+    try:
+        assert wait_until(lambda: speaker.runner.warm_pid is not None)
+        first = speaker.runner.warm_pid
+        for text in texts:
+            speaker.put(Utterance(text, "move"))
+        assert speaker.wait(30.0)
+        assert wait_until(lambda: speaker.runner.warm_pid not in (None, first))
+    finally:
+        speaker.close()
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert [line.split(" ", 1)[1] for line in lines] == texts
+    assert int(lines[0].split()[0]) == first and speaker.said == len(texts)
+    out = tmp_path / "wav"
+    real = Speaker(Espeak(voice="en"), out, clock=FrozenClock()).start()
+    try:
+        real.put(Utterance(texts[0], "move"))
+        assert real.wait(30.0)
+    finally:
+        real.close()
+    by_argv = tmp_path / "argv.wav"
+    subprocess.run(Espeak(voice="en").argv(texts[0], by_argv), check=True)
+    assert (out / "0001-move.wav").read_bytes() == by_argv.read_bytes()
+
+
+def test_a_warm_process_killed_between_moves_loses_no_announcement(tmp_path: Path) -> None:
+    """The process waiting for the next move killed (by its pid, at once before the move):
+    the move is still said, by a new process; and the one after it."""
+    out = tmp_path / "wav"
+    speaker = Speaker(Espeak(), out, clock=FrozenClock()).start()
+    try:
+        speaker.put(Utterance("first move", "move"))
+        assert speaker.wait(30.0)
+        for _ in range(2):
+            assert wait_until(lambda: speaker.runner.warm_pid is not None)
+            warm = speaker.runner.warm_pid
+            assert warm is not None
+            os.kill(warm, signal.SIGKILL)  # no waiting for it to be gone
+            speaker.put(Utterance("next move", "move"))
+            assert speaker.wait(30.0)
+            assert not alive(warm)
+    finally:
+        speaker.close()
+    assert speaker.quiet is None and speaker.said == 3
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["0001-move.wav", "0002-move.wav", "0003-move.wav"]
+    assert min(rms(out / name) for name in names) > SILENCE
+
+
+def test_close_stops_the_warm_process(tmp_path: Path) -> None:
+    speaker = Speaker(Espeak(), tmp_path / "wav", clock=FrozenClock()).start()
+    assert wait_until(lambda: speaker.runner.warm_pid is not None)
+    warm = speaker.runner.warm_pid
+    assert warm is not None and alive(warm)
+    speaker.close()
+    assert speaker.runner.warm_pid is None and not alive(warm)
+    assert not Path(f"/proc/{warm}").exists()  # reaped too: no process left

@@ -25,7 +25,7 @@ MAX_REQUEST = 64 * 1024
 
 SIDES = ("white", "black")
 #: The simulated hand's acts (the ``sim`` command).
-SIM_ACTS = ("lift", "place", "press")
+SIM_ACTS = ("lift", "place", "press", "release")
 #: The buttons the simulated hand presses, and its longest hold.
 BUTTONS = ("white", "black", "pause")
 MAX_HOLD_MS = 60_000
@@ -121,14 +121,17 @@ COMMANDS: dict[str, dict[str, _Arg]] = {
     "decline-draw": {},
     # The simulated hand (`boardctl run --sim` only; refused on real hardware): a lift or a
     # place needs "square", a press "side", each as if the sensors or buttons saw it when
-    # the request arrived; a press may be held (the pause button's hold opens the menus).
+    # the request arrived; a press may be held (the pause button's hold opens the menus)
+    # and kept down ("release": false) until a "release" act lets go of it.
     "sim": {
-        "type": (lambda v: v if v in SIM_ACTS else None, True, "lift, place or press"),
+        "type": (lambda v: v if v in SIM_ACTS else None, True,
+                 "lift, place, press or release"),
         "square": (_text, False, "an algebraic square name such as c3"),
         "side": (lambda v: v if v in BUTTONS else None, False, "white, black or pause"),
         "hold_ms": (lambda v: v if isinstance(v, int) and not isinstance(v, bool)
                     and 0 <= v <= MAX_HOLD_MS else None, False,
                     f"a whole number of ms from 0 to {MAX_HOLD_MS}"),
+        "release": (lambda v: v if isinstance(v, bool) else None, False, "true or false"),
     },
 }
 
