@@ -87,7 +87,8 @@ def clock(ply: int) -> dict[str, float]:
 class SimBoards:
     """N boards' feeds from one MQTT client."""
 
-    def __init__(self, port: int, boards: int, rate: float, seed: int = 1) -> None:
+    def __init__(self, port: int, boards: int, rate: float, seed: int = 1,
+                 same_games: bool = False) -> None:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-boards")
         self.client.max_inflight_messages_set(1000)
         self.client.reconnect_delay_set(0.2, 2)
@@ -95,7 +96,11 @@ class SimBoards:
         self.client.on_connect = self._connected
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
+        self.seed = seed
         self.rng = random.Random(seed)
+        #: Every round the first round's games from the same plies, with the same moves'
+        #: timing (new game ids): the rounds differ only in the games the relay keeps.
+        self.same_games = same_games
         self.names = [f"s{n:03d}" for n in range(1, boards + 1)]
         self.seq = dict.fromkeys(self.names, 0)
         self.moves: dict[str, list[str]] = {}
@@ -132,8 +137,11 @@ class SimBoards:
         """Each board's game of round ``round_``: a game line, then a snapshot of the moves
         made already."""
         self.round = round_
+        if self.same_games:
+            self.rng = random.Random(self.seed)
         for k, board in enumerate(self.names):
-            game = self.games[board] = GAMES[(k + round_ - 1) % len(GAMES)]
+            game = self.games[board] = GAMES[(k + (0 if self.same_games else round_ - 1))
+                                             % len(GAMES)]
             self.moves[board] = game[:self.rng.randrange(0, min(60, len(game) // 2))]
             self.line(board, {"type": "game", "rules": "international",
                               "time_control": "5400+30", "tags": self.tags(board)})
@@ -538,6 +546,10 @@ def main() -> int:
                     help="the broker down this many seconds halfway through")
     ap.add_argument("--rounds", type=int, default=0,
                     help="the long-event mode: this many rounds, earlier games kept")
+    ap.add_argument("--same-games", action="store_true",
+                    help="with --rounds: every round the first round's games and timing (new "
+                    "ids), so that the rounds differ only in the games the relay keeps (the "
+                    "default rotates the games: each round's positions cost their own)")
     ap.add_argument("--out", action="store_true", help="the relay writes --out too")
     ap.add_argument("--no-strace", dest="strace", action="store_false",
                     help="do not count the store's writes with strace")
@@ -553,7 +565,8 @@ def main() -> int:
         hall.start_boards()
         hall.wait_served()
         time.sleep(1.0)  # the relay subscribes
-        sim = SimBoards(hall.broker.port, opts.boards, opts.rate)
+        sim = SimBoards(hall.broker.port, opts.boards, opts.rate,
+                        same_games=opts.same_games)
         sim.begin()
         seen: dict[tuple[str, int, int], float] = {}
         stats = {"200": 0, "304": 0}
