@@ -244,9 +244,9 @@ class StoreCalls:
     """The relay's ``write`` and ``fsync`` calls on the files of its state directory (and of
     ``--out``), from strace's log: what its store costs the disk."""
 
-    def __init__(self, log: Path, paths: list[Path]) -> None:
+    def __init__(self, log: Path, paths: list[str]) -> None:
         self.log = log
-        self.paths = [str(p) for p in paths]
+        self.paths = list(paths)
         self.calls: list[tuple[float, str, str, int]] = []  # (time, call, path, result)
         self._offset = 0
 
@@ -264,11 +264,12 @@ class StoreCalls:
                 self.calls.append((float(m.group(1)), m.group(2), m.group(3),
                                    int(m.group(4))))
 
-    def between(self, t0: float, t1: float, path: str | None = None) -> tuple[int, int]:
-        """(bytes written, fsyncs) from ``t0`` to ``t1`` (wall clock), under ``path``."""
+    def between(self, t0: float, t1: float, *paths: str) -> tuple[int, int]:
+        """(bytes written, fsyncs) from ``t0`` to ``t1`` (wall clock), under ``paths`` (all
+        when none is given)."""
         self.read()
         calls = [c for c in self.calls if t0 <= c[0] < t1
-                 and (path is None or c[2].startswith(path))]
+                 and (not paths or any(c[2].startswith(p) for p in paths))]
         written = sum(c[3] for c in calls if c[1] in ("write", "pwrite64", "writev")
                       and c[3] > 0)
         return written, sum(1 for c in calls if c[1] in ("fsync", "fdatasync"))
@@ -316,7 +317,10 @@ class Hall:
         self.err = open(tmp / "relay.stderr", "wb")
         self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self.err)
         self.relay_pid = self._traced_pid() if strace else self.proc.pid
-        self.calls = StoreCalls(self.trace, [p for p in (self.state, self.out) if p]) \
+        # --out is written to a temporary file beside it (.NAME.XXXX), then renamed
+        self.out_paths = [str(self.out), str(self.out.parent / f".{self.out.name}.")] \
+            if self.out is not None else []
+        self.calls = StoreCalls(self.trace, [str(self.state), *self.out_paths]) \
             if strace else None
 
     def _traced_pid(self) -> int:
@@ -436,7 +440,7 @@ def store_line(hall: Hall, phase: Phase) -> str:
     text += (f"; store {written / moves:,.0f} bytes and {syncs / moves:.2f} fsyncs a move "
              f"({syncs / phase.wall:.1f} fsyncs/s, {written / phase.wall / 1e3:,.0f} kB/s)")
     if hall.out is not None:
-        out_bytes, out_syncs = hall.calls.between(phase.t0, phase.t1, str(hall.out))
+        out_bytes, out_syncs = hall.calls.between(phase.t0, phase.t1, *hall.out_paths)
         text += (f"; --out {out_bytes / moves:,.0f} bytes and {out_syncs / moves:.2f} fsyncs "
                  "a move")
     return text
