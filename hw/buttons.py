@@ -186,6 +186,12 @@ class StampedButton(DigitalInputDevice):  # type: ignore[misc]
                 return
         self.let_go(at, at - pressed)
 
+    def settled_at(self) -> int | None:
+        """When an edge no longer falls in the bounce lockout of the last one (None: no
+        edge yet): a press before then is taken for bounce."""
+        last = self._last_edge
+        return None if last is None else last + self._lockout_ns
+
     def let_go(self, at: int, held_ns: int) -> None:
         """The press not yet let go let go at ``at``, ``held_ns`` after it: nothing after its
         hold was reported, else the release (``on_release(at, held_ns)``)."""
@@ -300,6 +306,14 @@ class ClockButtons:
                 self.notify()
 
         return handler
+
+    def settled_in(self, name: str) -> int:
+        """Nanoseconds until a press of ``name`` is no bounce of its last edge (0: now): the
+        simulated hand presses no faster than a finger can (a press 10 ms after the last
+        release would be lost as a real one is)."""
+        button = self.buttons.get(name)
+        settled = button.settled_at() if button is not None else None
+        return 0 if settled is None else max(0, settled - self._clock())
 
     def hold(self, name: str, held_ns: int, release: bool = True) -> None:
         """The simulated hand's hold (``boardctl run --sim``): the press just made on

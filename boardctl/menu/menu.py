@@ -13,8 +13,10 @@ faces set the next game when no phone or keyboard is at hand.
 
 The menus never open in a hall while its game is under way (the arbiter's clock), and in a
 game under way they offer only the new game (and the address): nothing else changes a game
-in play. Everything runs on the referee's thread (the ``Buttons`` the referee's loop hands
-the presses to: boardctl.service.loop); the new game is asked for on a thread of its own.
+in play, but for resigning it against an opponent not at the board (online, another board:
+``rE5n``, the control path's ``resign``, as the page's and ``boardctl resign``). Everything
+runs on the referee's thread (the ``Buttons`` the referee's loop hands the presses to:
+boardctl.service.loop); the new game is asked for on a thread of its own.
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ class Played(Protocol):
         """Its clock runs."""
         ...
 
+    def opponent_away(self) -> bool:
+        """An opponent not at the board (online, another board) plays it: the person may
+        resign it from the menus."""
+        ...
+
 
 @dataclass
 class Place:
@@ -65,8 +72,9 @@ class Place:
 
 
 class Menu:
-    """The menus (module docstring). ``start_new(request)`` asks for a new game (the control
-    path's ``new``); ``address()`` the board's page's address, or None."""
+    """The menus (module docstring). ``start_new(request)`` sends a request on the control
+    path, on a thread of its own (a new game's ``new``, a ``resign``); ``address()`` the
+    board's page's address, or None."""
 
     def __init__(self, choices: MenuChoices, played: Played, shown: Shown, *, size: int,
                  path: Path, start_new: Callable[[dict[str, Any]], None],
@@ -138,8 +146,9 @@ class Menu:
         logger.info("menu closed")
 
     def _may_open(self) -> bool:
-        """Never in a hall while its game is under way (the arbiter's clock)."""
-        return not (self.hall and self.played.under_way())
+        """Never in a hall while its game is under way (the arbiter's clock), but for a game
+        against another board over the hall's broker (no arbiter: the players' own)."""
+        return not (self.hall and self.played.under_way() and not self.played.opponent_away())
 
     def _items(self) -> list[Item]:
         new = Item("new-game", "nEU", None, lambda: [Value("go", "Go")])
@@ -147,7 +156,9 @@ class Menu:
         more = [Item("address", "Addr", None, lambda: items.address_pages(address))] \
             if address else []
         if self.played.under_way():
-            return [new, *more]
+            resign = [Item("resign", "rE5n", None, lambda: [Value("go", "Go")])] \
+                if self.played.opponent_away() else []
+            return [new, *resign, *more]
         return [
             Item("time-control", "CLoC", "time_control", lambda: items.time_values(
                 self.choices.time_control)),
@@ -177,9 +188,9 @@ class Menu:
             return
         value = place.values[place.value]
         place.values = None
-        if item.name == "new-game":
+        if item.name in ("new-game", "resign"):
             self.close()
-            self.start_new(self.new_request())
+            self.start_new(self.new_request() if item.name == "new-game" else {"cmd": "resign"})
             return
         if item.key is not None:
             self._keep(item.key, None if value.name == items.NO_CLOCK and

@@ -40,6 +40,9 @@ class GameInPlay:
             return False  # the player's button (an online draw offer): a hold is the menus'
         return clock is not None and clock.running is not None and session.result is None
 
+    def opponent_away(self) -> bool:
+        return self.door is not None and bool(self.door.owns_pause())
+
 
 def board_choices(setup: Any, lineup: Any) -> MenuChoices:
     """The board's own settings as the menus' choices: the new game's rule set and time
@@ -72,12 +75,14 @@ def plug_menu(service: Any, *, setup: Any, lineup: Any, state_dir: Path, hall: b
 
 
 def _new_game(service: Any, request: dict[str, Any]) -> None:
-    """The menu's new game through the control path (as a control client's ``new``)."""
+    """The menu's new game (or resignation) through the control path (as a control
+    client's ``new`` or ``resign``)."""
     answer = service.command(request)
+    what = "new game" if request["cmd"] == "new" else request["cmd"]
     if not answer.get("ok"):
-        logger.warning(f"menu: new game refused: {answer.get('error')}")
+        logger.warning(f"menu: {what} refused: {answer.get('error')}")
     else:
-        logger.info(f"menu: new game {answer.get('game')}")
+        logger.info(f"menu: {what}" + (f" {answer['game']}" if answer.get("game") else ""))
 
 
 def page_address(page: Any) -> Callable[[], str | None]:

@@ -44,6 +44,7 @@ from firmware.formats.records import (
     SnapshotRecord,
     TakeBackRecord,
 )
+from firmware.rules.game import result_text
 from firmware.rules.notation import parse_move
 from firmware.rules.sets import Side
 from firmware.session.session import BoardSession
@@ -197,13 +198,25 @@ class BoardOpponent:
         return self.shown.face_move() or self.offers.face()
 
     def answer(self, cmd: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
-        """A draw offered, taken up, declined (:mod:`boardctl.opponents.offers`); a
-        resignation is the board's own result, which the other board follows."""
+        """A draw offered, taken up, declined (:mod:`boardctl.opponents.offers`); ``resign``
+        the board's own result (the other board's side wins), which the other board follows."""
         if cmd == "offer-draw":
             return self.offers.offer(self.seat.now())
         if cmd == "decline-draw":
             return self.offers.decline(self.seat.now())
+        if cmd == "resign":
+            return self._resign(self.seat.now())
         return None
+
+    def _resign(self, at: int) -> dict[str, Any]:
+        session = self.seat.session
+        if not session.referee.started or session.result is not None:
+            raise ControlError("resign: no game in play against the other board")
+        try:
+            self.seat.commit(Result(at, result_text(session.rules, self.side), "resignation"))
+        except BoardError as exc:
+            raise ControlError(f"resign: the result could not be recorded: {exc}") from None
+        return {"resigned": self.side.other.value}
 
     def amend_setup(self, setup: GameSetup) -> None:
         setup.tags.setdefault(self.side.value.capitalize(), self.other)

@@ -80,9 +80,14 @@ class Hardware:
 
     def press(self, name: str, hold_ns: int = 0, release: bool = True) -> None:
         """Simulated hardware only: press a clock button (its real edge callback stamps the
-        time) and, with ``release``, let it go; a button whose hold counts (the pause
+        time; no sooner than its bounce lockout after its last edge) and, with ``release``,
+        let it go; a button whose hold counts (the pause
         button's) is held ``hold_ns`` on the hand's own clock first, its hold reported with
         the pin still down (``hw.buttons.ClockButtons.hold``)."""
+        settled_in = getattr(self.buttons, "settled_in", None)
+        wait_ns = settled_in(name) if settled_in is not None else 0
+        if wait_ns > 0:  # within the bounce lockout of its last edge: as a finger, a bit later
+            time.sleep(wait_ns / 1e9)
         pin = self.factory.pin(self.button_pins[name])
         pin.drive_low()
         hold = getattr(self.buttons, "hold", None)

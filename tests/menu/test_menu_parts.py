@@ -38,6 +38,9 @@ class Game:
     def running(self) -> bool:
         return self.runs
 
+    def opponent_away(self) -> bool:
+        return False
+
 
 class Faces:
     overlay: tuple[str, str] | None = None

@@ -86,7 +86,17 @@ def test_two_boards_play_one_game_to_a_result(mosquitto: Mosquitto, tmp_path: Pa
         play(white, black, moves, 1)
         for b in (white, black):
             assert b.ask("status")["moves"] == texts(moves)
-        assert black.ask("result", result="2-0", reason="resignation")["ok"]
+        # black resigns from the menus (no arbiter, no phone): hold pause, step to rE5n, Go
+        black.ask("sim", type="press", side="pause", hold_ms=2500)
+        black.until(lambda: black.ask("status")["menu"]["open"], "the menus open")
+        black.ask("sim", type="press", side="black")
+        black.until(lambda: black.ask("status")["faces"]["white"].startswith("rE5n"),
+                    "resign on the faces")
+        black.ask("sim", type="press", side="pause")  # the item: its value, Go
+        black.until(lambda: black.ask("status")["faces"]["black"].startswith("Go"), "Go")
+        black.ask("sim", type="press", side="pause")
+        result = black.result()
+        assert (result["result"], result["reason"]) == ("2-0", "resignation")
         result = white.result()  # the other board's result, followed
         assert (result["result"], result["reason"]) == ("2-0", "resignation")
         remote = [r for r in white.feed_lines() if r["type"] == "remote-move"]
