@@ -44,14 +44,23 @@ def write_log(path: Path, events: list[Event]) -> Path:
     return path
 
 
+#: The test boards' ``[broker] reconnect_max`` (5 s by default): a test that stops the broker
+#: waits for its boards to be back, and they are back within this of its start.
+RECONNECT_MAX = 0.5
+
+
 class Board:
-    """One ``boardctl run --sim`` board process in the hall."""
+    """One ``boardctl run --sim`` board process in the hall; its config file (next to its state
+    directory) says ``[broker] reconnect_max`` (``reconnect_max``)."""
 
     def __init__(self, broker_url: str, hall: str, name: str, state: Path,
-                 events: Path | None = None, *extra: str) -> None:
+                 events: Path | None = None, *extra: str,
+                 reconnect_max: float = RECONNECT_MAX) -> None:
+        self.config = state.parent / f"{state.name}.toml"
         self.args = [*BOARDCTL, "run", "--sim", "--rules", "international", "--time-control", TC,
-                     "--state-dir", str(state), "--broker", broker_url, "--hall", hall,
-                     "--board", name, *extra]
+                     "--state-dir", str(state), "--config", str(self.config),
+                     "--broker", broker_url, "--hall", hall, "--board", name, *extra]
+        self.reconnect_max = reconnect_max
         if events is not None:
             self.args += ["--events", str(events)]
         self.state = state
@@ -60,6 +69,7 @@ class Board:
 
     def start(self) -> Board:
         self.state.parent.mkdir(parents=True, exist_ok=True)
+        self.config.write_text(f"[broker]\nreconnect_max = {self.reconnect_max}\n")
         err = open(self.err_path, "ab")
         self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=err)
         err.close()
