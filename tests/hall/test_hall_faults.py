@@ -196,7 +196,7 @@ def test_the_issues_order_broker_killed_board_rebooted_broker_back(
     the broker is away, then the broker back; the relay (stalled meanwhile) reconnects after
     the board has announced its new run to the broker, so it misses the run's header, game
     and snapshot, as in the issue's runs."""
-    play_through_faults(mosquitto, tmp_path, 1, plies=16, plan=[
+    play_through_faults(mosquitto, tmp_path, 1, plies=12, plan=[
         ("broker", 0.0), ("b2", 0.3), ("b2", 1.0), ("freeze", 0.0), ("broker", 0.0),
         ("thaw", 0.0)])
 
@@ -205,7 +205,7 @@ def test_one_drawn_order_of_faults_with_a_relay_restart(mosquitto: Mosquitto,
                                                         tmp_path: Path) -> None:
     """One seeded order in the default run (the soak below draws many): a relay kill -9
     among the faults."""
-    play_through_faults(mosquitto, tmp_path, 4, plies=16, plan=[
+    play_through_faults(mosquitto, tmp_path, 4, plies=12, plan=[
         ("b1", 0.2), ("broker", 0.0), ("relay", 0.2), ("b1", 0.5), ("broker", 0.0)])
 
 
@@ -237,7 +237,7 @@ class Site:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/round"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def close(self) -> None:
         self.server.shutdown()
@@ -259,7 +259,7 @@ def test_a_relay_killed_after_the_round_serves_writes_and_pushes_every_game(
     site = Site()
     out = tmp_path / "hall.pdn"
     names = ("b1", "b2")
-    logs = {n: game_log(8, seed=20 + i, think=(0.1, 0.3), change_mind=0.0)
+    logs = {n: game_log(6, seed=20 + i, think=(0.02, 0.1), change_mind=0.0)
             for i, n in enumerate(names)}
     want = {n: [expected(e)] for n, e in logs.items()}
     args = ("--state-dir", str(tmp_path / "relay-state"), "--out", str(out), "--push", site.url)

@@ -44,8 +44,9 @@ def write_log(path: Path, events: list[Event]) -> Path:
     return path
 
 
-#: The test boards' ``[broker] reconnect_max`` (5 s by default): a test that stops the broker
-#: waits for its boards to be back, and they are back within this of its start.
+#: The test boards' ``[broker] reconnect_max`` and the in-process relay's (5 s by default): a
+#: test that stops the broker waits for them to be back, and they are back within this of its
+#: start.
 RECONNECT_MAX = 0.5
 
 
@@ -97,14 +98,17 @@ class HallRelay:
     def __init__(self, broker_url: str, hall: str, *, delay: float = 0.0,
                  now: Callable[[], float] = time.time) -> None:
         self.logs: list[str] = []
-        self.follower = HallFollower(parse_broker(broker_url), hall, log=self.logs.append)
+        self.follower = HallFollower(parse_broker(broker_url), hall, log=self.logs.append,
+                                     reconnect_max=RECONNECT_MAX)
         self.timeline = Timeline(delay=delay, now=now)
         self.server = PdnServer(("127.0.0.1", 0), hall=hall, timeline=self.timeline)
         self.relay = Relay([], hall=self.follower, timeline=self.timeline, wall=now)
         self.hall = hall
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._threads = [threading.Thread(target=self.server.serve_forever, daemon=True),
+        # polled every 0.05 s (not REAP_EVERY): stop() waits a poll for the server to end
+        self._threads = [threading.Thread(target=self.server.serve_forever, args=(0.05,),
+                                          daemon=True),
                          threading.Thread(target=self._loop, daemon=True)]
 
     def _loop(self) -> None:
