@@ -53,6 +53,9 @@ class BrokerSection:
     tls: bool = False
     keepalive: int = 10
     queue_lines: int = 10_000
+    #: The longest wait, seconds, between two tries to reach the broker (the wait doubles from
+    #: 0.2 s up to it while the broker is away).
+    reconnect_max: float = 5.0
     #: A file holding the hall's key: the arbiter's desk may act on this board (docs/HALL.md).
     hall_key_file: str = ""
 
@@ -177,6 +180,7 @@ def _broker(r: TableReader, data: Any) -> BrokerSection:
         tls=r.boolean(k, "broker", "tls", False),
         keepalive=r.integer(k, "broker", "keepalive", 10, 1, 3600),
         queue_lines=r.integer(k, "broker", "queue_lines", 10_000, 100, 1_000_000),
+        reconnect_max=r.number(k, "broker", "reconnect_max", 5.0, 0.2, 300.0),
     )
 
 

@@ -79,6 +79,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key (the "
                    "boards' --hall-key): with --arbiter-token, the arbiter's desk acts on the "
                    "boards (POST /arbiter/BOARD, buttons on the arbiters' page)")
+    h.add_argument("--desk-timeout", type=float, default=5.0, metavar="SECONDS",
+                   help="how long the desk waits for a board's answer before it says 504 "
+                   "(default 5)")
     h.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate "
                    "(chain, PEM): the arbiter's token travels with every request")
     h.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
@@ -103,6 +106,8 @@ def _check(args: argparse.Namespace) -> None:
         raise BoardError("--poll must be a positive number of seconds (at most 3600)")
     if not (math.isfinite(args.delay) and 0 <= args.delay <= MAX_DELAY):
         raise BoardError(f"--delay must be 0 to {MAX_DELAY} minutes, not {args.delay}")
+    if not (math.isfinite(args.desk_timeout) and 0.5 <= args.desk_timeout <= 120):
+        raise BoardError(f"--desk-timeout must be 0.5 to 120 seconds, not {args.desk_timeout}")
     if not args.ports and not args.broker:
         raise BoardError("nothing to follow: name serial PORTs and/or --broker URL --hall HALL")
     if args.broker and not args.hall:
@@ -175,7 +180,8 @@ def _desk(args: argparse.Namespace, hall: str | None,
     config = parse_broker(args.broker, username=args.broker_user,
                           password=read_password(args.broker_password_file),
                           ca_file=args.broker_ca)
-    desk = Desk(config, hall, read_key(args.hall_key), args.arbiter_token, log=_say)
+    desk = Desk(config, hall, read_key(args.hall_key), args.arbiter_token,
+                answer_s=args.desk_timeout, log=_say)
     for server in servers:
         server.extra_handlers.insert(0, desk.handle)
     return desk.start()

@@ -34,6 +34,8 @@ class BrokerSettings:
     queue_lines: int
     #: The hall's key (``--hall-key`` or ``[broker] hall_key_file``): None, no desk control.
     hall_key: bytes | None = None
+    #: ``[broker] reconnect_max``: the longest wait between two tries to reach the broker.
+    reconnect_max: float = 5.0
 
 
 def read_password(path: Path | str | None) -> str | None:
@@ -73,7 +75,7 @@ def broker_settings(args: argparse.Namespace, section: Any, source: str) -> Brok
         make_client(broker, "kabelaud-check")  # a CA file it cannot read: say so before start
     key_file = getattr(args, "hall_key", None) or getattr(section, "hall_key_file", "")
     key = read_key(key_file) if key_file else None
-    return BrokerSettings(broker, hall, board, section.queue_lines, key)
+    return BrokerSettings(broker, hall, board, section.queue_lines, key, section.reconnect_max)
 
 
 class ServedBoard(Protocol):
@@ -107,6 +109,7 @@ class HallBoard:
         self.remote: RemoteControl | None = None
         self.link = BoardLink(settings.broker, settings.hall, settings.board,
                               instance_id(self.state_dir), queue_lines=settings.queue_lines,
+                              backoff=(0.2, settings.reconnect_max),
                               on_setup=self._on_setup,
                               on_control=self._on_control if settings.hall_key else None)
 

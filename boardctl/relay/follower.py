@@ -45,11 +45,13 @@ class HallFollower:
 
     ``hall`` is one hall's name or several (a central broker that bridges many halls'
     brokers, docs/SCALE.md): with several, each board is named ``HALL/BOARD`` (what it is
-    known by in the relay; its PDN still says ``[Board "BOARD"]``)."""
+    known by in the relay; its PDN still says ``[Board "BOARD"]``). ``reconnect_max``: the
+    longest wait, seconds, between two tries to reach the broker (from 0.2 s, doubling)."""
 
     def __init__(self, config: BrokerConfig, hall: str | Sequence[str],
-                 log: Callable[[str], None] = print) -> None:
+                 log: Callable[[str], None] = print, *, reconnect_max: float = 5.0) -> None:
         self.config = config
+        self.reconnect_max = reconnect_max
         names = [hall] if isinstance(hall, str) else list(hall)
         self.halls = [check_name(h, "--hall") for h in dict.fromkeys(names)]
         if not self.halls:
@@ -79,7 +81,7 @@ class HallFollower:
         client.on_message = self._on_message
         client.on_subscribe = lambda *args: self.subscribed.set()
         client.on_connect_fail = lambda *args: self._connect_failed()
-        client.reconnect_delay_set(0.2, 5)
+        client.reconnect_delay_set(0.2, self.reconnect_max)
         client.connect_async(self.config.host, self.config.port, keepalive=self.config.keepalive)
         client.loop_start()
         self._client = client

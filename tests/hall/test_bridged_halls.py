@@ -7,8 +7,8 @@ the games (the bridge cut, the boards' broker gone) until its boards have played
 the central relay, each hall at its own URLs. Then the central broker itself goes away (the
 relay's link and both bridges cut) until hall B's boards have played on: once it is back every
 game is complete too (what the bridges held is delivered; what reached the central broker
-while the relay was still reconnecting comes with the boards' next snapshots). Waiting is
-bounded polling on real processes."""
+while the relay was still reconnecting comes with the boards' next snapshots, every
+:data:`SNAPSHOT_EVERY` s here). Waiting is bounded polling on real processes."""
 
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ from firmware.pdn import read_games
 from firmware.rules.notation import move_text
 
 ROOT = Path(__file__).resolve().parents[2]
-PLIES = 20
+PLIES = 16
+#: The boards' ``--snapshot-every`` (10 s by default): how soon a snapshot fills what the
+#: relay missed while it was reconnecting.
+SNAPSHOT_EVERY = "2"
 #: Plies hall A's boards play while their broker is away.
 PLAYED_ON = 3
 
@@ -84,7 +87,8 @@ def test_bridged_halls_lose_nothing_when_a_hall_broker_or_the_central_one_is_awa
             broker.start()
         relay.start()
         assert "following kabelaud/B/+/feed" in relay.stderr()
-        boards = [Board(brokers[h].url, h, b, tmp_path / f"{h}-{b}", log, "--round", "1")
+        boards = [Board(brokers[h].url, h, b, tmp_path / f"{h}-{b}", log, "--round", "1",
+                        "--snapshot-every", SNAPSHOT_EVERY)
                   for h in ("A", "B") for b in ("b1", "b2")]
         for board in boards:
             board.start()

@@ -28,6 +28,10 @@ def refused(*argv: str) -> str:
      "--hall-key missing.key: cannot read it"),
     (("--arbiter-token", "desk-token-1", "--http", "127.0.0.1:0", "--hall-key", "short.key"),
      "--hall-key short.key: the key must be a line of at least 16 characters"),
+    (("--arbiter-token", "desk-token-1", "--desk-timeout", "0.1"),
+     "--desk-timeout must be 0.5 to 120 seconds, not 0.1"),
+    (("--arbiter-token", "desk-token-1", "--desk-timeout", "nan"),
+     "--desk-timeout must be 0.5 to 120 seconds, not nan"),
 ])
 def test_relay_desk_options(tmp_path: Path, extra: tuple[str, ...], said: str) -> None:
     (tmp_path / "short.key").write_text("abc\n")

@@ -77,7 +77,7 @@ def hall_key(tmp_path: Path, text: str = "0123456789abcdef0123456789abcdef") -> 
 def test_the_desk_acts_on_a_board_over_mqtt(mosquitto: Mosquitto, tmp_path: Path) -> None:
     key = hall_key(tmp_path)
     relay = RelayProcess(mosquitto.url, "H", tmp_path, "--arbiter-token", TOKEN,
-                         "--hall-key", str(key))
+                         "--hall-key", str(key), "--desk-timeout", "2")
     keyed = Board(mosquitto.url, "H", "b1", tmp_path / "b1", None, "--hall-key", str(key))
     keyless = Board(mosquitto.url, "H", "b2", tmp_path / "b2")
     sniffer = Sniffer(mosquitto.port)
@@ -108,9 +108,10 @@ def test_the_desk_acts_on_a_board_over_mqtt(mosquitto: Mosquitto, tmp_path: Path
         assert len(sniffer.on("control")) == 3 and len(sniffer.on("reply")) == 3
         assert all(p[64:65] == b"." for p in sniffer.on("control") + sniffer.on("reply"))
 
-        # A board started without the hall's key takes no control messages: 504 after 5 s.
+        # A board started without the hall's key takes no control messages: 504 after the
+        # desk's timeout (5 s by default, 2 s here).
         code, answer = post(relay, "b2", {"cmd": "start"})
-        assert code == 504 and "did not answer" in answer["error"]
+        assert code == 504 and "did not answer within 2 s" in answer["error"], answer
         assert socket_request(keyless.state / "control.sock", "status")["started"] is False
     finally:
         sniffer.close()

@@ -49,8 +49,9 @@ def test_the_arbiter_acts_from_the_page(mosquitto: Mosquitto, tmp_path: Path,
     key = hall_key(tmp_path)
     events = game_log(4, seed=2, think=(0.02, 0.06), change_mind=0.0)
     moves = replayed(events).moves
+    # --desk-timeout: the stalled board's 504 comes after 2 s (5 by default)
     relay = RelayProcess(mosquitto.url, "H", tmp_path, "--arbiter-token", TOKEN,
-                         "--hall-key", str(key))
+                         "--hall-key", str(key), "--desk-timeout", "2")
     board = Board(mosquitto.url, "H", "b1", tmp_path / "b1",
                   write_log(tmp_path / "b1.jsonl", events), "--hall-key", str(key),
                   "--round", "3")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from boardctl.hall.board import broker_settings
+from boardctl.hall.board import HallBoard, broker_settings
 from boardctl.hall.mqtt import board_of, parse_broker
 from boardctl.hall.setup import SetupError, parse_setup
 from boardctl.settings import load_config
@@ -27,13 +27,19 @@ def test_the_broker_section_names_the_board(tmp_path: Path) -> None:
     secret.write_text("s3cret\n")
     path = tmp_path / "c.toml"
     path.write_text(f'[broker]\nurl = "mqtts://relay.local"\nhall = "open26"\nboard = "b12"\n'
-                    f'username = "b12"\npassword_file = "{secret}"\nkeepalive = 5\n')
+                    f'username = "b12"\npassword_file = "{secret}"\nkeepalive = 5\n'
+                    'reconnect_max = 0.5\n')
     config = load_config(path)
     settings = broker_settings(args(), config.broker, str(path))
     assert settings is not None
     assert (settings.hall, settings.board) == ("open26", "b12")
     assert settings.broker.tls and settings.broker.port == 8883
     assert (settings.broker.username, settings.broker.password) == ("b12", "s3cret")
+    assert settings.reconnect_max == 0.5
+    hall_board = HallBoard(settings, tmp_path)  # the link's backoff stops there
+    assert (hall_board.link.backoff_min, hall_board.link.backoff_max) == (0.2, 0.5)
+    hall_board.link.close()
+    assert load_config(None).broker.reconnect_max == 5.0  # the default
     over = broker_settings(args(board="b13"), config.broker, str(path))
     assert over is not None and over.board == "b13"  # the command line wins
 
@@ -43,6 +49,8 @@ def test_the_broker_section_names_the_board(tmp_path: Path) -> None:
     ('[broker]\nhall = "a/b"\n', "broker.hall"),
     ('[broker]\nboard = "+"\n', "broker.board"),
     ('[broker]\nkeepalive = 0\n', "broker.keepalive"),
+    ('[broker]\nreconnect_max = 0\n', "broker.reconnect_max"),
+    ('[broker]\nreconnect_max = "1"\n', "broker.reconnect_max"),
     ('[broker]\nhal = "x"\n', "did you mean 'hall'"),
 ])
 def test_bad_broker_sections_are_named(tmp_path: Path, text: str, expect: str) -> None:

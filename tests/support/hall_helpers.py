@@ -44,14 +44,24 @@ def write_log(path: Path, events: list[Event]) -> Path:
     return path
 
 
+#: The test boards' ``[broker] reconnect_max`` and the in-process relay's (5 s by default): a
+#: test that stops the broker waits for them to be back, and they are back within this of its
+#: start.
+RECONNECT_MAX = 0.5
+
+
 class Board:
-    """One ``boardctl run --sim`` board process in the hall."""
+    """One ``boardctl run --sim`` board process in the hall; its config file (next to its state
+    directory) says ``[broker] reconnect_max`` (``reconnect_max``)."""
 
     def __init__(self, broker_url: str, hall: str, name: str, state: Path,
-                 events: Path | None = None, *extra: str) -> None:
+                 events: Path | None = None, *extra: str,
+                 reconnect_max: float = RECONNECT_MAX) -> None:
+        self.config = state.parent / f"{state.name}.toml"
         self.args = [*BOARDCTL, "run", "--sim", "--rules", "international", "--time-control", TC,
-                     "--state-dir", str(state), "--broker", broker_url, "--hall", hall,
-                     "--board", name, *extra]
+                     "--state-dir", str(state), "--config", str(self.config),
+                     "--broker", broker_url, "--hall", hall, "--board", name, *extra]
+        self.reconnect_max = reconnect_max
         if events is not None:
             self.args += ["--events", str(events)]
         self.state = state
@@ -60,6 +70,7 @@ class Board:
 
     def start(self) -> Board:
         self.state.parent.mkdir(parents=True, exist_ok=True)
+        self.config.write_text(f"[broker]\nreconnect_max = {self.reconnect_max}\n")
         err = open(self.err_path, "ab")
         self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=err)
         err.close()
@@ -87,14 +98,17 @@ class HallRelay:
     def __init__(self, broker_url: str, hall: str, *, delay: float = 0.0,
                  now: Callable[[], float] = time.time) -> None:
         self.logs: list[str] = []
-        self.follower = HallFollower(parse_broker(broker_url), hall, log=self.logs.append)
+        self.follower = HallFollower(parse_broker(broker_url), hall, log=self.logs.append,
+                                     reconnect_max=RECONNECT_MAX)
         self.timeline = Timeline(delay=delay, now=now)
         self.server = PdnServer(("127.0.0.1", 0), hall=hall, timeline=self.timeline)
         self.relay = Relay([], hall=self.follower, timeline=self.timeline, wall=now)
         self.hall = hall
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._threads = [threading.Thread(target=self.server.serve_forever, daemon=True),
+        # polled every 0.05 s (not REAP_EVERY): stop() waits a poll for the server to end
+        self._threads = [threading.Thread(target=self.server.serve_forever, args=(0.05,),
+                                          daemon=True),
                          threading.Thread(target=self._loop, daemon=True)]
 
     def _loop(self) -> None:
