@@ -83,7 +83,9 @@ def test_a_stop_on_a_full_disk_loses_no_broadcast_move(small_disk: Path, tmp_pat
                                                         how: str) -> None:
     state = small_disk / "state"
     feed = tmp_path / "feed.jsonl"
-    log = write_log(tmp_path / "game.jsonl", game_log(16, seed=9, think=(0.02, 0.1),
+    # A long game (the board is stopped in its middle): however long the disk takes to be
+    # full on a loaded machine, moves are still to come.
+    log = write_log(tmp_path / "game.jsonl", game_log(40, seed=9, think=(0.02, 0.1),
                                                       change_mind=0.0))
     err = tmp_path / "board.stderr"
     args = [*BOARDCTL, "run", "--sim", "--rules", "international", "--time-control", TC,

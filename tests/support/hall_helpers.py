@@ -30,12 +30,17 @@ BOARDCTL = [sys.executable, "-m", "boardctl"]
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "it") -> Any:
+    """``predicate()``'s first true value, polled until ``timeout``: every 0.02 s at first,
+    then less often, up to every 0.1 s (a predicate may ask a process over HTTP and parse its
+    PDN: a long wait must not take the CPU the processes it waits for need)."""
     deadline = time.monotonic() + timeout
+    pause = 0.02
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
-        time.sleep(0.02)  # polling a real process, not test timing
+        time.sleep(pause)  # polling a real process, not test timing
+        pause = min(pause * 1.5, 0.1)
     raise AssertionError(f"timed out waiting for {what}")
 
 
