@@ -3,6 +3,7 @@ tests/conftest.py pattern), and the repository's data folders."""
 
 from __future__ import annotations
 
+import compileall
 import signal
 import sys
 import types
@@ -17,12 +18,26 @@ from support.browser import browser  # noqa: F401  (fixture: headless Chromium)
 from support.mqtt_broker import mosquitto  # noqa: F401  (fixture: a real Mosquitto broker)
 
 DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parents[1]
 
 # A suite started in the background of a script (`pytest &`) inherits SIGINT ignored, and so
 # would every process a test starts and then interrupts (`watch` stopped by Ctrl-C): the
 # processes the tests start get the default, as from a terminal.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Byte-compile the project's sources once, before any worker starts (xdist's workers
+    have ``workerinput``). The suite starts some hundreds of Python programs (boards, relays,
+    the stand-in servers); where ``PYTHONDONTWRITEBYTECODE`` is set (as in many CI images)
+    each would otherwise compile every module it imports from source again, a third of a
+    second of CPU each. Python still checks each cached file against its source's time
+    stamp, so an edited module is read from its source as ever."""
+    if hasattr(config, "workerinput"):
+        return
+    for folder in ("firmware", "hw", "boardctl", "tests/support"):
+        compileall.compile_dir(ROOT / folder, quiet=1, workers=1)
 
 
 @pytest.fixture(autouse=True)

@@ -379,6 +379,9 @@ def _serve(service: Service, hall: HallBoard | None) -> None:
 
     def _stop(signum: int, frame: object) -> None:
         stop.set()
+        # The referee may be asleep for up to a second (loop.IDLE_S): woken, it stops now.
+        # The merge's condition is re-entrant, so the handler may take it on this thread.
+        service.merge.wake()
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
