@@ -20,6 +20,12 @@ from support.mqtt_broker import mosquitto  # noqa: F401  (fixture: a real Mosqui
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
 
+# pytest caches each test module with its asserts rewritten (a third of collecting's time)
+# unless the interpreter writes no bytecode: where PYTHONDONTWRITEBYTECODE is set (as in many
+# CI images) every worker would rewrite every test module again at every run. The cache is
+# checked against the source's time stamp; the programs the tests start are not concerned.
+sys.dont_write_bytecode = False
+
 # A suite started in the background of a script (`pytest &`) inherits SIGINT ignored, and so
 # would every process a test starts and then interrupts (`watch` stopped by Ctrl-C): the
 # processes the tests start get the default, as from a terminal.

@@ -79,6 +79,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key (the "
                    "boards' --hall-key): with --arbiter-token, the arbiter's desk acts on the "
                    "boards (POST /arbiter/BOARD, buttons on the arbiters' page)")
+    h.add_argument("--broker-reconnect-max", type=float, default=5.0, metavar="SECONDS",
+                   help="the longest wait between two tries to reach the broker once the "
+                   "link is lost (default 5; the boards' [broker] reconnect_max)")
     h.add_argument("--desk-timeout", type=float, default=5.0, metavar="SECONDS",
                    help="how long the desk waits for a board's answer before it says 504 "
                    "(default 5)")
@@ -106,6 +109,9 @@ def _check(args: argparse.Namespace) -> None:
         raise BoardError("--poll must be a positive number of seconds (at most 3600)")
     if not (math.isfinite(args.delay) and 0 <= args.delay <= MAX_DELAY):
         raise BoardError(f"--delay must be 0 to {MAX_DELAY} minutes, not {args.delay}")
+    if not (math.isfinite(args.broker_reconnect_max) and 0.2 <= args.broker_reconnect_max <= 300):
+        raise BoardError("--broker-reconnect-max must be 0.2 to 300 seconds, not "
+                         f"{args.broker_reconnect_max}")
     if not (math.isfinite(args.desk_timeout) and 0.5 <= args.desk_timeout <= 120):
         raise BoardError(f"--desk-timeout must be 0.5 to 120 seconds, not {args.desk_timeout}")
     if not args.ports and not args.broker:
@@ -252,7 +258,7 @@ def _follower(args: argparse.Namespace, halls: list[str]) -> HallFollower | None
     config = parse_broker(args.broker, username=args.broker_user,
                           password=read_password(args.broker_password_file),
                           ca_file=args.broker_ca)
-    return HallFollower(config, halls, log=_say)
+    return HallFollower(config, halls, log=_say, reconnect_max=args.broker_reconnect_max)
 
 
 def _store(args: argparse.Namespace, hall: str | None) -> GameStore | None:

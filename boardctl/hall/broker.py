@@ -187,6 +187,7 @@ class _Talk:
         self.last_error = None
         self.log(f"broker {self.config.url}: connected as {self.hall}/{self.board}")
         self.state = "claiming"
+        self.claim_sent = None  # a new connection: its probe goes out once subscribed
         client.subscribe([(self.topics["status"], 1), (self.topics["claim"], 1),
                           (self.topics["setup"], 1)])
 
@@ -291,6 +292,7 @@ class _Talk:
         client.publish(self.topics["status"], "online", qos=1, retain=True)
         self._claim.owner = self.instance
         self.state = "ready"
+        self.claim_sent = None
         if self.on_control is not None:  # the name is ours: the desk may act on this board
             self._control_mid = client.subscribe(self.topics["control"], 1)[1]
         self.snapshot()  # the game as it stands, after what the broker missed

@@ -179,6 +179,8 @@ def test_relay_command_refuses_bad_hall_options(tmp_path: Path,
         (["relay", "--http", "off", "--broker", "mqtt://h:1", "--hall", "a/b"], "--hall"),
         (["relay", "--http", "off", "loop://", "--delay", "-1"], "--delay"),
         (["relay", "--http", "off", "loop://", "--push", "ftp://x"], "--push"),
+        (["relay", "--http", "off", "--broker", "mqtt://h:1", "--hall", "H",
+          "--broker-reconnect-max", "0"], "--broker-reconnect-max must be 0.2 to 300"),
     ):
         assert main(argv) != 0
         err = capsys.readouterr().err

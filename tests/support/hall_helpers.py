@@ -170,7 +170,8 @@ class RelayProcess:
 
     def __init__(self, broker_url: str, hall: str, workdir: Path, *extra: str) -> None:
         self.args = [*BOARDCTL, "relay", "--broker", broker_url, "--hall", hall,
-                     "--http", "127.0.0.1:0", *extra]
+                     "--http", "127.0.0.1:0", "--broker-reconnect-max", str(RECONNECT_MAX),
+                     *extra]
         self.err_path = workdir / "relay.stderr"
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
