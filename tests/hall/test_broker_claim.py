@@ -55,7 +55,7 @@ class Message:
 def link_talk(monkeypatch: pytest.MonkeyPatch) -> tuple[list[float], list[str], Any]:
     """A link's talk to the broker as board H/b1, its clock (moved by the test) and its log."""
     now = [1000.0]
-    monkeypatch.setattr(broker.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr("boardctl.hall.broker.time.monotonic", lambda: now[0])
     said: list[str] = []
     topics = {leaf: f"kabelaud/H/b1/{leaf}" for leaf in
               ("feed", "status", "setup", "claim", "control", "reply")}
