@@ -17,7 +17,7 @@ from selenium.webdriver.support.ui import Select
 from support.browser import console_errors
 from support.hall_helpers import Board, RelayProcess, wait_for, write_log
 from support.mqtt_broker import Mosquitto
-from support.service_helpers import game_log, replayed
+from support.service_helpers import PACE, game_log, replayed
 from test_desk_control import TOKEN, broker_state, hall_key
 
 from boardctl.service.control import request as socket_request
@@ -47,7 +47,7 @@ def act(browser: Any, selector: str, out: str = "#desk-out") -> str:
 def test_the_arbiter_acts_from_the_page(mosquitto: Mosquitto, tmp_path: Path,
                                         browser: Any) -> None:
     key = hall_key(tmp_path)
-    events = game_log(4, seed=2, think=(0.02, 0.06), change_mind=0.0)
+    events = game_log(4, seed=2, think=(0.02, 0.06), change_mind=0.0, pace=PACE)
     moves = replayed(events).moves
     # --desk-timeout: the stalled board's 504 comes after 2 s (5 by default)
     relay = RelayProcess(mosquitto.url, "H", tmp_path, "--arbiter-token", TOKEN,

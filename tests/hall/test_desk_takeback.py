@@ -13,7 +13,7 @@ import pytest
 from support.hall_helpers import Board, RelayProcess, wait_for, write_log
 from support.mqtt_broker import Mosquitto
 from support.records_helpers import shapes
-from support.service_helpers import TC, game_log, replayed
+from support.service_helpers import PACE, TC, game_log, replayed
 from test_desk_control import TOKEN, broker_state, hall_key, post
 
 from boardctl.service.control import request as socket_request
@@ -139,7 +139,7 @@ def test_a_takeback_from_the_desk_seen_through_to_the_pdn(mosquitto: Mosquitto,
     the game again without it, tags unchanged; the board put back and another move played,
     the PDN has that move."""
     key = hall_key(tmp_path)
-    events = game_log(4, seed=5, think=(0.02, 0.06), change_mind=0.0)
+    events = game_log(4, seed=5, think=(0.02, 0.06), change_mind=0.0, pace=PACE)
     moves = replayed(events).moves
     relay = RelayProcess(mosquitto.url, "H", tmp_path, "--arbiter-token", TOKEN,
                          "--hall-key", str(key))

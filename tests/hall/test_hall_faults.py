@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from support.hall_helpers import Board, RelayProcess, wait_for, write_log
 from support.mqtt_broker import Mosquitto
-from support.service_helpers import game_log, replayed
+from support.service_helpers import PACE, game_log, replayed
 
 from boardctl.service.control import ControlError, request
 from firmware.pdn import read_games
@@ -259,7 +259,7 @@ def test_a_relay_killed_after_the_round_serves_writes_and_pushes_every_game(
     site = Site()
     out = tmp_path / "hall.pdn"
     names = ("b1", "b2")
-    logs = {n: game_log(6, seed=20 + i, think=(0.02, 0.1), change_mind=0.0)
+    logs = {n: game_log(6, seed=20 + i, think=(0.02, 0.1), change_mind=0.0, pace=PACE)
             for i, n in enumerate(names)}
     want = {n: [expected(e)] for n, e in logs.items()}
     args = ("--state-dir", str(tmp_path / "relay-state"), "--out", str(out), "--push", site.url)

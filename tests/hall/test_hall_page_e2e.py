@@ -18,7 +18,7 @@ from selenium.webdriver.common.by import By
 from support.browser import console_errors
 from support.hall_helpers import Board, RelayProcess, wait_for, write_log
 from support.mqtt_broker import Mosquitto
-from support.service_helpers import game_log, replayed
+from support.service_helpers import PACE, game_log, replayed
 
 from firmware.pdn import read_games
 
@@ -64,7 +64,7 @@ def test_boards_on_mosquitto_reach_the_relay_process_page_and_pdns(
     try:
         relay.start()
         for name, seed, white in BOARDS:
-            events = game_log(4, seed=seed, think=(0.02, 0.06), change_mind=0.0)
+            events = game_log(4, seed=seed, think=(0.02, 0.06), change_mind=0.0, pace=PACE)
             want[name] = replayed(events).moves
             log = write_log(tmp_path / f"{name}.jsonl", events)
             boards.append(Board(mosquitto.url, "H", name, tmp_path / name, log, "--white",

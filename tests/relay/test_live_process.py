@@ -20,7 +20,7 @@ from typing import Any
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from support.browser import console_errors
-from support.service_helpers import TC, game_log, replayed
+from support.service_helpers import PACE, TC, game_log, replayed
 
 from boardctl.relay.serial import LineSplitter
 from firmware.formats.events import iter_records
@@ -72,7 +72,7 @@ def test_sim_services_through_a_relay_process_to_the_page(tmp_path: Path, browse
     try:
         relay_ports = []
         for name, seed, white in (("b12", 1, "Ann Aas"), ("b7", 2, "Cai Kask")):
-            events = game_log(4, seed=seed, think=(0.02, 0.06), change_mind=0.0)
+            events = game_log(4, seed=seed, think=(0.02, 0.06), change_mind=0.0, pace=PACE)
             log = tmp_path / f"{name}.jsonl"
             log.write_text("".join(iter_records(events)))
             want[name] = replayed(events)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from support.service_helpers import TC, game_log
+from support.service_helpers import PACE, TC, game_log
 from support.terminal_helpers import WK2003, pdn_moves, sim_service_process, stop_process
 
 from firmware.formats.events import iter_records
@@ -68,7 +68,7 @@ class Tmux:
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Path]:
     """A real ``boardctl run --sim`` playing 8 plies of WK 2003 game 1; its state dir."""
-    events = game_log(8, seed=3, think=(0.1, 0.2), change_mind=0.0)
+    events = game_log(8, seed=3, think=(0.1, 0.2), change_mind=0.0, pace=PACE)
     log = tmp_path / "game.jsonl"
     log.write_text("".join(iter_records(events)))
     state = tmp_path / "state"

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from support.mqtt_broker import mosquitto  # noqa: F401  (the fixture)
-from support.service_helpers import TC, game_log
+from support.service_helpers import PACE, TC, game_log
 from support.terminal_helpers import WK2003, demo_feed, pdn_moves, sim_service_process, stop_process
 
 from firmware.formats.events import iter_records
@@ -55,7 +55,7 @@ def _moves_said(lines: list[str]) -> list[str]:
 
 
 def test_watch_follows_a_real_service_over_its_socket(tmp_path: Path) -> None:
-    events = game_log(8, seed=2, think=(0.05, 0.15), change_mind=0.0)
+    events = game_log(8, seed=2, think=(0.05, 0.15), change_mind=0.0, pace=PACE)
     log = tmp_path / "game.jsonl"
     log.write_text("".join(iter_records(events)))
     state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
@@ -153,7 +153,7 @@ def test_watch_plain_over_mqtt_sums_up_a_real_board_as_soon_as_it_has_the_state(
 
     from boardctl.service.control import ControlError, default_socket, request
 
-    events = game_log(6, seed=2, think=(0.05, 0.15), change_mind=0.0)
+    events = game_log(6, seed=2, think=(0.05, 0.15), change_mind=0.0, pace=PACE)
     state = tmp_path / "b1"
     board = Board(mosquitto.url, "H", "b1", state, write_log(tmp_path / "game.jsonl", events),
                   "--snapshot-every", "1").start()
