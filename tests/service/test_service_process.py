@@ -16,7 +16,7 @@ import tty
 from pathlib import Path
 
 import pytest
-from support.service_helpers import TC, S, game_log, replayed, wait_for
+from support.service_helpers import PACE, TC, S, game_log, replayed, wait_for
 
 from boardctl.relay.serial import LineSplitter
 from boardctl.relay.state import RelayState
@@ -54,7 +54,7 @@ def stop(proc: subprocess.Popen[str]) -> str:
 
 
 def test_kill_9_at_random_moments_then_the_same_game_and_clocks(tmp_path: Path) -> None:
-    events = game_log(6, seed=1, think=(0.05, 0.15), change_mind=0.0)  # about 6 s of play
+    events = game_log(6, seed=1, think=(0.05, 0.15), change_mind=0.0, pace=PACE)  # 2 s of play
     log = tmp_path / "game.jsonl"
     log.write_text("".join(iter_records(events)))
     state, feed = tmp_path / "state", tmp_path / "feed.jsonl"
@@ -98,7 +98,7 @@ def test_kill_9_at_random_moments_then_the_same_game_and_clocks(tmp_path: Path) 
 
 
 def test_restart_without_the_log_resumes_paused(tmp_path: Path) -> None:
-    events = game_log(4, seed=3, think=(0.05, 0.1), change_mind=0.0)
+    events = game_log(4, seed=3, think=(0.05, 0.1), change_mind=0.0, pace=PACE)
     log = tmp_path / "game.jsonl"
     log.write_text("".join(iter_records(events)))
     state = tmp_path / "state"
