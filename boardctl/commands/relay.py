@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     h.add_argument("--hall", action="append", help="the hall's short name (topics "
                    "kabelaud/HALL/+/feed); again for each hall a central broker bridges "
                    "(each at /HALL.pdn: docs/SCALE.md)")
-    add_login_options(h)
+    _broker_options(h)
     h.add_argument("--delay", type=float, default=0.0, metavar="MINUTES",
                    help="delay everything public (HTTP, push) by this many minutes; "
                    "arbiters see live on --arbiter-http")
@@ -79,9 +79,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     h.add_argument("--hall-key", metavar="FILE", help="file holding the hall's key (the "
                    "boards' --hall-key): with --arbiter-token, the arbiter's desk acts on the "
                    "boards (POST /arbiter/BOARD, buttons on the arbiters' page)")
-    h.add_argument("--broker-reconnect-max", type=float, default=5.0, metavar="SECONDS",
-                   help="the longest wait between two tries to reach the broker once the "
-                   "link is lost (default 5; the boards' [broker] reconnect_max)")
     h.add_argument("--desk-timeout", type=float, default=5.0, metavar="SECONDS",
                    help="how long the desk waits for a board's answer before it says 504 "
                    "(default 5)")
@@ -102,6 +99,14 @@ def parse_address(text: str, option: str = "--http") -> tuple[str, int] | None:
     if not sep or not ascii_digits(port) or int(port) > 65535:
         raise BoardError(f"{option}: expected HOST:PORT or off, not {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _broker_options(group: argparse._ArgumentGroup) -> None:
+    """How the relay logs in to the hall's broker and how soon it tries again."""
+    add_login_options(group)
+    group.add_argument("--broker-reconnect-max", type=float, default=5.0, metavar="SECONDS",
+                       help="the longest wait between two tries to reach the broker once "
+                       "the link is lost (default 5; the boards' [broker] reconnect_max)")
 
 
 def _check(args: argparse.Namespace) -> None:
