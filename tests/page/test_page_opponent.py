@@ -8,6 +8,9 @@ service and one browser for the module; waiting is for the page to get somewhere
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +22,7 @@ from support.lidraughts_standin import LidraughtsStandin
 from support.online_board import OnlineBoard, play_plies, real_moves
 
 from boardctl.online.moves import li_route
+from boardctl.page.view import page_state
 from firmware.rules.sets import Side
 
 LINK_DOWN = "Link to lidraughts down — the board keeps refereeing; moves are sent when it is back"
@@ -118,6 +122,11 @@ def test_the_opponents_draw_offer_taken_up_on_the_page(board: OnlineBoard,
     standin.wait_for(lambda: standin.games[game.id].status == "draw")
     until(driver, lambda d: "Game over: 1-1 (agreement)" in text(d, "#said"))
     assert not shows(driver, "offer") and not shows(driver, "acts")
+    url = str(board.ask("status")["page"]["url"]).rstrip("/") + "/api/decline-draw"
+    with pytest.raises(urllib.error.HTTPError) as refused:  # no offer stands, no game in play
+        urllib.request.urlopen(urllib.request.Request(url, data=b"", method="POST"), timeout=10)
+    assert refused.value.code == 400
+    assert json.loads(refused.value.read())["error"].startswith("decline-draw: ")
 
 
 def test_resigning_on_the_page_ends_the_game_on_the_server(board: OnlineBoard,
@@ -134,3 +143,33 @@ def test_resigning_on_the_page_ends_the_game_on_the_server(board: OnlineBoard,
     until(driver, lambda d: "Game over" in text(d, "#said"))
     assert "resignation" in text(driver, "#said")
 
+
+
+def test_the_opponent_from_status_for_the_page() -> None:
+    """``opponent`` of the page's state from ``status``'s ``online`` (lidraughts) and
+    ``opponent`` (another board), whatever shape they come in."""
+    status = {"rules": "international", "online": {
+        "link": "down", "reason": "connection refused", "game": {
+            "side": "white", "opponent": "Alice (1500)", "ended": None,
+            "draw_offer": {"theirs": True, "mine": False}}}}
+    assert page_state(status)["opponent"] == {
+        "kind": "lidraughts", "side": "black", "name": "Alice (1500)", "link": "down",
+        "reason": "connection refused", "draw_offer": {"theirs": True, "mine": False},
+        "playing": True}
+    idle = page_state({"online": {"link": "up", "reason": None, "game": None}})["opponent"]
+    assert idle["name"] is None and idle["side"] is None and idle["playing"] is False
+    away = {"board": "B2", "side": "black", "peer": "offline", "connected": True,
+            "draw_offer": {"mine": True, "theirs": False, "ply": 4}}
+    assert page_state({"opponent": away})["opponent"] == {
+        "kind": "board", "side": "black", "name": "B2", "link": "down",
+        "reason": "the other board is offline", "draw_offer": {"theirs": False, "mine": True},
+        "playing": True}
+    back = page_state({"opponent": {**away, "peer": "online"}})["opponent"]
+    assert back["link"] == "up" and back["reason"] is None
+    cut = page_state({"opponent": {**away, "peer": "online", "connected": False}})["opponent"]
+    assert cut["link"] == "down" and "broker" in cut["reason"]
+    hostile = page_state({"online": {"link": ["x"] * 3, "game": {"draw_offer": "yes",
+                                                                   "side": 7}}})["opponent"]
+    assert hostile["draw_offer"] == {"theirs": False, "mine": False} and hostile["side"] is None
+    assert page_state({"opponent": {"board": "B" * 500, "peer": 1}})["opponent"]["name"] == \
+        "B" * 200
