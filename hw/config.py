@@ -38,6 +38,7 @@ DEFAULT_COLOURS: dict[str, tuple[int, int, int]] = {
     "wrong": (255, 0, 255),
     "last-move": (0, 64, 255),
     "land": (0, 255, 255),
+    "link-down": (128, 128, 128),
 }
 
 _CORNERS = ("a1", "right-1", "a-top", "right-top")

@@ -20,8 +20,8 @@ board. docs/ONLINE.md is the user's side.
   or takes up the opponent's standing offer; the pause button does the same in an online
   game: the server's clock cannot be paused; ``decline-draw`` declines the opponent's). An
   offer standing shows on the offering side's clock face in turn with its time.
-- The link down (faces ``--.--``, ``status``), up again, failed (one line; the board plays on
-  offline).
+- The link down (faces ``--.--``, the LEDs' ``link-down`` corners, ``status``), up again,
+  failed (one line; the board plays on offline).
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from boardctl.online.events import (
 from boardctl.online.link import LidraughtsLink
 from boardctl.online.settings import OnlineSettings
 from boardctl.opponents.online_game import BoardsGame, Request
+from boardctl.opponents.shown import link_down_picture
 from boardctl.service.control.schema import ControlError
 from boardctl.service.door import Seat
 from boardctl.service.games import GameSetup
@@ -109,8 +110,14 @@ class LidraughtsPlayer:
         return game is not None and game.adopted() and game.ended is None
 
     def leds(self, now: int) -> Mapping[str, str]:
+        """The game's (its move, its marks, the link down under them); with no game on the
+        board, the link down alone."""
         game = self.game
-        return game.shown.leds(now) if game is not None and game.adopted() else {}
+        if game is not None and game.adopted():
+            return game.shown.leds(now)
+        if self.state != "down":
+            return {}
+        return link_down_picture(self.seat.session.rules.geometry, now)
 
     def face_move(self) -> MoveOnFaces | None:
         game = self.game

@@ -4,7 +4,9 @@ a ``remote-move`` on the feed and in the journal, its commit when the board show
 (a press of its clock, an event of the journal), and the board's two irregularities of an
 opponent not at the board (firmware/referee/kinds.py): ``not-remote-move`` (the board shows
 another legal move than the opponent's) and ``move-refused`` (the server did not take the
-person's move: it is taken back, the LEDs show the way back). All on the referee's thread.
+person's move: it is taken back, the LEDs show the way back). While the link to the opponent
+is down, the board's two dark corners blink ``link-down`` (:func:`link_down_picture`), under
+whatever else the LEDs show there. All on the referee's thread.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Any
 from boardctl.engine.player import move_picture
 from boardctl.service.door import Seat
 from firmware.clock.face import MoveOnFaces, segment_squares
-from firmware.formats.events import Press
+from firmware.formats.events import NS, Press
 from firmware.formats.records import ClearedRecord, IrregularityRecord, RemoteMoveRecord
 from firmware.referee.decisions import MUST_MOVE
 from firmware.referee.kinds import IrregularityKind
+from firmware.rules.geometry import Geometry
 from firmware.rules.notation import move_text
 from firmware.rules.position import Move, Position
 from firmware.rules.sets import Side
@@ -26,6 +29,21 @@ from firmware.session.session import BoardSession
 
 #: The faces' text while the link to the opponent is down (the opponent's face).
 LINK_DOWN_FACE = segment_squares("--", "--").text
+#: The LED meaning of the link to the opponent down (docs/DESIGN.md, LED meanings).
+LINK_DOWN = "link-down"
+#: The link-down squares are lit this long, then dark as long: a slow blink.
+LINK_BLINK_NS = NS
+
+
+def link_down_picture(geometry: Geometry, now: int, blink_ns: int = LINK_BLINK_NS
+                      ) -> dict[str, str]:
+    """The link down on the LEDs: the board's two dark corners (a1 and the far corner, h8 or
+    j10: dark squares, so a strip under the dark squares only has them too) lit
+    ``link-down`` in the first ``blink_ns`` of every two, dark in the second."""
+    if (now // blink_ns) % 2:
+        return {}
+    far = f"{chr(ord('a') + geometry.size - 1)}{geometry.size}"
+    return {"a1": LINK_DOWN, far: LINK_DOWN}
 
 
 def remote_line(position: Position, move: Move, ply: int, source: str) -> RemoteMoveRecord:
@@ -141,6 +159,13 @@ class RemoteShown:
             self.refused = {}
 
     def leds(self, now: int) -> Mapping[str, str]:
+        """The move to carry out, the irregularity's marks, over the link down's corners."""
+        shown = self._move_leds(now)
+        if not self.link_down:
+            return shown
+        return {**link_down_picture(self.seat.session.rules.geometry, now), **shown}
+
+    def _move_leds(self, now: int) -> Mapping[str, str]:
         if self.refused:
             return dict(self.refused)
         session = self.session

@@ -4,9 +4,10 @@
 GET (and HEAD): ``/`` and ``/static/NAME`` (the page), ``/api/state``, ``/api/options``,
 ``/api/games``, ``/api/games/ID.pdn``, ``/api/games/ID.json``, ``/api/events`` (the state
 pushed, Server-Sent Events). POST: ``/api/new``, ``/api/hint``, ``/api/resign``,
-``/api/offer-draw``, ``/api/login``, ``/api/logout``. Anything else: 404; a path with another
-method: 405 (with ``Allow``); each a one-line JSON error. A POST from a page of another site
-(its ``Origin`` not this host) is refused (403) before anything is read.
+``/api/offer-draw``, ``/api/decline-draw``, ``/api/login``, ``/api/logout``. Anything else:
+404; a path with another method: 405 (with ``Allow``); each a one-line JSON error. A POST
+from a page of another site (its ``Origin`` not this host) is refused (403) before anything
+is read.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ log = logging.getLogger(__name__)
 
 Route = Callable[[BaseHTTPRequestHandler, str], None]
 _GAME = re.compile(r"/api/games/([^/]{1,80})\.(pdn|json)")
-#: The engine's requests the page passes on (the person's side: a hint, resign, a draw offer).
-PLAYER_REQUESTS = ("hint", "resign", "offer-draw")
+#: The player's requests the page passes on (the person's side: a hint, resign, a draw offer,
+#: a draw offer of an opponent not at the board declined).
+PLAYER_REQUESTS = ("hint", "resign", "offer-draw", "decline-draw")
 
 
 class PageApi:

@@ -8,6 +8,8 @@
      "moves": [PDN move, ...], "last": {"ply", "side", "move", "hl": [square numbers]} | null,
      "irregularity": NAME | null, "leds": {square: meaning}, "alarm": text | null,
      "opponent": null | {"kind": "engine"|"lidraughts"|"board", "side", ...},
+       (an opponent not at the board: also "name", "link": "connecting"|"up"|"down"|"failed",
+       "reason", "draw_offer": {"theirs", "mine"}, "playing")
      "engine": null | {"move", "thinking", "hint", "irregularity", "error", "handed_back"},
      "remote": null | {"ply", "side", "move", "route", "captured", "source"}}
 
@@ -90,9 +92,12 @@ def opponent(status: Mapping[str, Any], remote: Mapping[str, Any] | None) -> dic
     """Who plays the other side from off the board: the status's own ``opponent`` where the
     service names one, else its engine, else the source of the remote moves (None: two people
     at the board)."""
+    online = status.get("online")
+    if isinstance(online, Mapping):
+        return lidraughts_opponent(online)
     named = status.get("opponent")
     if isinstance(named, Mapping):
-        return dict(named)
+        return board_opponent(named) if "board" in named else dict(named)
     engine = status.get("engine")
     if isinstance(engine, Mapping):
         return {"kind": "engine", "side": engine.get("side"), "level": engine.get("level"),
@@ -103,6 +108,45 @@ def opponent(status: Mapping[str, Any], remote: Mapping[str, Any] | None) -> dic
             side = remote.get("side")
             return {"kind": REMOTE_KINDS[kind], "side": side, "name": name or kind}
     return None
+
+
+def lidraughts_opponent(online: Mapping[str, Any]) -> dict[str, Any]:
+    """The lidraughts opponent from ``status``'s ``online``: the user the game is with (his
+    side the person's other), the link's state, a draw offer standing, whether a game is in
+    play (what resign and draw act on)."""
+    game = online.get("game")
+    game = game if isinstance(game, Mapping) else {}
+    mine = game.get("side")
+    side = {"white": "black", "black": "white"}.get(str(mine)) if mine else None
+    name = game.get("opponent")
+    return {"kind": "lidraughts", "side": side, "name": str(name) if name else None,
+            "link": _text(online.get("link")), "reason": _text(online.get("reason")),
+            "draw_offer": _offer(game.get("draw_offer")),
+            "playing": bool(game) and not game.get("ended")}
+
+
+def board_opponent(named: Mapping[str, Any]) -> dict[str, Any]:
+    """The other board from ``status``'s ``opponent``: its name and side, its link (``down``
+    while it is away or this board's subscriber is cut off), a draw offer standing."""
+    here = named.get("connected") is True and named.get("peer") == "online"
+    return {"kind": "board", "side": _text(named.get("side")), "name": _text(named.get("board")),
+            "link": "up" if here else "down", "reason": None if here else _away(named),
+            "draw_offer": _offer(named.get("draw_offer")), "playing": True}
+
+
+def _away(named: Mapping[str, Any]) -> str:
+    if named.get("connected") is not True:
+        return "this board is cut off from the broker"
+    return f"the other board is {_text(named.get('peer')) or 'unknown'}"
+
+
+def _offer(value: Any) -> dict[str, bool]:
+    offer = value if isinstance(value, Mapping) else {}
+    return {"theirs": offer.get("theirs") is True, "mine": offer.get("mine") is True}
+
+
+def _text(value: Any) -> str | None:
+    return str(value)[:200] if value is not None else None
 
 
 def _leds(value: Any) -> dict[str, str]:

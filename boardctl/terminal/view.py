@@ -46,7 +46,8 @@ SIDES = ("white", "black")
 #: What each LED meaning asks of the player (docs/DESIGN.md: the LED pictures), in the order
 #: they are told (the engine's move as it is carried out: lift, land, take off).
 LED_WORDS = {"must-move": "must move", "land": "land here", "remove": "take off",
-             "restore": "put back", "wrong": "wrong", "last-move": "last move"}
+             "restore": "put back", "wrong": "wrong", "last-move": "last move",
+             "link-down": "link down"}
 #: A move lost on the way, until a snapshot tells it.
 LOST = "?"
 #: The longest clock reading taken (a hostile feed's 1e300 is not one).

@@ -182,6 +182,49 @@
     }
   }
 
+  /* -- an opponent not at the board: lidraughts, another board -- */
+  var REMOTE = { lidraughts: true, board: true };
+  function remoteOpponent(s) {
+    var o = s && s.opponent;
+    return o && REMOTE[o.kind] ? o : null;
+  }
+  function opponentName(o) {
+    return o.kind === "lidraughts" ? (o.name || "the opponent") : "Board " + (o.name || "?");
+  }
+  function linkNote(o) {
+    if (o.kind === "board") {
+      return o.link === "down" ? ["alarm", "Board " + (o.name || "?") + " is away — the board keeps refereeing until it is back."] : null;
+    }
+    if (o.link === "down") return ["alarm", "Link to lidraughts down — the board keeps refereeing; moves are sent when it is back."];
+    if (o.link === "failed") return ["alarm", "The link to lidraughts failed: " + (o.reason || "refused") + ". The board plays on offline."];
+    if (o.link === "connecting") return ["info", "Connecting to lidraughts…"];
+    return null;
+  }
+  function opposite(s) {
+    var o = remoteOpponent(s);
+    $("opp").hidden = !o;
+    if (!o) return;
+    var name = o.kind === "lidraughts"
+      ? (o.name ? "Opponent: " + o.name + " on lidraughts" : "lidraughts: no game yet (waiting for a challenge)")
+      : "Opponent: board " + (o.name || "?");
+    if (o.side && (o.kind === "board" || o.name)) name += " (" + side(o.side) + ")";
+    $("opp-name").textContent = name;
+    var note = linkNote(o);
+    $("link-note").hidden = !note;
+    if (note) {
+      $("link-note").className = "notice " + note[0];
+      $("link-note").textContent = note[1];
+      $("link-note").title = o.reason || "";
+    }
+    var offer = o.draw_offer || {}, open = !s.result && (offer.theirs || offer.mine);
+    $("offer").hidden = !open;
+    if (!open) return;
+    $("offer-text").textContent = offer.theirs ? opponentName(o) + " offers a draw."
+      : "Draw offered" + (o.kind === "lidraughts" ? ": it goes with your next move." : ".");
+    $("offer-accept").hidden = !offer.theirs;
+    $("offer-decline").hidden = !(offer.theirs && o.kind === "board");
+  }
+
   /* Moves in rows of a number, White's and Black's; ``black``: the first one is Black's. */
   function moveList(list, moves, black, at, onPick) {
     list.textContent = "";
@@ -226,7 +269,10 @@
     clocks();
     $("said").textContent = said(s);
     notices(s);
-    $("acts").hidden = !(s.opponent && s.opponent.kind === "engine" && !s.result);
+    opposite(s);
+    var o = s.opponent, engine = !!o && o.kind === "engine", person = remoteOpponent(s);
+    $("acts").hidden = !((engine || (person && person.playing && s.started)) && !s.result);
+    $("hint").hidden = !engine;
     moveList($("moves"), s.moves, blackFirst(s.turn, s.moves.length), s.moves.length, null);
     var last = $("moves").lastChild;
     if (last) last.scrollIntoView({ block: "nearest" });
@@ -251,7 +297,8 @@
     });
   }
 
-  /* -- the engine's side: hint, draw, resign -- */
+  /* -- the person's acts against the engine or an opponent not at the board: hint (the
+     engine's only), draw, resign -- */
   function ask(text) {
     return new Promise(function (done) {
       var box = $("confirm");
@@ -274,10 +321,27 @@
   $("hint").addEventListener("click", function () {
     act("hint", null, function () { return "Hint asked: the LEDs show it when the computer has it."; });
   });
+  function drawAnswer(b) {
+    if (b && b.draw === "accepted") return "Draw agreed.";
+    var o = remoteOpponent(state);
+    return o && o.kind === "lidraughts" ? "Draw offered: it goes with your next move." : "Draw offered.";
+  }
   $("draw").addEventListener("click", function () {
+    var o = remoteOpponent(state);
+    if (o) {
+      act("offer-draw", (o.draw_offer && o.draw_offer.theirs ? "Accept the draw " + opponentName(o) + " offers?"
+        : "Offer " + opponentName(o) + " a draw?"), drawAnswer);
+      return;
+    }
     act("offer-draw", "Offer the computer a draw?", function (b) {
       return b && b.draw === "accepted" ? "The computer accepts: a draw." : "The computer declines the draw.";
     });
+  });
+  $("offer-accept").addEventListener("click", function () {
+    act("offer-draw", "Accept the draw?", drawAnswer);
+  });
+  $("offer-decline").addEventListener("click", function () {
+    act("decline-draw", null, function () { return "You declined the draw."; });
   });
   $("resign").addEventListener("click", function () {
     act("resign", "Resign this game?", function () { return "You resigned."; });
