@@ -137,7 +137,7 @@ def test_a_draw_offered_on_one_board_is_taken_up_on_the_other(mosquitto: Mosquit
         moves = real_moves(4)
         play(white, black, moves[:2], 1)
         assert white.ask("offer-draw")["draw"] == "offered"  # white to move offers
-        assert offer_of(white) == {"mine": True, "theirs": False, "ply": 2}
+        assert offer_of(white) == {"mine": True, "theirs": False, "ply": 2, "barred": False}
         black.until(lambda: offer_of(black)["theirs"], "the offer on the other board")
         black.until(lambda: black.ask("status")["faces"]["white"] == OFFER_FACE,
                     "the offer on the offering side's face")
@@ -147,9 +147,10 @@ def test_a_draw_offered_on_one_board_is_taken_up_on_the_other(mosquitto: Mosquit
         for b in (black, white):
             result = b.result()
             assert (result["result"], result["reason"]) == ("1-1", "agreement")
-            assert offer_of(b) == {"mine": False, "theirs": False, "ply": None}
-        offers = [r for r in white.feed_lines() if r["type"] == "draw-offer"]
-        assert [(r["side"], r["ply"], r["state"]) for r in offers] == [("white", 2, "offered")]
+            assert offer_of(b) == {"mine": False, "theirs": False, "ply": None, "barred": False}
+        offers = {(r["side"], r["ply"], r["state"], r["id"])  # one offer, said again or not
+                  for r in white.feed_lines() if r["type"] == "draw-offer"}
+        assert [o[:3] for o in offers] == [("white", 2, "offered")]
         assert offer_notes(black) == ["white:offered", "white:accepted"]
     finally:
         white.stop()
