@@ -121,6 +121,8 @@ class DrawOffers:
         """The other board's ``draw-offer`` line: its person's offer (new, said again, or one
         closed here already), or his answer to the person's here."""
         offer = Offer(Side(record.side), record.ply, record.offer_id)
+        if session.result is not None:  # an offer said again after the game's end
+            return
         if record.state == "offered" and offer.side is not self.person:
             if self.book.closing(offer) == "declined":  # our decline lost on the way: again
                 self.seat.emit(_record(offer, "declined"))
