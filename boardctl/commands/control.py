@@ -74,7 +74,8 @@ SIMPLE_ACTS = {
     "resign": "against the engine: resign the game",
     "offer-draw": "against the engine: offer a draw (it accepts when it is not better); "
                   "against lidraughts or another board: offer one, or take up the "
-                  "opponent's",
+                  "opponent's (another board under the 1953 rules: only on your move, and "
+                  "after an offer not accepted only once the opponent has offered one)",
     "decline-draw": "against lidraughts or another board: decline the opponent's draw "
                     "offer (your next move declines it too)",
 }

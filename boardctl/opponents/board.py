@@ -148,13 +148,14 @@ class BoardOpponent:
     def on_turn(self, at: int) -> None:
         self._turn(at)
         self.offers.lapse(self.seat.session, at)  # after a move or a result of this turn
+        self.offers.say_again(at, self.feed.connected and self.feed.peer == "online")
 
     def _turn(self, at: int) -> None:
         session = self.seat.session
         if session is not self.session:
             self.session = session
             self.shown.forget()
-            self.offers.forget()
+            self.offers.forget(session)
             self.paused = False
         for item in self.feed.drain():
             self._take(item, session, at)
@@ -241,11 +242,13 @@ class BoardOpponent:
         if isinstance(item, str):
             self.shown.link_down = not (self.feed.connected and self.feed.peer == "online")
             self.seat.note("opponent-board", at, said=item)
+            if item in ("online", "connected"):  # back: an offer made meanwhile said again
+                self.offers.seen_back()
             return
         if item.game is not None and item.game != self.game_id:
             self.game_id = item.game  # the other board's game: what was held is of another
             self.moves, self.result = {}, None
-            self.offers.forget()
+            self.offers.forget(session)
         record = item.record
         if isinstance(record, MoveRecord):
             self._move(record)
@@ -259,7 +262,7 @@ class BoardOpponent:
         elif isinstance(record, TakeBackRecord):
             self._taken_back(record.ply, session, at)
         elif isinstance(record, DrawOfferRecord):
-            self.offers.heard(record, at)
+            self.offers.heard(record, session, at)
 
     def _move(self, record: MoveRecord) -> None:
         if record.side == self.side.value:

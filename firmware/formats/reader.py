@@ -461,7 +461,7 @@ def _draw_offer(m: _Members) -> DrawOfferRecord:
     state = m.obj.get("state", "offered")
     if state not in DRAW_OFFER_STATES:
         raise m._wrong("state", "offered or declined")
-    return DrawOfferRecord(m.side("side"), m.whole("ply"), state)
+    return DrawOfferRecord(m.side("side"), m.whole("ply"), state, m.ident("id", optional=True))
 
 
 _READERS: dict[str, Callable[[_Members], FeedRecord]] = {

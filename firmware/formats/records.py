@@ -379,19 +379,27 @@ class RemoteMoveRecord:
 
 @dataclass(frozen=True, slots=True)
 class DrawOfferRecord:
-    """``{"type": "draw-offer", "side", "ply", "state"}``: ``side``'s draw offer, made when
-    ``ply`` plies had been played; ``state`` ``offered`` (it stands), or ``declined`` (the
-    other said no; the other's next move declines it too, the rules' way, with no line of its
-    own). An offer taken up ends the game: its ``result`` line (``agreement``) says so.
-    Two boards playing one game (``--opponent board:B2``) carry offers this way."""
+    """``{"type": "draw-offer", "side", "ply", "state"}``, with ``id`` when the offer has
+    one: ``side``'s draw offer, made when ``ply`` plies had been played; ``state``
+    ``offered`` (it stands), or ``declined`` (the other said no; the other's next move
+    declines it too, the rules' way, with no line of its own). An offer taken up ends the
+    game: its ``result`` line (``agreement``) says so. ``id`` tells one offer from another
+    (an offer said again carries its own), so that an offer repeated is never two, nor one
+    declined or lapsed revived. Two boards playing one game (``--opponent board:B2``) carry
+    offers this way."""
 
     type: ClassVar[str] = "draw-offer"
     side: str
     ply: int
     state: str = "offered"
+    offer_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "draw-offer", "side": self.side, "ply": self.ply, "state": self.state}
+        out: dict[str, Any] = {"type": "draw-offer", "side": self.side, "ply": self.ply,
+                               "state": self.state}
+        if self.offer_id is not None:
+            out["id"] = self.offer_id
+        return out
 
 
 #: A draw offer's states (``DrawOfferRecord.state``).

@@ -73,6 +73,12 @@ class RuleSet:
     algebraic_notation: ClassVar[bool] = True
     #: The seed file this rule set follows.
     seed: ClassVar[str] = ""
+    #: Draw offers are barred as the 1953 rules have it (004 §16): only the player on move
+    #: offers a draw, and one whose offer was not accepted (declined, or lapsed by the
+    #: opponent's next move) offers again only after the other player has offered one. The
+    #: other seeds set no such bar: 000 7.2.1 and 003 7.3.1 know a draw by agreement and no
+    #: more, 001 §6 names no draw by agreement at all.
+    draw_offer_bar: ClassVar[bool] = False
 
     @property
     def geometry(self) -> Geometry:
@@ -144,6 +150,7 @@ class Russian1953(Russian):
 
     name = "russian1953"
     seed = "004"
+    draw_offer_bar = True
 
 
 class International1953(International):
@@ -151,6 +158,7 @@ class International1953(International):
 
     name = "international1953"
     seed = "004"
+    draw_offer_bar = True
 
 
 class Home(RuleSet):

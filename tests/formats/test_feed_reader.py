@@ -94,6 +94,7 @@ EVERY = [
     AnalysisRecord(40, -9996, (), 12, -2),
     DrawOfferRecord("white", 6),
     DrawOfferRecord("black", 7, "declined"),
+    DrawOfferRecord("white", 8, "offered", "3f9a0c1e"),
     UnknownRecord("crowd-noise", {"decibel": 70, "noise": [1, {"a": None}]}),
 ]
 
@@ -211,6 +212,8 @@ def test_a_line_that_does_not_frame_is_refused_and_named(line, kind, words) -> N
     ({"type": "setup", "id": ["x"], "status": "applied"}, RefusalKind.WRONG_KIND, "'id'"),
     ({"type": "status", "status": None}, RefusalKind.WRONG_KIND, "'status'"),
     ({"type": "position"}, RefusalKind.WRONG_KIND, "'fen'"),
+    ({"type": "draw-offer", "side": "white", "ply": 4, "id": ["x"]}, RefusalKind.WRONG_KIND,
+     "'id'"),
     ({"type": "move", "ply": 0, "side": "white", "move": "32-28"}, RefusalKind.OUT_OF_BOUNDS,
      "'ply' 0 is not from 1"),
     ({"type": "move", "ply": MAX_PLY + 1, "side": "white", "move": "32-28"},
@@ -227,6 +230,8 @@ def test_a_line_that_does_not_frame_is_refused_and_named(line, kind, words) -> N
     ({"type": "gap", "ply": -1, "recovered": ["32-28"]}, RefusalKind.OUT_OF_BOUNDS, "'ply'"),
     ({"type": "position", "fen": "W" * 5000}, RefusalKind.OUT_OF_BOUNDS, "'fen' longer than"),
     ({"type": "takeback", "ply": -3}, RefusalKind.OUT_OF_BOUNDS, "'ply' -3"),
+    ({"type": "draw-offer", "side": "white", "ply": 4, "id": "x" * 300},
+     RefusalKind.OUT_OF_BOUNDS, "'id' longer than"),
     ({"type": "hardware", "missing": ["x"] * (MAX_SQUARES + 1)}, RefusalKind.OUT_OF_BOUNDS,
      "'missing' lists more than"),
     ({"type": "engine-move", "ply": 3, "side": "white", "move": "32-28",

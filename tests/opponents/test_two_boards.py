@@ -5,27 +5,34 @@ his board, the other side's moves shown and committed as the engine's (``remote-
 a board that drops off (stopped, started again on its state) waited for with the clock
 paused on the other; a draw offered on one board, shown on the other (``status``, the
 offering side's face, the ``draw-offer`` feed line) and taken up there, declined there, or
-lapsing by its next move."""
+lapsing by its next move; an offer made while the other board is away reaching it once it is
+back, and once only; the 1953 rules' bar on offering (004 §16)."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.mqtt_broker import Mosquitto
 from support.online_board import OnlineBoard, real_moves, texts
 
+from boardctl.opponents.offer_book import NOT_AGAIN, NOT_ON_MOVE
 from boardctl.opponents.offers import OFFER_FACE
+from boardctl.service.control import ControlError
 from firmware.pdn import read_games
 
 
-def two_boards(mosquitto: Mosquitto, tmp: Path) -> tuple[OnlineBoard, OnlineBoard]:
+def two_boards(mosquitto: Mosquitto, tmp: Path,
+               rules: str = "international") -> tuple[OnlineBoard, OnlineBoard]:
     def board(me: str, other: str, theirs: str) -> OnlineBoard:
-        return OnlineBoard(tmp / me, None, extra=("--time-control", "300+5", "--start", "move",
-                                                  "--snapshot-every", "1"),
+        return OnlineBoard(tmp / me, None, rules=rules,
+                           extra=("--time-control", "300+5", "--start", "move",
+                                  "--snapshot-every", "1"),
                            opponent=("--broker", mosquitto.url, "--hall", "club",
                                      "--board", me, "--opponent", f"board:{other}",
                                      "--opponent-side", theirs))
@@ -137,7 +144,7 @@ def test_a_draw_offered_on_one_board_is_taken_up_on_the_other(mosquitto: Mosquit
         moves = real_moves(4)
         play(white, black, moves[:2], 1)
         assert white.ask("offer-draw")["draw"] == "offered"  # white to move offers
-        assert offer_of(white) == {"mine": True, "theirs": False, "ply": 2}
+        assert offer_of(white) == {"mine": True, "theirs": False, "ply": 2, "barred": False}
         black.until(lambda: offer_of(black)["theirs"], "the offer on the other board")
         black.until(lambda: black.ask("status")["faces"]["white"] == OFFER_FACE,
                     "the offer on the offering side's face")
@@ -147,9 +154,10 @@ def test_a_draw_offered_on_one_board_is_taken_up_on_the_other(mosquitto: Mosquit
         for b in (black, white):
             result = b.result()
             assert (result["result"], result["reason"]) == ("1-1", "agreement")
-            assert offer_of(b) == {"mine": False, "theirs": False, "ply": None}
-        offers = [r for r in white.feed_lines() if r["type"] == "draw-offer"]
-        assert [(r["side"], r["ply"], r["state"]) for r in offers] == [("white", 2, "offered")]
+            assert offer_of(b) == {"mine": False, "theirs": False, "ply": None, "barred": False}
+        offers = {(r["side"], r["ply"], r["state"], r["id"])  # one offer, said again or not
+                  for r in white.feed_lines() if r["type"] == "draw-offer"}
+        assert [o[:3] for o in offers] == [("white", 2, "offered")]
         assert offer_notes(black) == ["white:offered", "white:accepted"]
     finally:
         white.stop()
@@ -184,3 +192,58 @@ def test_a_draw_offer_lapses_with_the_next_move_or_is_declined(mosquitto: Mosqui
         white.stop()
         black.stop()
     assert exported_moves(white) == exported_moves(black) == [m.key for m in moves]
+
+
+def test_an_offer_made_while_the_other_board_is_away_reaches_it_when_back(
+        mosquitto: Mosquitto, tmp_path: Path) -> None:
+    white, black = two_boards(mosquitto, tmp_path)
+    try:
+        moves = real_moves(4)
+        play(white, black, moves[:2], 1)
+        black.stop()  # tartu away
+        white.until(lambda: white.ask("status")["opponent"]["peer"] == "offline", "away")
+        assert white.ask("offer-draw")["draw"] == "offered"  # made meanwhile: nobody hears
+        black.start()  # back, on its journal
+        black.ask("resume")
+        black.until(lambda: offer_of(black)["theirs"], "the offer on the board come back")
+        assert offer_of(black)["ply"] == 2 and offer_of(white)["mine"]
+        assert black.ask("offer-draw")["draw"] == "accepted"
+        for b in (black, white):
+            result = b.result()
+            assert (result["result"], result["reason"]) == ("1-1", "agreement")
+        assert offer_notes(black) == ["white:offered", "white:accepted"]  # once, not twice
+    finally:
+        white.stop()
+        black.stop()
+    assert exported_moves(white) == exported_moves(black) == [m.key for m in moves[:2]]
+
+
+def test_the_1953_rules_bar_offering_again(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    white, black = two_boards(mosquitto, tmp_path, rules="international1953")
+    try:
+        moves = real_moves(6)
+        play(white, black, moves[:2], 1)
+        with pytest.raises(ControlError, match=re.escape(NOT_ON_MOVE)):  # white on move, not black
+            black.ask("offer-draw")
+        white.ask("sim", type="press", side="pause")  # white offers: the pause button
+        black.until(lambda: offer_of(black)["theirs"], "white's offer")
+        play(white, black, moves[:4], 3)  # black's move: the offer lapses
+        white.until(lambda: offer_of(white)["barred"], "white barred")
+        with pytest.raises(ControlError, match=re.escape(NOT_AGAIN)):
+            white.ask("offer-draw")
+        white.ask("sim", type="press", side="pause")  # refused too: noted, nothing sent
+        white.until(lambda: offer_notes(white)[-1:] == ["white:refused"], "the refusal noted")
+        play(white, black, moves[:5], 5)
+        assert black.ask("offer-draw")["draw"] == "offered"  # black uses his right
+        white.until(lambda: offer_of(white)["theirs"], "black's offer")
+        assert offer_of(white)["barred"] is False
+        assert white.ask("decline-draw")["draw"] == "declined"
+        black.until(lambda: offer_of(black)["barred"], "black barred in turn")
+        play(white, black, moves, 6)
+        assert white.ask("offer-draw")["draw"] == "offered"  # white's right again
+        black.until(lambda: offer_of(black)["theirs"], "white's second offer")
+        assert [n for n in offer_notes(black) if n.startswith("white:")] == \
+            ["white:offered", "white:lapsed", "white:offered"]
+    finally:
+        white.stop()
+        black.stop()
