@@ -76,7 +76,7 @@ def test_the_connection_cut_mid_capture(board: OnlineBoard,
     route = capture.route
     with standin.lock:
         assert standin.games[game.id].step(route[0], route[1], standin.clock.ms) is None
-        standin._changed(standin.games[game.id])
+        standin.changed(standin.games[game.id])
     standin.cut_streams()
     with standin.lock:
         assert standin.games[game.id].step(route[1], route[2], standin.clock.ms) is None
