@@ -176,7 +176,7 @@ def streaming(stop: threading.Event) -> None:
         while not stop.wait(0.02):
             game = standin.games[gid]
             with standin.lock:
-                standin._changed(game)  # a state line: clocks, moves (as lidraughts repeats)
+                standin.changed(game)  # a state line: clocks, moves (as lidraughts repeats)
             standin.keepalive()
             link.poll()
     finally:

@@ -23,6 +23,7 @@ from boardctl.online.events import (
     MoveRefused,
     OpponentMoved,
 )
+from boardctl.online.game import OnlineGame
 from firmware.rules.position import Move
 from firmware.rules.sets import Side
 
@@ -39,12 +40,15 @@ def move_posts(standin: LidraughtsStandin) -> list[str]:
             if "/move/" in path]
 
 
-def begin(standin: LidraughtsStandin, connect: Connect) -> tuple[Events, str]:
+def begin(standin: LidraughtsStandin, connect: Connect) -> tuple[Events, str, OnlineGame]:
+    """A link on a game the bot plays white, the opponent's replies to OPENING scripted."""
     events = connect()
     gid = standin.create_game(bot_side=Side.WHITE).id
     events.wait(GameStarted)
     standin.script(gid, OPENING[1::2])
-    return events, gid
+    game = events.link.game
+    assert game is not None
+    return events, gid, game
 
 
 def plies_told(events: Events) -> list[tuple[int, tuple[int, ...]]]:
@@ -54,9 +58,7 @@ def plies_told(events: Events) -> list[tuple[int, tuple[int, ...]]]:
 
 def test_a_stream_cut_mid_game_is_resumed_with_nothing_lost(standin: LidraughtsStandin,
                                                             connect: Connect) -> None:
-    events, gid = begin(standin, connect)
-    game = events.link.game
-    assert game is not None
+    events, gid, game = begin(standin, connect)
     game.post_move(move("3227"))
     events.wait(OpponentMoved)
     standin.unavailable = True  # the stream cannot come back until the test says so
@@ -72,9 +74,7 @@ def test_a_stream_cut_mid_game_is_resumed_with_nothing_lost(standin: LidraughtsS
 
 def test_a_move_whose_answer_was_lost_is_not_sent_again(standin: LidraughtsStandin,
                                                         connect: Connect) -> None:
-    events, gid = begin(standin, connect)
-    game = events.link.game
-    assert game is not None
+    events, gid, game = begin(standin, connect)
     standin.lose_next_answer("move")
     game.post_move(move("3227"))
     confirmed = events.wait(MoveConfirmed)
@@ -104,9 +104,7 @@ def test_the_lost_answer_of_a_capture_s_first_step_sends_only_the_rest(
 
 def test_a_move_the_server_never_got_is_sent_once_it_is_back(standin: LidraughtsStandin,
                                                             connect: Connect) -> None:
-    events, gid = begin(standin, connect)
-    game = events.link.game
-    assert game is not None
+    events, gid, game = begin(standin, connect)
     standin.unavailable = True  # a proxy answers 503: the move did not land
     game.post_move(move("3227"))
     standin.wait_for(lambda: any(path.endswith("/move/3227") for _, path, _ in
@@ -121,9 +119,7 @@ def test_a_move_the_server_never_got_is_sent_once_it_is_back(standin: Lidraughts
 
 
 def test_a_server_restart_mid_game(standin: LidraughtsStandin, connect: Connect) -> None:
-    events, gid = begin(standin, connect)
-    game = events.link.game
-    assert game is not None
+    events, gid, game = begin(standin, connect)
     game.post_move(move("3227"))
     events.wait(OpponentMoved)
     standin.stop()  # connections refused while it is down
@@ -147,9 +143,7 @@ def test_a_server_restart_mid_game(standin: LidraughtsStandin, connect: Connect)
 def test_a_bad_line_is_named_once_and_the_game_read_again(
         standin: LidraughtsStandin, connect: Connect, line: bytes,
         caplog: pytest.LogCaptureFixture) -> None:
-    events, gid = begin(standin, connect)
-    game = events.link.game
-    assert game is not None
+    events, gid, game = begin(standin, connect)
     game.post_move(move("3227"))
     events.wait(OpponentMoved)
     with caplog.at_level(logging.DEBUG, logger="boardctl.online"):
@@ -192,9 +186,7 @@ def test_a_wrong_token_is_one_line_and_no_more_requests(
 
 def test_a_token_revoked_mid_game_stops_the_link(standin: LidraughtsStandin,
                                                  connect: Connect) -> None:
-    events, gid = begin(standin, connect)
-    game = events.link.game
-    assert game is not None
+    events, gid, game = begin(standin, connect)
     game.post_move(move("3227"))
     events.wait(OpponentMoved)
     standin.token = "revoked"
@@ -218,9 +210,7 @@ def test_an_account_that_is_not_a_bot_is_refused(connect: Connect,
 def test_lidraughts_oauth_server_offline_is_waited_out(standin: LidraughtsStandin,
                                                        connect: Connect) -> None:
     standin.oauth_offline = 2  # the account check, then again
-    events, gid = begin(standin, connect)
-    game = events.link.game
-    assert game is not None
+    events, gid, game = begin(standin, connect)
     standin.oauth_offline = 1  # the move's request
     game.post_move(move("3227"))
     assert events.wait(MoveConfirmed).ply == 1

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from support.lidraughts_standin import LidraughtsStandin
-from support.online_board import OnlineBoard, board, play_plies, real_moves, standin, texts
+from support.online_board import OnlineBoard, board, opened, real_moves, standin, texts
 
 from boardctl.online.moves import li_route
 from firmware.pdn import read_games
@@ -27,12 +27,11 @@ def export(board: OnlineBoard) -> str:
 
 def test_a_game_won_by_the_board_the_opponent_resigning(board: OnlineBoard,
                                                           standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    status = board.adopted(game.id)
+    moves = real_moves(6)
+    game = opened(board, standin, moves)
+    status = board.ask("status")
     assert status["tags"]["GameId"] == game.id and status["tags"]["White"] == "boardbot"
     assert status["time_control"] == "300+3"
-    moves = real_moves(6)
-    play_plies(board, standin, game.id, Side.WHITE, moves)
     assert [m.key for m in standin.games[game.id].plies] == [m.key for m in moves]
     standin.resign(game.id)
     result = board.result()
@@ -50,9 +49,7 @@ def test_a_game_won_by_the_board_the_opponent_resigning(board: OnlineBoard,
 def test_a_game_lost_by_the_person_resigning_on_the_board(board: OnlineBoard,
                                                             standin: LidraughtsStandin
                                                             ) -> None:
-    game = standin.create_game(bot_side=Side.BLACK, limit_s=300, increment_s=3)
-    board.adopted(game.id)
-    play_plies(board, standin, game.id, Side.BLACK, real_moves(4))
+    game = opened(board, standin, real_moves(4), side=Side.BLACK)
     answer = board.ask("resign")
     assert answer["online"] == "resignation sent"
     result = board.result()
@@ -63,9 +60,7 @@ def test_a_game_lost_by_the_person_resigning_on_the_board(board: OnlineBoard,
 
 def test_a_flag_from_the_server_ends_the_game(board: OnlineBoard,
                                               standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=60, increment_s=0)
-    board.adopted(game.id)
-    play_plies(board, standin, game.id, Side.WHITE, real_moves(3))
+    opened(board, standin, real_moves(3), limit_s=60, increment_s=0)
     standin.clock.advance(90)  # black (alice) thinks too long
     standin.tick()
     result = board.result()
@@ -73,10 +68,8 @@ def test_a_flag_from_the_server_ends_the_game(board: OnlineBoard,
 
 
 def test_a_draw_by_agreement_both_ways(board: OnlineBoard, standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(4)
-    play_plies(board, standin, game.id, Side.WHITE, moves[:2])
+    game = opened(board, standin, moves[:2])
     assert board.ask("offer-draw")["draw"] == "offered"  # goes with the next move
     board.play(moves[2])  # the person's move, the offer with it; nothing scripted after
     standin.wait_for(lambda: Side.WHITE in standin.games[game.id].offers

@@ -7,7 +7,7 @@ down and the offer standing (``drUU``) in turn with its time."""
 from __future__ import annotations
 
 from support.lidraughts_standin import LidraughtsStandin
-from support.online_board import OnlineBoard, board, play_plies, real_moves, standin
+from support.online_board import OnlineBoard, board, opened, play_plies, real_moves, standin
 
 from boardctl.online.moves import li_route
 from boardctl.opponents.offers import OFFER_FACE
@@ -23,10 +23,8 @@ def press_pause(board: OnlineBoard, hold_ms: int = 0) -> None:
 
 def test_the_pause_button_offers_a_draw_and_takes_one_up(board: OnlineBoard,
                                                          standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(4)
-    play_plies(board, standin, game.id, Side.WHITE, moves[:2])
+    game = opened(board, standin, moves[:2])
     press_pause(board)  # the person's offer: with his next move
     board.until(lambda: board.game()["draw_offer"]["mine"], "the offer noted")
     status = board.ask("status")
@@ -48,10 +46,8 @@ def test_the_pause_button_offers_a_draw_and_takes_one_up(board: OnlineBoard,
 
 def test_a_hold_of_the_pause_button_offers_no_draw(board: OnlineBoard,
                                                    standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(3)
-    play_plies(board, standin, game.id, Side.WHITE, moves[:2])
+    game = opened(board, standin, moves[:2])
     press_pause(board, hold_ms=2500)  # the menus' gesture
     board.until(lambda: board.ask("status")["menu"]["open"], "the menus open")
     assert board.game()["draw_offer"] == {"theirs": False, "mine": False}
@@ -64,10 +60,8 @@ def test_a_hold_of_the_pause_button_offers_no_draw(board: OnlineBoard,
 
 def test_the_opponents_face_shows_the_link_down(board: OnlineBoard,
                                                 standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(4)
-    play_plies(board, standin, game.id, Side.WHITE, moves[:1])  # black (alice) to move
+    game = opened(board, standin, moves[:1])  # black (alice) to move
     faces = board.ask("status")["faces"]
     assert LINK_DOWN_FACE not in faces.values()
     standin.unavailable = True

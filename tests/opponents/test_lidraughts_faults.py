@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from support.lidraughts_standin import LidraughtsStandin
-from support.online_board import OnlineBoard, board, play_plies, real_moves, standin
+from support.online_board import OnlineBoard, board, opened, play_plies, real_moves, standin
 
 from boardctl.online.moves import li_route
 from firmware.rules.sets import Side
@@ -43,10 +43,8 @@ def same_game(board: OnlineBoard, standin: LidraughtsStandin, gid: str) -> None:
 
 def test_the_connection_cut_mid_game_is_resumed(board: OnlineBoard,
                                                 standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(8)
-    play_plies(board, standin, game.id, Side.WHITE, moves[:4])
+    game = opened(board, standin, moves[:4])
     standin.unavailable = True  # the way out gone: every stream dropped, no answer
     standin.cut_streams()
     board.until(lambda: board.online()["link"] == "down", "the link said down")
@@ -67,16 +65,14 @@ def test_the_connection_cut_mid_capture(board: OnlineBoard,
                                         standin: LidraughtsStandin) -> None:
     """White (the opponent) takes two a step at a time (33-22, 22-31); the streams are cut
     between the steps: the board shows the whole capture once it reads the game again."""
-    game = standin.create_game(bot_side=Side.BLACK, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(11, index=1)
     capture = moves[10]
     assert len(capture.captured) == 2
-    play_plies(board, standin, game.id, Side.BLACK, moves[:10])
+    game = opened(board, standin, moves[:10], side=Side.BLACK)
     route = capture.route
     with standin.lock:
         assert standin.games[game.id].step(route[0], route[1], standin.clock.ms) is None
-        standin._changed(standin.games[game.id])
+        standin.changed(standin.games[game.id])
     standin.cut_streams()
     with standin.lock:
         assert standin.games[game.id].step(route[1], route[2], standin.clock.ms) is None
@@ -86,10 +82,8 @@ def test_the_connection_cut_mid_capture(board: OnlineBoard,
 
 
 def test_a_server_restart_mid_game(board: OnlineBoard, standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(6)
-    play_plies(board, standin, game.id, Side.WHITE, moves[:2])
+    game = opened(board, standin, moves[:2])
     standin.restart()  # the port closed and opened again, the games kept
     play_plies(board, standin, game.id, Side.WHITE, moves, first=3)
     assert [m.key for m in standin.games[game.id].plies] == [m.key for m in moves]
@@ -100,10 +94,8 @@ def test_a_server_restart_mid_game(board: OnlineBoard, standin: LidraughtsStandi
 
 def test_a_garbage_and_an_oversized_line(board: OnlineBoard,
                                          standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(6)
-    play_plies(board, standin, game.id, Side.WHITE, moves[:2])
+    game = opened(board, standin, moves[:2])
     standin.send_line(b"{not json at all")
     standin.send_line(b'{"type": "gameState", "moves": ' + b"1" * (8 << 20) + b"}")
     play_plies(board, standin, game.id, Side.WHITE, moves, first=3)
@@ -117,9 +109,8 @@ def test_a_garbage_and_an_oversized_line(board: OnlineBoard,
 
 def test_a_move_the_server_refuses_is_taken_back(board: OnlineBoard,
                                                  standin: LidraughtsStandin) -> None:
-    game = standin.create_game(bot_side=Side.WHITE, limit_s=300, increment_s=3)
-    board.adopted(game.id)
     moves = real_moves(4)
+    game = opened(board, standin, [])
     server = standin.games[game.id]
     real_step = server.step
     refused: list[int] = []

@@ -21,7 +21,7 @@ from firmware.pdn import read_games
 from firmware.rules.notation import move_text
 from firmware.rules.position import Move, Position
 from firmware.rules.sets import RuleSet, Side, find_rules
-from support.lidraughts_standin import LidraughtsStandin
+from support.lidraughts_standin import LidraughtsStandin, StandinGame
 from support.processes import stop_by_pid
 from support.service_helpers import wait_for
 
@@ -204,6 +204,18 @@ def play_plies(board: OnlineBoard, standin: LidraughtsStandin, gid: str, side: S
         else:
             line = board.opponents_move()
             assert line["ply"] == ply and line["source"] == "lidraughts"
+
+
+def opened(board: OnlineBoard, standin: LidraughtsStandin, plies: list[Move],
+           side: Side = Side.WHITE, limit_s: int | None = 300,
+           increment_s: int = 3) -> StandinGame:
+    """A game started on the stand-in, the bot (the person at the board) playing ``side``,
+    taken up by the board and its first moves, ``plies``, played (the person's on the board,
+    the opponent's scripted on the stand-in and carried out as the board shows them)."""
+    game = standin.create_game(bot_side=side, limit_s=limit_s, increment_s=increment_s)
+    board.adopted(game.id)
+    play_plies(board, standin, game.id, side, plies)
+    return game
 
 
 @pytest.fixture
