@@ -53,11 +53,8 @@ class Events:
 
 @pytest.fixture
 def standin() -> Iterator[LidraughtsStandin]:
-    server = LidraughtsStandin().start()
-    try:
+    with LidraughtsStandin() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
-from support.browser import chrome, console_errors
+from selenium.webdriver.support.ui import Select
+from support.browser import chrome, console_errors, until
 from support.page_helpers import BOARDCTL, SCREENSHOTS, PageBoard
 from support.service_helpers import wait_for
 
@@ -57,10 +57,6 @@ def board(tmp_path: Path) -> Iterator[PageBoard]:
         yield page
     finally:
         page.stop()
-
-
-def until(driver: Any, check: Any, timeout: float = 10.0) -> Any:
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(check)
 
 
 def text(driver: Any, css: str) -> str:

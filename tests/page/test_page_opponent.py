@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
-from support.browser import chrome, console_errors
+from support.browser import chrome, console_errors, until
 from support.lidraughts_standin import LidraughtsStandin
 from support.online_board import OnlineBoard, play_plies, real_moves
 
@@ -30,11 +29,8 @@ LINK_DOWN = "Link to lidraughts down — the board keeps refereeing; moves are s
 
 @pytest.fixture(scope="module")
 def standin() -> Iterator[LidraughtsStandin]:
-    server = LidraughtsStandin().start()
-    try:
+    with LidraughtsStandin() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +55,6 @@ def driver(tmp_path_factory: pytest.TempPathFactory, board: OnlineBoard) -> Iter
         assert console_errors(browser) == []
     finally:
         browser.quit()
-
-
-def until(driver: Any, check: Any, timeout: float = 10.0) -> Any:
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(check)
 
 
 def text(driver: Any, css: str) -> str:

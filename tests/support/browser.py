@@ -88,3 +88,10 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+def until(driver: Any, check: Any, timeout: float = 10.0) -> Any:
+    """``check(driver)``'s first true value, asked every 0.05 s until ``timeout`` seconds."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(check)

@@ -111,6 +111,12 @@ class LidraughtsStandin:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def __enter__(self) -> LidraughtsStandin:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         httpd, self._httpd = self._httpd, None
         if httpd is not None:

@@ -220,11 +220,8 @@ def opened(board: OnlineBoard, standin: LidraughtsStandin, plies: list[Move],
 
 @pytest.fixture
 def standin() -> Iterator[LidraughtsStandin]:
-    server = LidraughtsStandin().start()
-    try:
+    with LidraughtsStandin() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
