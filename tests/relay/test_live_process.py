@@ -70,7 +70,8 @@ def test_sim_services_through_a_relay_process_to_the_page(tmp_path: Path, browse
     want = {}
     sent: dict[str, list[dict[str, Any]]] = {}
     try:
-        relay_ports = []
+        relay_ports: list[str] = []
+        boards: list[list[str]] = []
         for name, seed, white in (("b12", 1, "Ann Aas"), ("b7", 2, "Cai Kask")):
             events = game_log(4, seed=seed, think=(0.02, 0.06), change_mind=0.0, pace=PACE)
             log = tmp_path / f"{name}.jsonl"
@@ -81,24 +82,27 @@ def test_sim_services_through_a_relay_process_to_the_page(tmp_path: Path, browse
             fds += [service_master, service_slave, relay_master, relay_slave]
             relay_ports.append(relay_port)
             bridge(service_master, relay_master, stop, sent.setdefault(name, []))
-            procs.append(subprocess.Popen(
-                [*BOARDCTL, "run", "--sim", "--rules", "international", "--time-control", TC,
-                 "--state-dir", str(tmp_path / name), "--events", str(log), "--feed",
-                 service_port, "--name", name, "--white", white, "--black", "Bert Berg",
-                 "--snapshot-every", "2"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True))
+            boards.append([*BOARDCTL, "run", "--sim", "--rules", "international",
+                           "--time-control", TC, "--state-dir", str(tmp_path / name),
+                           "--events", str(log), "--feed", service_port, "--name", name,
+                           "--white", white, "--black", "Bert Berg", "--snapshot-every", "2"])
+        # The relay first, on its ports, as in a hall: a serial port opened flushes what
+        # waited on it, so a board started first could have its header and moves thrown away.
         relay = subprocess.Popen(
             [*BOARDCTL, "relay", *relay_ports, "--http", "127.0.0.1:0",
              "--arbiter-token", "hall-arbiter-1"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         procs.append(relay)
         assert relay.stderr is not None
-        url = ""
-        while not url:
+        url, opened = "", set[str]()
+        while not url or len(opened) < len(relay_ports):
             line = relay.stderr.readline()
             assert line, "the relay ended before serving"
             match = re.search(r"live page at (http://127\.0\.0\.1:\d+/)", line)
-            url = match.group(1) if match else ""
+            url = match.group(1) if match else url
+            opened |= {port for port in relay_ports if f"{port} connected" in line}
+        procs += [subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   text=True) for args in boards]
         browser.get(url + "?token=hall-arbiter-1")
         for name, session in want.items():
             # The services play in real time: wait for their last move to be on the wire (on
