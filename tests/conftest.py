@@ -4,6 +4,7 @@ tests/conftest.py pattern), and the repository's data folders."""
 from __future__ import annotations
 
 import compileall
+import os
 import signal
 import sys
 import types
@@ -44,6 +45,16 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     for folder in ("firmware", "hw", "boardctl", "tests/support"):
         compileall.compile_dir(ROOT / folder, quiet=1, workers=1)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject's addopts): three workers for every two cores. Most long tests
+    wait on real programs (boards playing in real time, brokers, browsers, relays) rather
+    than compute, so two workers on two cores leave them idle a good part of the run
+    (measured on 2 cores: 7 min 39 s with 2 workers, 5 min 44 s with 3)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+    return max(2, cores * 3 // 2)
 
 
 @pytest.fixture(autouse=True)
