@@ -19,6 +19,7 @@ from selenium.webdriver.common.by import By
 from support.browser import chrome, console_errors, until
 from support.lidraughts_standin import LidraughtsStandin
 from support.online_board import OnlineBoard, play_plies, real_moves
+from support.page_helpers import SCREENSHOTS
 
 from boardctl.online.moves import li_route
 from boardctl.page.view import page_state
@@ -63,6 +64,11 @@ def text(driver: Any, css: str) -> str:
         "return e && !e.closest('[hidden]') ? e.textContent : '';", css))
 
 
+def shot(driver: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOTS / name))
+
+
 def shows(driver: Any, element_id: str) -> bool:
     return bool(driver.find_element(By.ID, element_id).is_displayed())
 
@@ -88,6 +94,7 @@ def test_the_opponent_named_and_the_link_down_and_back(board: OnlineBoard,
     standin.cut_streams()
     until(driver, lambda d: LINK_DOWN in text(d, "#link-note"))
     assert board.online()["link"] == "down"
+    shot(driver, "page-opponent-link-down.png")
     standin.unavailable = False
     until(driver, lambda d: not shows(d, "link-note"))
     assert board.online()["link"] == "up"
@@ -108,6 +115,7 @@ def test_the_opponents_draw_offer_taken_up_on_the_page(board: OnlineBoard,
     board.opponents_move()
     until(driver, lambda d: "Alice (1500) offers a draw." in text(d, "#offer"))
     assert shows(driver, "offer-accept") and not shows(driver, "offer-decline")
+    shot(driver, "page-opponent-draw-offer.png")
     driver.find_element(By.ID, "offer-accept").click()
     driver.find_element(By.ID, "confirm-yes").click()
     until(driver, lambda d: "Draw agreed." in text(d, "#act-out"))
