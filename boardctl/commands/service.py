@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -213,7 +214,7 @@ def run_service(args: argparse.Namespace) -> int:
         page.attach(service)
     try:
         _plug_board_extras(service, voice, page, (setup, lineup), state_dir, hall is not None)
-        _serve(service, hall)
+        _serve(service, hall, on_stop=[voice.hush] if voice is not None else [])
     finally:
         for part in (voice, page):
             if part is not None:
@@ -373,12 +374,16 @@ def _socket_path(args: argparse.Namespace, state_dir: Path) -> Path:
     return Path(runtime.split(":")[0]) / "control.sock" if runtime else state_dir / "control.sock"
 
 
-def _serve(service: Service, hall: HallBoard | None) -> None:
-    """Run until SIGTERM or SIGINT, the hall's link beside it."""
+def _serve(service: Service, hall: HallBoard | None,
+           on_stop: Sequence[Callable[[], None]] = ()) -> None:
+    """Run until SIGTERM or SIGINT, the hall's link beside it; ``on_stop`` is called in the
+    signal handler (the voice hushed: the clocks paused for the stop are not a pause to say)."""
     stop = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
         stop.set()
+        for hush in on_stop:
+            hush()
         # The referee may be asleep for up to a second (loop.IDLE_S): woken, it stops now.
         # The merge's condition is re-entrant, so the handler may take it on this thread.
         service.merge.wake()

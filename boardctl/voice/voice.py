@@ -58,6 +58,9 @@ class Voice:
         self._cond = threading.Condition()
         self._busy = False
         self._closed = False
+        #: The board is stopping (:meth:`hush`): what it writes from now on is its own
+        #: bookkeeping (the clocks paused for the stop), not something to say.
+        self._hushed = False
         self._faults: set[str] = set()
         self._thread: threading.Thread | None = None
 
@@ -89,6 +92,11 @@ class Voice:
                 return False
         return self.speaker.wait(max(0.0, deadline - time.monotonic()))
 
+    def hush(self) -> None:
+        """Say nothing handed over from now on (the board is stopping: a signal handler
+        calls this, so it takes no lock); what was handed over before is still said."""
+        self._hushed = True
+
     def close(self, timeout: float = 5.0) -> None:
         """Stop both threads and kill the espeak-ng running (by its pid)."""
         with self._cond:
@@ -108,6 +116,8 @@ class Voice:
                 "damaged": self.damaged, "quiet": s.quiet}
 
     def _hand(self, item: Mapping[str, Any] | str) -> None:
+        if self._hushed:
+            return
         now = self.clock()
         with self._cond:
             if self._closed:

@@ -111,6 +111,22 @@ def test_numbering_goes_on_after_the_files_there_and_feed_lines_are_taken(
     assert voice.status()["damaged"] == 1
 
 
+def test_a_hushed_voice_says_what_it_had_and_nothing_after(tmp_path: Path) -> None:
+    """The board stopping (SIGTERM) hushes the voice first: the clocks paused for the stop
+    are its own bookkeeping, not a pause to announce."""
+    out = tmp_path / "wav"
+    voice = Voice(VoiceSettings(enabled=True, out_dir=str(out)), clock=FrozenClock()).start()
+    pause = {"type": "clock", "event": "pause", "clock": None, "running": None}
+    try:
+        voice.send(encode_line(pause, 7))
+        voice.hush()
+        voice.send(encode_line(pause, 8))
+        assert voice.wait(30.0)
+    finally:
+        voice.close()
+    assert sorted(p.name for p in out.iterdir()) == ["0001-pause.wav"]
+
+
 def test_espeak_missing_from_path_is_named_once(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch,
                                                 caplog: pytest.LogCaptureFixture) -> None:
