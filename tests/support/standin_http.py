@@ -154,12 +154,18 @@ class Routes:
             stream = s.streams.add("event", None, first)
         self.h._stream(stream)
 
+    def _game(self, gid: str) -> StandinGame | None:
+        """The game ``gid``, or None once answered 404 as lidraughts does."""
+        game = self.s.games.get(gid)
+        if game is None:
+            self.h._json(404, {"error": "No such game"})
+        return game
+
     def _game_stream(self, gid: str) -> None:
         s = self.s
         with s.lock:
-            game = s.games.get(gid)
+            game = self._game(gid)
             if game is None:
-                self.h._json(404, {"error": "No such game"})
                 return
             first: list[bytes | None] = [encode(game.full(s.clock.ms, s.status_in_state,
                                                           s.users))]
@@ -169,9 +175,8 @@ class Routes:
         self.h._stream(stream)
 
     def _record(self, gid: str) -> None:
-        game = self.s.games.get(gid)
+        game = self._game(gid)
         if game is None:
-            self.h._json(404, {"error": "No such game"})
             return
         out: dict[str, Any] = {"id": gid, "status": game.status, "variant": game.variant}
         if game.winner is not None:
@@ -181,9 +186,8 @@ class Routes:
     def _game_command(self, gid: str, rest: list[str]) -> None:
         s = self.s
         with s.lock:
-            game = s.games.get(gid)
+            game = self._game(gid)
             if game is None:
-                self.h._json(404, {"error": "No such game"})
                 return
             kind = rest[0]
             if kind == "move" and len(rest) == 2:
