@@ -158,7 +158,8 @@ def test_a_draw_offered_on_one_board_is_taken_up_on_the_other(mosquitto: Mosquit
         offers = {(r["side"], r["ply"], r["state"], r["id"])  # one offer, said again or not
                   for r in white.feed_lines() if r["type"] == "draw-offer"}
         assert [o[:3] for o in offers] == [("white", 2, "offered")]
-        assert offer_notes(black) == ["white:offered", "white:accepted"]
+        black.until(lambda: offer_notes(black) == ["white:offered", "white:accepted"],
+                    "the offer and its acceptance in the journal")
     finally:
         white.stop()
         black.stop()
@@ -179,12 +180,14 @@ def test_a_draw_offer_lapses_with_the_next_move_or_is_declined(mosquitto: Mosqui
         assert offer_of(black)["theirs"] is False
         white.until(lambda: not offer_of(white)["mine"], "the offer lapsed")
         assert white.ask("status")["result"] is None
-        assert offer_notes(white) == ["white:offered", "white:lapsed"]
+        white.until(lambda: offer_notes(white) == ["white:offered", "white:lapsed"],
+                    "the offer and its lapse in the journal")
         assert black.ask("offer-draw")["draw"] == "offered"  # a new offer, not a take-up
         white.until(lambda: offer_of(white)["theirs"], "black's offer")
         assert white.ask("decline-draw")["draw"] == "declined"
         black.until(lambda: not offer_of(black)["mine"], "the offer declined")
-        assert offer_notes(black)[-2:] == ["black:offered", "black:declined"]
+        black.until(lambda: offer_notes(black)[-2:] == ["black:offered", "black:declined"],
+                    "the offer and its decline in the journal")
         play(white, black, moves, 5)
         assert white.ask("status")["result"] is None
         assert black.ask("status")["result"] is None
@@ -211,11 +214,13 @@ def test_an_offer_made_while_the_other_board_is_away_reaches_it_when_back(
         for b in (black, white):
             result = b.result()
             assert (result["result"], result["reason"]) == ("1-1", "agreement")
-        assert offer_notes(black) == ["white:offered", "white:accepted"]  # once, not twice
+        black.until(lambda: offer_notes(black) == ["white:offered", "white:accepted"],
+                    "the offer and its acceptance in the journal")
     finally:
         white.stop()
         black.stop()
     assert exported_moves(white) == exported_moves(black) == [m.key for m in moves[:2]]
+    assert offer_notes(black) == ["white:offered", "white:accepted"]  # once, not twice
 
 
 def test_the_1953_rules_bar_offering_again(mosquitto: Mosquitto, tmp_path: Path) -> None:
@@ -242,8 +247,9 @@ def test_the_1953_rules_bar_offering_again(mosquitto: Mosquitto, tmp_path: Path)
         play(white, black, moves, 6)
         assert white.ask("offer-draw")["draw"] == "offered"  # white's right again
         black.until(lambda: offer_of(black)["theirs"], "white's second offer")
-        assert [n for n in offer_notes(black) if n.startswith("white:")] == \
-            ["white:offered", "white:lapsed", "white:offered"]
+        # the journal's note is written by its writer thread, a moment after the status
+        black.until(lambda: [n for n in offer_notes(black) if n.startswith("white:")] ==
+                    ["white:offered", "white:lapsed", "white:offered"], "white's notes")
     finally:
         white.stop()
         black.stop()
