@@ -79,6 +79,12 @@ class PeerFeed:
         self.client.connect_async(broker.host, broker.port, keepalive=broker.keepalive)
         self.client.loop_start()
 
+    @property
+    def here(self) -> bool:
+        """The other board can be heard: this board's subscriber connected and the other's
+        status ``online``."""
+        return self.connected and self.peer == "online"
+
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                     properties: Any = None) -> None:
         if getattr(reason, "is_failure", False):
@@ -148,7 +154,7 @@ class BoardOpponent:
     def on_turn(self, at: int) -> None:
         self._turn(at)
         self.offers.lapse(self.seat.session, at)  # after a move or a result of this turn
-        self.offers.say_again(at, self.feed.connected and self.feed.peer == "online")
+        self.offers.say_again(at, self.feed.here)
 
     def _turn(self, at: int) -> None:
         session = self.seat.session
@@ -240,7 +246,7 @@ class BoardOpponent:
 
     def _take(self, item: FeedLine | str, session: BoardSession, at: int) -> None:
         if isinstance(item, str):
-            self.shown.link_down = not (self.feed.connected and self.feed.peer == "online")
+            self.shown.link_down = not self.feed.here
             self.seat.note("opponent-board", at, said=item)
             if item in ("online", "connected"):  # back: an offer made meanwhile said again
                 self.offers.seen_back()
@@ -277,7 +283,7 @@ class BoardOpponent:
     def _away(self, session: BoardSession, at: int) -> None:
         """The other board away: the clock paused here; back: resumed."""
         clock = session.clock
-        here = self.feed.connected and self.feed.peer == "online"
+        here = self.feed.here
         self.shown.link_down = not here
         if clock is None or not clock.started or session.result is not None:
             return
