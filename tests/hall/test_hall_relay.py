@@ -4,6 +4,7 @@ messages on board topics, round URLs of 64 games, an empty hall, 304s for poller
 from __future__ import annotations
 
 import socket
+import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -231,12 +232,18 @@ def test_boardctl_relay_as_a_process_follows_the_hall_and_stops_cleanly(
             except OSError:
                 return None
 
+        sent = [-1.0]
+
         def published() -> bool:
             if proc.poll() is not None:  # it could not start (a port taken meanwhile?): say why
                 raise AssertionError(f"boardctl relay exited {proc.returncode}: "
                                      f"{proc.stderr.read() if proc.stderr else ''}")
-            publisher.line("b1", game("b1", "4"))  # again until the relay is subscribed
-            publisher.line("b1", move(1, "32-28"))
+            # The game and its move again until the relay is subscribed, a second apart: sent
+            # at every poll, a loaded relay could always be asked between the two.
+            if time.monotonic() - sent[0] >= 1.0:
+                publisher.line("b1", game("b1", "4"))
+                publisher.line("b1", move(1, "32-28"))
+                sent[0] = time.monotonic()
             return b"32-28" in (fetch(arbiters, "/H/round/4.pdn") or b"")
 
         wait_for(published, what="the move on the arbiters' server")
